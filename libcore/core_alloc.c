@@ -1,0 +1,134 @@
+/*
+ * core_alloc.c - checked allocation (see core_alloc.h).
+ *
+ * Out of memory is the one condition on which libcore ends the process:
+ * every caller would have to propagate it only to exit in the same way,
+ * and a budgeted stage never gets here by design.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core_alloc.h"
+#include "core_err.h"
+
+static void __attribute__((noreturn))
+oom(size_t size)
+{
+	char msg[96];
+	int n;
+
+	/* No stdio: it may itself need memory. */
+	n = snprintf(msg, sizeof(msg), "colpipe: out of memory (%zu bytes)\n",
+	    size);
+	if (n > 0 && write(2, msg, (size_t)n) < 0)
+		_exit(CORE_EXIT_INTERNAL);
+	_exit(CORE_EXIT_INTERNAL);
+}
+
+size_t
+core_mul_size(size_t n, size_t size)
+{
+	size_t r;
+
+	if (__builtin_mul_overflow(n, size, &r))
+		oom(SIZE_MAX);
+	return r;
+}
+
+void *
+core_xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (p == NULL)
+		oom(size);
+	return p;
+}
+
+void *
+core_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (p == NULL)
+		oom(core_mul_size(n, size));
+	return p;
+}
+
+void *
+core_xrealloc(void *p, size_t size)
+{
+	void *q = realloc(p, size ? size : 1);
+
+	if (q == NULL)
+		oom(size);
+	return q;
+}
+
+void *
+core_xreallocarray(void *p, size_t n, size_t size)
+{
+	return core_xrealloc(p, core_mul_size(n, size));
+}
+
+char *
+core_xstrdup(const char *s)
+{
+	return core_xstrndup(s, strlen(s));
+}
+
+char *
+core_xstrndup(const char *s, size_t len)
+{
+	char *p = core_xmalloc(len + 1);
+
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+void *
+core_xmalloc_aligned(size_t size)
+{
+	void *p = NULL;
+
+	/* Round up so SIMD loops may read whole words at the end. */
+	size = (size + 63) & ~(size_t)63;
+	if (size == 0)
+		size = 64;
+	if (posix_memalign(&p, 64, size) != 0)
+		oom(size);
+	return p;
+}
+
+void
+core_free_aligned(void *p)
+{
+	free(p);
+}
+
+void
+core_grow_aligned(void **buf, size_t *cap, size_t need)
+{
+	size_t ncap;
+	void *nb;
+
+	if (need <= *cap)
+		return;
+	ncap = *cap ? *cap : 64;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			oom(need);
+		ncap *= 2;
+	}
+	nb = core_xmalloc_aligned(ncap);
+	if (*buf != NULL && *cap > 0)
+		memcpy(nb, *buf, *cap);
+	if (*cap > 0)
+		core_free_aligned(*buf);
+	*buf = nb;
+	*cap = ncap;
+}

@@ -1,0 +1,32 @@
+/*
+ * core_alloc.h - the one allocation path.
+ *
+ * Every allocation in colpipe goes through these wrappers.  Sizes are
+ * overflow-checked; on failure the process prints "out of memory" and exits
+ * with status 70.  That is the only place libcore exits: a budgeted stage
+ * decides when to spill from struct core_mem (core_mem.h), never from a
+ * failing malloc, so reaching this path means a bug or a starved machine.
+ */
+#ifndef CORE_ALLOC_H
+#define CORE_ALLOC_H
+
+#include <stddef.h>
+
+void *core_xmalloc(size_t size);		/* caller owns result */
+void *core_xcalloc(size_t n, size_t size);	/* zeroed; caller owns */
+void *core_xrealloc(void *p, size_t size);	/* p may be NULL */
+void *core_xreallocarray(void *p, size_t n, size_t size);
+char *core_xstrdup(const char *s);		/* caller owns result */
+char *core_xstrndup(const char *s, size_t len);
+/* 64-byte aligned, for column buffers; free with core_free_aligned. */
+void *core_xmalloc_aligned(size_t size);
+void core_free_aligned(void *p);
+
+/* n * size, or exits as out of memory on overflow. */
+size_t core_mul_size(size_t n, size_t size);
+
+/* Grows *buf (capacity *cap bytes) so it holds at least need bytes,
+ * doubling; keeps contents.  Aligned buffers (core_xmalloc_aligned). */
+void core_grow_aligned(void **buf, size_t *cap, size_t need);
+
+#endif

@@ -1,0 +1,413 @@
+/*
+ * core_col.c - types, schemas and column batches (see core_col.h).
+ *
+ * Invariants kept here: an owned buffer has cap > 0 and came from
+ * core_xmalloc_aligned; a borrowed one has cap == 0 and is never freed or
+ * written.  Growing a borrowed buffer replaces it with an owned one whose
+ * contents are undefined, which is what a producer refilling a batch wants.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core_alloc.h"
+#include "core_col.h"
+
+size_t
+core_type_width(enum core_type id)
+{
+	switch (id) {
+	case CORE_TYPE_BOOL:
+		return 1;
+	case CORE_TYPE_INT32:
+	case CORE_TYPE_DATE:
+		return 4;
+	case CORE_TYPE_INT64:
+	case CORE_TYPE_FLOAT64:
+	case CORE_TYPE_DECIMAL:
+	case CORE_TYPE_TIMESTAMP:
+		return 8;
+	case CORE_TYPE_STRING:
+		return 0;
+	}
+	return 0;
+}
+
+const char *
+core_type_name(struct core_coltype t, char buf[CORE_TYPE_NAME_MAX])
+{
+	const char *s = "?";
+
+	switch (t.id) {
+	case CORE_TYPE_BOOL: s = "bool"; break;
+	case CORE_TYPE_INT32: s = "int32"; break;
+	case CORE_TYPE_INT64: s = "int64"; break;
+	case CORE_TYPE_FLOAT64: s = "float64"; break;
+	case CORE_TYPE_DATE: s = "date"; break;
+	case CORE_TYPE_TIMESTAMP: s = "timestamp"; break;
+	case CORE_TYPE_STRING: s = "string"; break;
+	case CORE_TYPE_DECIMAL:
+		snprintf(buf, CORE_TYPE_NAME_MAX, "decimal(%u,%u)",
+		    (unsigned)t.precision, (unsigned)t.scale);
+		return buf;
+	}
+	snprintf(buf, CORE_TYPE_NAME_MAX, "%s", s);
+	return buf;
+}
+
+static const struct {
+	const char *name;
+	enum core_type id;
+} type_names[] = {
+	{ "bool", CORE_TYPE_BOOL }, { "boolean", CORE_TYPE_BOOL },
+	{ "int32", CORE_TYPE_INT32 }, { "int", CORE_TYPE_INT32 },
+	{ "integer", CORE_TYPE_INT32 }, { "int4", CORE_TYPE_INT32 },
+	{ "int64", CORE_TYPE_INT64 }, { "bigint", CORE_TYPE_INT64 },
+	{ "int8", CORE_TYPE_INT64 }, { "long", CORE_TYPE_INT64 },
+	{ "float64", CORE_TYPE_FLOAT64 }, { "double", CORE_TYPE_FLOAT64 },
+	{ "float8", CORE_TYPE_FLOAT64 }, { "float", CORE_TYPE_FLOAT64 },
+	{ "date", CORE_TYPE_DATE },
+	{ "timestamp", CORE_TYPE_TIMESTAMP },
+	{ "string", CORE_TYPE_STRING }, { "text", CORE_TYPE_STRING },
+	{ "varchar", CORE_TYPE_STRING },
+};
+
+static int
+parse_uint(const char **p, const char *end, unsigned *out)
+{
+	unsigned v = 0;
+	const char *s = *p;
+
+	while (s < end && *s == ' ')
+		s++;
+	if (s == end || !isdigit((unsigned char)*s))
+		return -1;
+	while (s < end && isdigit((unsigned char)*s)) {
+		v = v * 10 + (unsigned)(*s - '0');
+		if (v > 1000)
+			return -1;
+		s++;
+	}
+	while (s < end && *s == ' ')
+		s++;
+	*p = s;
+	*out = v;
+	return 0;
+}
+
+int
+core_type_parse(const char *s, size_t len, struct core_coltype *out,
+    struct core_err *err)
+{
+	const char *end = s + len, *p;
+	unsigned prec, scale;
+	size_t i, n;
+
+	while (len > 0 && isspace((unsigned char)*s))
+		s++, len--;
+	while (len > 0 && isspace((unsigned char)s[len - 1]))
+		len--;
+	end = s + len;
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++) {
+		n = strlen(type_names[i].name);
+		if (n == len && strncasecmp(s, type_names[i].name, n) == 0) {
+			out->id = type_names[i].id;
+			return 0;
+		}
+	}
+	if ((len >= 7 && strncasecmp(s, "decimal", 7) == 0) ||
+	    (len >= 7 && strncasecmp(s, "numeric", 7) == 0)) {
+		p = s + 7;
+		if (p == end || *p != '(')
+			goto bad;
+		p++;
+		if (parse_uint(&p, end, &prec) != 0)
+			goto bad;
+		scale = 0;
+		if (p < end && *p == ',') {
+			p++;
+			if (parse_uint(&p, end, &scale) != 0)
+				goto bad;
+		}
+		if (p + 1 != end || *p != ')')
+			goto bad;
+		if (prec < 1 || prec > CORE_DECIMAL_MAX_PRECISION)
+			return core_err_set(err, CORE_EUSAGE,
+			    "decimal precision must be 1 to %d: %.*s",
+			    CORE_DECIMAL_MAX_PRECISION, (int)len, s);
+		if (scale > prec)
+			return core_err_set(err, CORE_EUSAGE,
+			    "decimal scale exceeds precision: %.*s", (int)len,
+			    s);
+		out->id = CORE_TYPE_DECIMAL;
+		out->precision = (uint8_t)prec;
+		out->scale = (uint8_t)scale;
+		return 0;
+	}
+bad:
+	return core_err_set(err, CORE_EUSAGE, "unknown type '%.*s'", (int)len,
+	    s);
+}
+
+bool
+core_type_equal(struct core_coltype a, struct core_coltype b)
+{
+	return a.id == b.id && a.precision == b.precision &&
+	    a.scale == b.scale;
+}
+
+struct core_schema *
+core_schema_new(uint32_t ncols)
+{
+	struct core_schema *s = core_xcalloc(1, sizeof(*s));
+
+	s->ncols = ncols;
+	s->fields = core_xcalloc(ncols ? ncols : 1, sizeof(*s->fields));
+	return s;
+}
+
+void
+core_schema_free(struct core_schema *s)
+{
+	uint32_t i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->ncols; i++)
+		free(s->fields[i].name);
+	free(s->fields);
+	free(s);
+}
+
+struct core_schema *
+core_schema_clone(const struct core_schema *s)
+{
+	struct core_schema *c = core_schema_new(s->ncols);
+	uint32_t i;
+
+	for (i = 0; i < s->ncols; i++)
+		core_schema_set(c, i, s->fields[i].name, s->fields[i].type);
+	return c;
+}
+
+void
+core_schema_set(struct core_schema *s, uint32_t i, const char *name,
+    struct core_coltype type)
+{
+	free(s->fields[i].name);
+	s->fields[i].name = core_xstrdup(name ? name : "");
+	s->fields[i].type = type;
+}
+
+bool
+core_schema_equal(const struct core_schema *a, const struct core_schema *b)
+{
+	uint32_t i;
+
+	if (a->ncols != b->ncols)
+		return false;
+	for (i = 0; i < a->ncols; i++) {
+		if (!core_type_equal(a->fields[i].type, b->fields[i].type) ||
+		    strcmp(a->fields[i].name, b->fields[i].name) != 0)
+			return false;
+	}
+	return true;
+}
+
+int
+core_schema_find(const struct core_schema *s, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->ncols; i++)
+		if (strcmp(s->fields[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+char *
+core_schema_describe(const struct core_schema *s)
+{
+	char tbuf[CORE_TYPE_NAME_MAX];
+	size_t len = 1, off = 0;
+	uint32_t i;
+	char *out;
+
+	for (i = 0; i < s->ncols; i++)
+		len += strlen(s->fields[i].name) + CORE_TYPE_NAME_MAX + 2;
+	out = core_xmalloc(len);
+	out[0] = '\0';
+	for (i = 0; i < s->ncols; i++)
+		off += (size_t)snprintf(out + off, len - off, "%s%s:%s",
+		    i ? "," : "", s->fields[i].name,
+		    core_type_name(s->fields[i].type, tbuf));
+	return out;
+}
+
+void
+core_batch_init(struct core_batch *b, const struct core_schema *schema)
+{
+	uint32_t i;
+
+	memset(b, 0, sizeof(*b));
+	b->schema = schema;
+	b->ncols = schema->ncols;
+	b->cols = core_xcalloc(b->ncols ? b->ncols : 1, sizeof(*b->cols));
+	for (i = 0; i < b->ncols; i++)
+		b->cols[i].type = schema->fields[i].type;
+}
+
+static void
+col_release(struct core_column *c)
+{
+	if (c->validity_cap)
+		core_free_aligned(c->validity_buf);
+	if (c->values_cap)
+		core_free_aligned(c->values);
+	if (c->offsets_cap)
+		core_free_aligned(c->offsets);
+	c->validity = NULL;
+	c->validity_buf = NULL;
+	c->values = NULL;
+	c->offsets = NULL;
+	c->validity_cap = c->values_cap = c->offsets_cap = 0;
+}
+
+void
+core_batch_release(struct core_batch *b)
+{
+	uint32_t i;
+
+	if (b->cols != NULL)
+		for (i = 0; i < b->ncols; i++)
+			col_release(&b->cols[i]);
+	free(b->cols);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Makes *p an owned buffer of at least need bytes (contents undefined
+ * when it was borrowed). */
+static void
+own_buffer(void **p, size_t *cap, size_t need)
+{
+	if (*cap == 0)
+		*p = NULL;
+	core_grow_aligned(p, cap, need);
+}
+
+void
+core_batch_reserve(struct core_batch *b, uint32_t nrows, size_t str_bytes)
+{
+	struct core_column *c;
+	uint32_t i;
+
+	for (i = 0; i < b->ncols; i++) {
+		c = &b->cols[i];
+		c->validity = NULL;
+		if (c->type.id == CORE_TYPE_STRING) {
+			own_buffer((void **)&c->offsets, &c->offsets_cap,
+			    core_mul_size((size_t)nrows + 1, sizeof(int32_t)));
+			own_buffer(&c->values, &c->values_cap,
+			    str_bytes ? str_bytes : 64);
+			c->offsets[0] = 0;
+		} else {
+			own_buffer(&c->values, &c->values_cap,
+			    core_mul_size(nrows ? nrows : 1,
+			    core_type_width(c->type.id)));
+		}
+	}
+	b->nrows = 0;
+}
+
+void
+core_batch_reset(struct core_batch *b)
+{
+	uint32_t i;
+
+	for (i = 0; i < b->ncols; i++) {
+		/* The owned bitmap (validity_buf) is kept for reuse;
+		 * core_col_set_null attaches it again on the next NULL. */
+		b->cols[i].validity = NULL;
+		if (b->cols[i].type.id == CORE_TYPE_STRING &&
+		    b->cols[i].offsets_cap)
+			b->cols[i].offsets[0] = 0;
+	}
+	b->nrows = 0;
+}
+
+void
+core_col_set_null(struct core_column *c, uint32_t row, uint32_t nrows_cap)
+{
+	size_t need = core_bitmap_bytes(nrows_cap > row ? nrows_cap : row + 1);
+	size_t old;
+
+	if (c->validity == NULL) {
+		/* First NULL of this batch: rows before it were valid. */
+		if (c->validity_cap < need) {
+			if (c->validity_cap)
+				core_free_aligned(c->validity_buf);
+			c->validity_buf = core_xmalloc_aligned(need);
+			c->validity_cap = (need + 63) & ~(size_t)63;
+		}
+		memset(c->validity_buf, 0xff, c->validity_cap);
+		c->validity = c->validity_buf;
+	} else if (c->validity_cap < need) {
+		/* Only an owned bitmap can be in use here: producers write
+		 * into batches whose views they reset first. */
+		old = c->validity_cap;
+		core_grow_aligned((void **)&c->validity_buf, &c->validity_cap,
+		    need);
+		memset(c->validity_buf + old, 0xff, c->validity_cap - old);
+		c->validity = c->validity_buf;
+	}
+	c->validity[row >> 3] &= (uint8_t)~(1u << (row & 7));
+}
+
+void
+core_col_reserve_bytes(struct core_column *c, size_t used, size_t need)
+{
+	if (used + need <= c->values_cap)
+		return;
+	core_grow_aligned(&c->values, &c->values_cap, used + need);
+}
+
+uint32_t
+core_col_null_count(const struct core_column *c, uint32_t nrows)
+{
+	uint32_t n = 0, i, full = nrows / 8;
+
+	if (c->validity == NULL)
+		return 0;
+	for (i = 0; i < full; i++)
+		n += 8 - (uint32_t)__builtin_popcount(c->validity[i]);
+	for (i = full * 8; i < nrows; i++)
+		n += !core_col_is_valid(c, i);
+	return n;
+}
+
+bool
+core_col_value_equal(const struct core_column *a, uint32_t ra,
+    const struct core_column *b, uint32_t rb)
+{
+	bool va = core_col_is_valid(a, ra), vb = core_col_is_valid(b, rb);
+	size_t w;
+
+	if (!core_type_equal(a->type, b->type) || va != vb)
+		return false;
+	if (!va)
+		return true;
+	if (a->type.id == CORE_TYPE_STRING) {
+		int32_t la = a->offsets[ra + 1] - a->offsets[ra];
+		int32_t lb = b->offsets[rb + 1] - b->offsets[rb];
+
+		return la == lb && memcmp((const char *)a->values +
+		    a->offsets[ra], (const char *)b->values + b->offsets[rb],
+		    (size_t)la) == 0;
+	}
+	w = core_type_width(a->type.id);
+	return memcmp((const char *)a->values + ra * w,
+	    (const char *)b->values + rb * w, w) == 0;
+}

@@ -1,0 +1,154 @@
+/*
+ * core_col.h - colpipe's types, schemas and column batches.
+ *
+ * A batch holds up to a few thousand rows column by column, in buffers laid
+ * out like Apache Arrow's:
+ *   - validity: LSB-first bitmap, bit i set = row i is valid (not NULL).
+ *     validity == NULL means no row of the column is NULL.
+ *   - fixed-width values: bool (1 byte, 0 or 1), int32, int64, float64,
+ *     decimal (int64 scaled by 10^scale), date (int32 days since
+ *     1970-01-01), timestamp (int64 microseconds since the epoch, UTC).
+ *     The value slot of a NULL row holds zero.
+ *   - strings: nrows+1 int32 offsets into a byte buffer of UTF-8 text;
+ *     offsets[0] == 0, offsets non-decreasing, a NULL string is empty.
+ * Every buffer starts 64-byte aligned in memory.
+ *
+ * Ownership: a column either owns its value/offset buffers (cap fields
+ * > 0, allocated with core_xmalloc_aligned, freed by core_batch_release)
+ * or borrows them from the object that filled it (cap fields == 0; e.g.
+ * the MLSPILL3 reader, whose buffers stay valid until its next read call).
+ * The validity pointer is a view: of the owned validity_buf, of borrowed
+ * memory, or NULL when the batch has no NULL in that column.
+ */
+#ifndef CORE_COL_H
+#define CORE_COL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core_err.h"
+
+enum core_type {
+	CORE_TYPE_BOOL = 1,
+	CORE_TYPE_INT32 = 2,
+	CORE_TYPE_INT64 = 3,
+	CORE_TYPE_FLOAT64 = 4,
+	CORE_TYPE_DECIMAL = 5,
+	CORE_TYPE_DATE = 6,
+	CORE_TYPE_TIMESTAMP = 7,
+	CORE_TYPE_STRING = 8,
+};
+
+#define CORE_DECIMAL_MAX_PRECISION 18
+
+/* A column type.  precision/scale only mean something for DECIMAL
+ * (1 <= precision <= 18, 0 <= scale <= precision); zero otherwise. */
+struct core_coltype {
+	enum core_type id;
+	uint8_t precision;
+	uint8_t scale;
+};
+
+/* Width in bytes of one value, 0 for STRING. */
+size_t core_type_width(enum core_type id);
+
+/* Writes the canonical spelling ("int64", "decimal(15,2)") into buf;
+ * returns buf. */
+#define CORE_TYPE_NAME_MAX 32
+const char *core_type_name(struct core_coltype t, char buf[CORE_TYPE_NAME_MAX]);
+
+/* Parses a type spelling ("int", "int32", "bigint", "decimal(15,2)",
+ * "date", "timestamp", "string", "text", "double", "bool" ...), case
+ * insensitive.  0 or CORE_EUSAGE with a message. */
+int core_type_parse(const char *s, size_t len, struct core_coltype *out,
+    struct core_err *err);
+
+bool core_type_equal(struct core_coltype a, struct core_coltype b);
+
+struct core_field {
+	char *name;			/* owned, NUL-terminated UTF-8 */
+	struct core_coltype type;
+};
+
+/* An ordered list of named, typed columns.  Heap object. */
+struct core_schema {
+	uint32_t ncols;
+	struct core_field *fields;	/* owned, ncols entries */
+};
+
+struct core_schema *core_schema_new(uint32_t ncols);	/* names NULL */
+void core_schema_free(struct core_schema *s);		/* accepts NULL */
+struct core_schema *core_schema_clone(const struct core_schema *s);
+/* Takes a copy of name. */
+void core_schema_set(struct core_schema *s, uint32_t i, const char *name,
+    struct core_coltype type);
+bool core_schema_equal(const struct core_schema *a,
+    const struct core_schema *b);
+/* Index of the column called name, or -1. */
+int core_schema_find(const struct core_schema *s, const char *name);
+/* "a:int64,b:decimal(15,2)" into a caller-owned core_xmalloc'd string. */
+char *core_schema_describe(const struct core_schema *s);
+
+struct core_column {
+	struct core_coltype type;
+	uint8_t *validity;	/* NULL = all valid; else a view of
+				   validity_buf or borrowed */
+	void *values;		/* fixed width values, or string bytes */
+	int32_t *offsets;	/* STRING only: nrows + 1 entries */
+	uint8_t *validity_buf;	/* owned bitmap storage (validity_cap) */
+	size_t validity_cap;	/* bytes of validity_buf */
+	size_t values_cap;	/* bytes owned; 0 = values borrowed */
+	size_t offsets_cap;	/* bytes owned; 0 = offsets borrowed */
+};
+
+struct core_batch {
+	const struct core_schema *schema;	/* borrowed */
+	uint32_t nrows;
+	uint32_t ncols;
+	struct core_column *cols;		/* owned array, ncols */
+};
+
+/* Initialises an empty batch for schema (no buffers yet). */
+void core_batch_init(struct core_batch *b, const struct core_schema *schema);
+/* Frees owned buffers and the column array. */
+void core_batch_release(struct core_batch *b);
+/* Makes every column own buffers for at least nrows rows and str_bytes
+ * string bytes per string column, dropping borrowed pointers; validity is
+ * left NULL (see core_col_set_null).  Keeps nrows at 0. */
+void core_batch_reserve(struct core_batch *b, uint32_t nrows,
+    size_t str_bytes);
+/* nrows = 0; string offsets[0] = 0; validity dropped to NULL (the buffer
+ * is kept for reuse).  Buffers are kept. */
+void core_batch_reset(struct core_batch *b);
+
+static inline bool
+core_col_is_valid(const struct core_column *c, uint32_t row)
+{
+	return c->validity == NULL || (c->validity[row >> 3] >> (row & 7)) & 1;
+}
+
+/* Marks row NULL in an owned column, creating the bitmap (all valid for
+ * rows before it) on first use; capacity is for at least nrows_cap rows. */
+void core_col_set_null(struct core_column *c, uint32_t row,
+    uint32_t nrows_cap);
+
+/* Ensures an owned string column has room for need more bytes after
+ * used bytes. */
+void core_col_reserve_bytes(struct core_column *c, size_t used, size_t need);
+
+/* Number of NULL rows among the first nrows. */
+uint32_t core_col_null_count(const struct core_column *c, uint32_t nrows);
+
+/* Bytes of the validity bitmap for nrows rows. */
+static inline size_t
+core_bitmap_bytes(uint32_t nrows)
+{
+	return ((size_t)nrows + 7) / 8;
+}
+
+/* Row-wise equality of two columns of the same type (tests, checks). */
+bool core_col_value_equal(const struct core_column *a, uint32_t ra,
+    const struct core_column *b, uint32_t rb);
+
+#endif

@@ -1,0 +1,621 @@
+/*
+ * core_io.c - inputs, checked outputs, atomic and temporary files (see
+ * core_io.h).
+ *
+ * Inputs: the first bytes of a regular file decide how it is read.  Plain
+ * data is mapped whole (parsers split it among threads); data whose magic
+ * says gzip/bzip2/xz/lzma/zstd/lz4/compress, or a tar archive, goes through
+ * libarchive, which also reads every pipe, because a pipe cannot be peeked
+ * and put back.  libarchive is given only the decompression filters and
+ * the tar, raw and empty formats: with every filter enabled, ordinary text
+ * starting with "begin 644" would be taken for uuencoded data.
+ *
+ * Atomic files: the temporary names still open are kept in a small table
+ * that a signal handler walks to unlink them before re-raising the signal
+ * with its default action, so an interrupted run leaves nothing behind.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core_alloc.h"
+#include "core_io.h"
+
+void
+core_fd_enlarge_pipe(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0 || !S_ISFIFO(st.st_mode))
+		return;
+	/* May fail past /proc/sys/fs/pipe-max-size for unprivileged users:
+	 * then the pipe just stays at its size. */
+	if (fcntl(fd, F_GETPIPE_SZ) < (int)CORE_PIPE_SIZE)
+		(void)fcntl(fd, F_SETPIPE_SZ, (int)CORE_PIPE_SIZE);
+}
+
+bool
+core_fd_is_tty(int fd)
+{
+	return isatty(fd) == 1;
+}
+
+/* ---- input ---- */
+
+struct core_input {
+	char *path;		/* as given; "-" for stdin */
+	char *name;		/* message name of the current member */
+	int fd;
+	bool close_fd;
+	const char *map;	/* whole mapped file, or NULL */
+	size_t maplen;
+	size_t mapoff;		/* bytes of map handed out by read */
+	struct archive *ar;	/* streaming reader, or NULL */
+	bool is_tar;
+	bool member_eof;	/* no current member (empty archive) */
+};
+
+static bool
+magic_needs_archive(const unsigned char *b, size_t n)
+{
+	static const unsigned char xz[] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
+	static const unsigned char zst[] = { 0x28, 0xb5, 0x2f, 0xfd };
+	static const unsigned char lz4[] = { 0x04, 0x22, 0x4d, 0x18 };
+
+	if (n >= 2 && b[0] == 0x1f && (b[1] == 0x8b || b[1] == 0x9d))
+		return true;	/* gzip, compress */
+	if (n >= 3 && memcmp(b, "BZh", 3) == 0)
+		return true;
+	if (n >= 6 && memcmp(b, xz, 6) == 0)
+		return true;
+	if (n >= 4 && memcmp(b, zst, 4) == 0)
+		return true;
+	if (n >= 4 && memcmp(b, lz4, 4) == 0)
+		return true;
+	if (n >= 3 && b[0] == 0x5d && b[1] == 0 && b[2] == 0)
+		return true;	/* lzma alone */
+	if (n >= 262 && memcmp(b + 257, "ustar", 5) == 0)
+		return true;
+	return false;
+}
+
+static void
+set_member_name(struct core_input *in, const char *member)
+{
+	const char *base = strcmp(in->path, "-") == 0 ? "stdin" : in->path;
+	size_t len;
+
+	free(in->name);
+	if (member == NULL) {
+		in->name = core_xstrdup(base);
+		return;
+	}
+	len = strlen(base) + strlen(member) + 2;
+	in->name = core_xmalloc(len);
+	snprintf(in->name, len, "%s:%s", base, member);
+}
+
+static int
+archive_fail(struct core_input *in, struct core_err *err)
+{
+	const char *msg = in->ar ? archive_error_string(in->ar) : NULL;
+	int e = in->ar ? archive_errno(in->ar) : 0;
+
+	/* libarchive reports both I/O failures (with errno) and damaged
+	 * compressed data; only the former is an I/O error. */
+	if (e == EIO || e == EBADF || e == ENXIO || e == ENOMEM ||
+	    e == EISDIR)
+		return core_err_set(err, CORE_EIO, "%s: %s", in->name,
+		    msg ? msg : strerror(e));
+	return core_err_set(err, CORE_EDATA, "%s: %s", in->name,
+	    msg ? msg : "unreadable compressed or archived data");
+}
+
+/* Moves to the next regular-file entry; CORE_EOF when there is none. */
+static int
+archive_next(struct core_input *in, struct core_err *err)
+{
+	struct archive_entry *ent;
+	int r;
+
+	for (;;) {
+		r = archive_read_next_header(in->ar, &ent);
+		if (r == ARCHIVE_EOF) {
+			in->member_eof = true;
+			return CORE_EOF;
+		}
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN)
+			return archive_fail(in, err);
+		in->is_tar = archive_format(in->ar) != ARCHIVE_FORMAT_RAW &&
+		    archive_format(in->ar) != ARCHIVE_FORMAT_EMPTY;
+		if (!in->is_tar) {
+			set_member_name(in, NULL);
+			return 0;
+		}
+		if (archive_entry_filetype(ent) == AE_IFREG) {
+			set_member_name(in, archive_entry_pathname(ent));
+			return 0;
+		}
+		/* Directories, links and the like hold no rows. */
+	}
+}
+
+static int
+open_archive(struct core_input *in, struct core_err *err)
+{
+	int r;
+
+	in->ar = archive_read_new();
+	if (in->ar == NULL)
+		return core_err_set(err, CORE_EINTERNAL,
+		    "%s: cannot create archive reader", in->name);
+	archive_read_support_filter_gzip(in->ar);
+	archive_read_support_filter_bzip2(in->ar);
+	archive_read_support_filter_xz(in->ar);
+	archive_read_support_filter_lzma(in->ar);
+	archive_read_support_filter_zstd(in->ar);
+	archive_read_support_filter_lz4(in->ar);
+	archive_read_support_filter_compress(in->ar);
+	archive_read_support_format_tar(in->ar);
+	archive_read_support_format_empty(in->ar);
+	archive_read_support_format_raw(in->ar);
+	r = archive_read_open_fd(in->ar, in->fd, 1 << 20);
+	if (r != ARCHIVE_OK) {
+		/* An empty stream fails to open with some filters. */
+		return archive_fail(in, err);
+	}
+	r = archive_next(in, err);
+	if (r == CORE_EOF) {
+		/* Empty input: one empty member, named like the file. */
+		set_member_name(in, NULL);
+		return 0;
+	}
+	return r;
+}
+
+int
+core_input_open(const char *path, struct core_input **out,
+    struct core_err *err)
+{
+	struct core_input *in = core_xcalloc(1, sizeof(*in));
+	unsigned char head[512];
+	struct stat st;
+	ssize_t n;
+	int r;
+
+	*out = NULL;
+	in->path = core_xstrdup(path ? path : "-");
+	set_member_name(in, NULL);
+	if (strcmp(in->path, "-") == 0) {
+		in->fd = 0;
+	} else {
+		in->fd = open(in->path, O_RDONLY | O_CLOEXEC);
+		if (in->fd < 0) {
+			r = core_err_errno(err, CORE_EIO, errno, "%s",
+			    in->path);
+			core_input_free(in);
+			return r;
+		}
+		in->close_fd = true;
+	}
+	if (fstat(in->fd, &st) != 0) {
+		r = core_err_errno(err, CORE_EIO, errno, "%s", in->name);
+		core_input_free(in);
+		return r;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		r = core_err_set(err, CORE_EIO, "%s: is a directory",
+		    in->name);
+		core_input_free(in);
+		return r;
+	}
+	if (S_ISREG(st.st_mode) && lseek(in->fd, 0, SEEK_CUR) == 0) {
+		n = pread(in->fd, head, sizeof(head), 0);
+		if (n < 0) {
+			r = core_err_errno(err, CORE_EIO, errno, "%s",
+			    in->name);
+			core_input_free(in);
+			return r;
+		}
+		if (!magic_needs_archive(head, (size_t)n)) {
+			in->maplen = (size_t)st.st_size;
+			if (in->maplen == 0) {
+				in->map = "";
+				*out = in;
+				return 0;
+			}
+			in->map = mmap(NULL, in->maplen, PROT_READ,
+			    MAP_PRIVATE | MAP_POPULATE, in->fd, 0);
+			if (in->map == MAP_FAILED) {
+				in->map = NULL;
+				r = core_err_errno(err, CORE_EIO, errno, "%s",
+				    in->name);
+				core_input_free(in);
+				return r;
+			}
+			(void)madvise((void *)in->map, in->maplen,
+			    MADV_SEQUENTIAL);
+			*out = in;
+			return 0;
+		}
+	}
+	core_fd_enlarge_pipe(in->fd);
+	r = open_archive(in, err);
+	if (r != 0) {
+		core_input_free(in);
+		return r;
+	}
+	*out = in;
+	return 0;
+}
+
+void
+core_input_free(struct core_input *in)
+{
+	if (in == NULL)
+		return;
+	if (in->ar != NULL)
+		archive_read_free(in->ar);
+	if (in->map != NULL && in->maplen > 0)
+		munmap((void *)in->map, in->maplen);
+	if (in->close_fd)
+		close(in->fd);
+	free(in->path);
+	free(in->name);
+	free(in);
+}
+
+const char *
+core_input_name(const struct core_input *in)
+{
+	return in->name;
+}
+
+const char *
+core_input_map(struct core_input *in, size_t *len)
+{
+	if (in->map == NULL)
+		return NULL;
+	*len = in->maplen;
+	return in->map;
+}
+
+ssize_t
+core_input_read(struct core_input *in, void *buf, size_t cap,
+    struct core_err *err)
+{
+	la_ssize_t n;
+	size_t take;
+
+	if (in->map != NULL) {
+		/* A mapped file read as a stream. */
+		take = in->maplen - in->mapoff;
+		if (take > cap)
+			take = cap;
+		memcpy(buf, in->map + in->mapoff, take);
+		in->mapoff += take;
+		return (ssize_t)take;
+	}
+	if (in->member_eof)
+		return 0;
+	n = archive_read_data(in->ar, buf, cap);
+	if (n < 0)
+		return archive_fail(in, err);
+	return (ssize_t)n;
+}
+
+int
+core_input_next_member(struct core_input *in, struct core_err *err)
+{
+	if (in->ar == NULL || !in->is_tar || in->member_eof)
+		return CORE_EOF;
+	return archive_next(in, err);
+}
+
+/* ---- output ---- */
+
+void
+core_output_init(struct core_output *o, int fd, const char *name, size_t cap)
+{
+	memset(o, 0, sizeof(*o));
+	o->fd = fd;
+	o->name = name;
+	o->cap = cap ? cap : (1u << 20);
+	o->buf = core_xmalloc(o->cap);
+	core_fd_enlarge_pipe(fd);
+}
+
+void
+core_output_release(struct core_output *o)
+{
+	free(o->buf);
+	o->buf = NULL;
+	if (o->close_fd && o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+}
+
+int
+core_write_all(int fd, const void *p, size_t n, const char *name,
+    struct core_err *err)
+{
+	const char *s = p;
+	ssize_t w;
+
+	while (n > 0) {
+		w = write(fd, s, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EPIPE)
+				return core_err_set(err, CORE_EPIPE,
+				    "%s: broken pipe", name);
+			return core_err_errno(err, CORE_EIO, errno,
+			    "write error on %s", name);
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int
+core_output_flush(struct core_output *o, struct core_err *err)
+{
+	int r;
+
+	if (o->len == 0)
+		return 0;
+	r = core_write_all(o->fd, o->buf, o->len, o->name, err);
+	if (r == 0)
+		o->nbytes += o->len;
+	o->len = 0;
+	return r;
+}
+
+int
+core_output_write(struct core_output *o, const void *p, size_t n,
+    struct core_err *err)
+{
+	int r;
+
+	if (n <= o->cap - o->len) {
+		memcpy(o->buf + o->len, p, n);
+		o->len += n;
+		return 0;
+	}
+	if ((r = core_output_flush(o, err)) != 0)
+		return r;
+	if (n >= o->cap / 2) {
+		r = core_write_all(o->fd, p, n, o->name, err);
+		if (r == 0)
+			o->nbytes += n;
+		return r;
+	}
+	memcpy(o->buf, p, n);
+	o->len = n;
+	return 0;
+}
+
+int
+core_close_stdout(struct core_err *err)
+{
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return core_err_errno(err, errno == EPIPE ? CORE_EPIPE :
+		    CORE_EIO, errno, "write error on stdout");
+	if (fclose(stdout) != 0 && errno != EBADF)
+		return core_err_errno(err, errno == EPIPE ? CORE_EPIPE :
+		    CORE_EIO, errno, "write error on stdout");
+	return 0;
+}
+
+/* ---- atomic output files ---- */
+
+#define ATOMIC_MAX 8
+
+/* Temporary names a signal handler must unlink.  Written only with the
+ * signals blocked; read by the handler. */
+static char *volatile atomic_tmp[ATOMIC_MAX];
+static volatile sig_atomic_t atomic_handlers_set;
+
+static void
+atomic_signal(int sig)
+{
+	int i;
+
+	for (i = 0; i < ATOMIC_MAX; i++)
+		if (atomic_tmp[i] != NULL)
+			(void)unlink(atomic_tmp[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+atomic_track(char *tmp, bool add)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE,
+	    SIGXFSZ };
+	sigset_t all, old;
+	struct sigaction sa;
+	size_t k;
+	int i;
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	if (!atomic_handlers_set) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = atomic_signal;
+		sigfillset(&sa.sa_mask);
+		for (k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++) {
+			struct sigaction cur;
+
+			/* Leave ignored signals ignored (nohup). */
+			if (sigaction(sigs[k], NULL, &cur) == 0 &&
+			    cur.sa_handler == SIG_IGN)
+				continue;
+			sigaction(sigs[k], &sa, NULL);
+		}
+		atomic_handlers_set = 1;
+	}
+	for (i = 0; i < ATOMIC_MAX; i++) {
+		if (add && atomic_tmp[i] == NULL) {
+			atomic_tmp[i] = tmp;
+			break;
+		}
+		if (!add && atomic_tmp[i] == tmp) {
+			atomic_tmp[i] = NULL;
+			break;
+		}
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+int
+core_atomic_open(struct core_atomic *a, const char *path,
+    struct core_err *err)
+{
+	char *dcopy, *bcopy;
+	mode_t mask;
+	size_t len;
+	int r;
+
+	memset(a, 0, sizeof(*a));
+	a->fd = -1;
+	a->path = core_xstrdup(path);
+	dcopy = core_xstrdup(path);
+	bcopy = core_xstrdup(path);
+	len = strlen(path) + 32;
+	a->tmp = core_xmalloc(len);
+	snprintf(a->tmp, len, "%s/.%s.tmpXXXXXX", dirname(dcopy),
+	    basename(bcopy));
+	free(dcopy);
+	free(bcopy);
+	atomic_track(a->tmp, true);
+	a->fd = mkostemp(a->tmp, O_CLOEXEC);
+	if (a->fd < 0) {
+		r = core_err_errno(err, CORE_EIO, errno,
+		    "cannot create a temporary file for %s", path);
+		atomic_track(a->tmp, false);
+		free(a->tmp);
+		a->tmp = NULL;
+		return r;
+	}
+	/* mkstemp makes 0600; give the file the mode a plain create would. */
+	mask = umask(0);
+	umask(mask);
+	(void)fchmod(a->fd, 0666 & ~mask);
+	return 0;
+}
+
+int
+core_atomic_commit(struct core_atomic *a, struct core_err *err)
+{
+	char *dcopy;
+	int dfd, r;
+
+	if (a->tmp == NULL)
+		return core_err_set(err, CORE_EINTERNAL,
+		    "%s: commit without an open file", a->path);
+	if (fsync(a->fd) != 0) {
+		r = core_err_errno(err, CORE_EIO, errno, "%s", a->path);
+		core_atomic_abort(a);
+		return r;
+	}
+	if (close(a->fd) != 0) {
+		a->fd = -1;
+		r = core_err_errno(err, CORE_EIO, errno, "%s", a->path);
+		core_atomic_abort(a);
+		return r;
+	}
+	a->fd = -1;
+	if (rename(a->tmp, a->path) != 0) {
+		r = core_err_errno(err, CORE_EIO, errno, "cannot rename to %s",
+		    a->path);
+		core_atomic_abort(a);
+		return r;
+	}
+	atomic_track(a->tmp, false);
+	free(a->tmp);
+	a->tmp = NULL;
+	/* Make the rename itself durable. */
+	dcopy = core_xstrdup(a->path);
+	dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+	free(dcopy);
+	return 0;
+}
+
+void
+core_atomic_abort(struct core_atomic *a)
+{
+	if (a->fd >= 0) {
+		close(a->fd);
+		a->fd = -1;
+	}
+	if (a->tmp != NULL) {
+		(void)unlink(a->tmp);
+		atomic_track(a->tmp, false);
+		free(a->tmp);
+		a->tmp = NULL;
+	}
+}
+
+void
+core_atomic_release(struct core_atomic *a)
+{
+	core_atomic_abort(a);
+	free(a->path);
+	a->path = NULL;
+}
+
+/* ---- temporary files ---- */
+
+const char *
+core_tmpdir_default(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t != NULL && *t != '\0' ? t : "/tmp";
+}
+
+int
+core_tmpfile_open(const char *dir, struct core_err *err)
+{
+	char *tmpl;
+	size_t len;
+	int fd;
+
+	fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+		return core_err_errno(err, CORE_EIO, errno,
+		    "cannot create a temporary file in %s", dir);
+	/* File systems without O_TMPFILE: create, then unlink at once. */
+	len = strlen(dir) + 32;
+	tmpl = core_xmalloc(len);
+	snprintf(tmpl, len, "%s/colpipe.XXXXXX", dir);
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		free(tmpl);
+		return core_err_errno(err, CORE_EIO, e,
+		    "cannot create a temporary file in %s", dir);
+	}
+	(void)unlink(tmpl);
+	free(tmpl);
+	return fd;
+}

@@ -1,0 +1,143 @@
+/*
+ * core_io.h - byte input and output for every tool.
+ *
+ * Input (struct core_input): a named byte source.  A regular, uncompressed
+ * file is memory-mapped so parsers can work on it in place and in parallel;
+ * everything else (stdin, pipes, gzip/bzip2/xz/zstd by content, tar
+ * archives) is streamed through libarchive.  A tar archive yields its
+ * members one after another (core_input_next_member).
+ *
+ * Output (struct core_output): a buffered writer on a file descriptor where
+ * every write is checked.  EPIPE is reported as CORE_EPIPE so tools can end
+ * quietly under "| head"; other failures are CORE_EIO naming the output.
+ *
+ * Atomic files (struct core_atomic): written under a temporary name in the
+ * target's directory, fsynced and renamed over the target only on commit.
+ * Until then a SIGINT/SIGTERM/SIGHUP handler unlinks the temporary file and
+ * re-raises, so a failed or interrupted run leaves any old file untouched.
+ */
+#ifndef CORE_IO_H
+#define CORE_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core_err.h"
+
+/* The size tools ask for on pipes they read or write (F_SETPIPE_SZ). */
+#define CORE_PIPE_SIZE (1u << 20)
+
+/* Enlarges fd's pipe buffer to CORE_PIPE_SIZE if fd is a pipe; silent
+ * no-op otherwise or when the kernel refuses. */
+void core_fd_enlarge_pipe(int fd);
+
+/* ---- input ---- */
+
+struct core_input;
+
+/* Opens path ("-" or NULL = stdin).  For archives and compressed data the
+ * first member is selected.  Returns 0, or CORE_EIO/CORE_EDATA with a
+ * message naming the path.  *out is owned by the caller. */
+int core_input_open(const char *path, struct core_input **out,
+    struct core_err *err);
+void core_input_free(struct core_input *in);	/* accepts NULL */
+
+/* Name to use in messages: the path ("-" reads as "stdin"), or
+ * "archive.tar:member.csv" for a tar member. */
+const char *core_input_name(const struct core_input *in);
+
+/* When the current member is a whole mapped regular file, returns its
+ * bytes and sets *len; NULL otherwise (then use core_input_read). */
+const char *core_input_map(struct core_input *in, size_t *len);
+
+/* Reads up to cap bytes of the current member.  Returns the byte count,
+ * 0 at the end of the member, or a negative CORE_E* code. */
+ssize_t core_input_read(struct core_input *in, void *buf, size_t cap,
+    struct core_err *err);
+
+/* Advances to the next tar member.  0 when there is one, CORE_EOF when the
+ * input has no more members (a plain or compressed file has exactly one),
+ * or a negative code. */
+int core_input_next_member(struct core_input *in, struct core_err *err);
+
+/* ---- output ---- */
+
+struct core_output {
+	int fd;			/* not owned unless close_fd */
+	bool close_fd;
+	const char *name;	/* borrowed; for messages ("stdout") */
+	char *buf;		/* owned */
+	size_t len, cap;
+	uint64_t nbytes;	/* bytes handed to write(2) so far */
+};
+
+/* cap is the buffer size (0 = 1 MiB).  Enlarges fd's pipe. */
+void core_output_init(struct core_output *o, int fd, const char *name,
+    size_t cap);
+/* Flushes nothing; frees the buffer; closes fd if close_fd. */
+void core_output_release(struct core_output *o);
+/* Appends n bytes; large writes bypass the buffer. */
+int core_output_write(struct core_output *o, const void *p, size_t n,
+    struct core_err *err);
+int core_output_flush(struct core_output *o, struct core_err *err);
+/* Writes all n bytes of p directly with write(2) after flushing pending
+ * bytes (for whole frames). */
+int core_write_all(int fd, const void *p, size_t n, const char *name,
+    struct core_err *err);
+
+/* Ensures room for n more bytes and returns where to write them; commit
+ * with core_output_commit.  n must be <= cap. */
+static inline char *
+core_output_reserve(struct core_output *o, size_t n, struct core_err *err,
+    int *rc)
+{
+	extern int core_output_flush(struct core_output *, struct core_err *);
+	*rc = 0;
+	if (o->cap - o->len < n)
+		*rc = core_output_flush(o, err);
+	return o->buf + o->len;
+}
+static inline void
+core_output_commit(struct core_output *o, size_t n)
+{
+	o->len += n;
+}
+
+/* Closes stdout and reports a failed flush or close (e.g. > /dev/full)
+ * as CORE_EIO.  Call once at exit after the last write. */
+int core_close_stdout(struct core_err *err);
+
+/* True when fd is a terminal (binary output is refused there). */
+bool core_fd_is_tty(int fd);
+
+/* ---- atomic output files ---- */
+
+struct core_atomic {
+	char *path;	/* owned: the target */
+	char *tmp;	/* owned: the temporary name, NULL after commit/abort */
+	int fd;
+};
+
+/* Creates a temporary file next to path (mode 0666 & ~umask). */
+int core_atomic_open(struct core_atomic *a, const char *path,
+    struct core_err *err);
+/* fsync, rename over the target, fsync the directory. */
+int core_atomic_commit(struct core_atomic *a, struct core_err *err);
+/* Unlinks the temporary file; safe to call after commit (no-op). */
+void core_atomic_abort(struct core_atomic *a);
+/* Frees memory (aborts first if still open). */
+void core_atomic_release(struct core_atomic *a);
+
+/* ---- temporary files ---- */
+
+/* Opens an anonymous file in dir (O_TMPFILE, or create + unlink at once),
+ * so nothing remains after any kind of exit.  Returns the fd or a negative
+ * code with a message naming dir. */
+int core_tmpfile_open(const char *dir, struct core_err *err);
+
+/* The default temporary directory: $TMPDIR, else "/tmp". */
+const char *core_tmpdir_default(void);
+
+#endif

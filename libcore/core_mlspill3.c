@@ -1,0 +1,929 @@
+/*
+ * core_mlspill3.c - MLSPILL3 writer and reader (format: mlspill3(5)).
+ *
+ * Layout recap (all integers little-endian, every record a multiple of 8
+ * bytes so that buffers stay 8-byte aligned in a stream read from 0):
+ *
+ *   stream header  "MLSPILL3" u16 major u16 minor u32 flags u32 ncols
+ *                  u32 schema_len, column descriptors, zero padding to 8,
+ *                  u64 XXH3-64 of everything before it
+ *   record header  u32 kind, u32 check, u64 body_len, u64 nrows,
+ *                  u64 body XXH3-64; check = low 32 bits of XXH3-64 of the
+ *                  32 header bytes with the check field zeroed
+ *   frame body     ncols * 3 buffer descriptors (validity, offsets,
+ *                  values) of 24 bytes: u32 codec, u32 reserved,
+ *                  u64 raw_len, u64 stored_len; then the stored buffers in
+ *                  that order, each padded to 8
+ *   end body       u64 rows, u64 frames, u64 reserved (of this stream)
+ *
+ * The record check lets a reader reject a damaged length before it reads
+ * (or allocates for) a body; the body checksum covers every buffer byte.
+ * The reader validates structure after the checksum too (offsets
+ * monotonic and in range, buffer sizes matching the row count), so even a
+ * well-checksummed but malformed frame cannot make it read out of bounds.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+#include <zstd.h>
+
+#include "core_alloc.h"
+#include "core_io.h"
+#include "core_mlspill3.h"
+
+#define KIND_FRAME 0x4d415246u	/* "FRAM" */
+#define KIND_END 0x21444e45u	/* "END!" */
+#define REC_HDR 32
+#define DESC_LEN 24
+#define NBUF 3			/* validity, offsets, values */
+#define CODEC_RAW 0
+#define CODEC_ZSTD 1
+
+static inline void
+put16(unsigned char *p, uint16_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+}
+
+static inline void
+put32(unsigned char *p, uint32_t v)
+{
+	put16(p, (uint16_t)v);
+	put16(p + 2, (uint16_t)(v >> 16));
+}
+
+static inline void
+put64(unsigned char *p, uint64_t v)
+{
+	put32(p, (uint32_t)v);
+	put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static inline uint16_t
+get16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+
+static inline uint32_t
+get32(const unsigned char *p)
+{
+	return (uint32_t)get16(p) | ((uint32_t)get16(p + 2) << 16);
+}
+
+static inline uint64_t
+get64(const unsigned char *p)
+{
+	return (uint64_t)get32(p) | ((uint64_t)get32(p + 4) << 32);
+}
+
+static inline size_t
+pad8(size_t n)
+{
+	return (8 - (n & 7)) & 7;
+}
+
+static uint32_t
+record_check(const unsigned char *hdr)
+{
+	unsigned char tmp[REC_HDR];
+
+	memcpy(tmp, hdr, REC_HDR);
+	memset(tmp + 4, 0, 4);
+	return (uint32_t)XXH3_64bits(tmp, REC_HDR);
+}
+
+static void
+record_header(unsigned char *hdr, uint32_t kind, uint64_t body_len,
+    uint64_t nrows, uint64_t sum)
+{
+	put32(hdr, kind);
+	put32(hdr + 4, 0);
+	put64(hdr + 8, body_len);
+	put64(hdr + 16, nrows);
+	put64(hdr + 24, sum);
+	put32(hdr + 4, record_check(hdr));
+}
+
+/* ------------------------------------------------------------------ */
+/* writer */
+
+struct core_mlspill3_writer {
+	int fd;				/* not owned */
+	const char *name;		/* borrowed */
+	const struct core_schema *schema;	/* borrowed */
+	int level;			/* zstd level, 0 = raw */
+	ZSTD_CCtx *cctx;		/* owned when level > 0 */
+	bool header_done;
+	bool finished;
+	unsigned char *dir;		/* record header + descriptors */
+	size_t dir_cap;
+	unsigned char *zbuf;		/* compressed buffers of a frame */
+	size_t zbuf_cap;
+	struct iovec *iov;
+	size_t iov_cap;
+	struct core_mlspill3_stats st;
+};
+
+static const unsigned char zeros[8];
+
+struct core_mlspill3_writer *
+core_mlspill3_writer_new(int fd, const char *name,
+    const struct core_schema *schema, int zstd_level)
+{
+	struct core_mlspill3_writer *w = core_xcalloc(1, sizeof(*w));
+
+	w->fd = fd;
+	w->name = name;
+	w->schema = schema;
+	w->level = zstd_level;
+	if (zstd_level > 0) {
+		w->cctx = ZSTD_createCCtx();
+		if (w->cctx == NULL)
+			core_xmalloc(SIZE_MAX);	/* out of memory path */
+	}
+	w->dir_cap = REC_HDR + (size_t)schema->ncols * NBUF * DESC_LEN;
+	w->dir = core_xmalloc(w->dir_cap);
+	w->iov_cap = 2 + (size_t)schema->ncols * NBUF * 2;
+	w->iov = core_xcalloc(w->iov_cap, sizeof(*w->iov));
+	return w;
+}
+
+void
+core_mlspill3_writer_free(struct core_mlspill3_writer *w)
+{
+	if (w == NULL)
+		return;
+	ZSTD_freeCCtx(w->cctx);
+	free(w->dir);
+	free(w->zbuf);
+	free(w->iov);
+	free(w);
+}
+
+void
+core_mlspill3_writer_stats(const struct core_mlspill3_writer *w,
+    struct core_mlspill3_stats *st)
+{
+	*st = w->st;
+	st->streams = w->header_done ? 1 : 0;
+}
+
+/* Writes every byte of iov[0..n), retrying short writes. */
+static int
+writev_all(struct core_mlspill3_writer *w, struct iovec *iov, int n,
+    struct core_err *err)
+{
+	ssize_t k;
+
+	while (n > 0) {
+		k = writev(w->fd, iov, n > IOV_MAX ? IOV_MAX : n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EPIPE)
+				return core_err_set(err, CORE_EPIPE,
+				    "%s: broken pipe", w->name);
+			return core_err_errno(err, CORE_EIO, errno,
+			    "write error on %s", w->name);
+		}
+		w->st.bytes += (uint64_t)k;
+		while (n > 0 && (size_t)k >= iov->iov_len) {
+			k -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + k;
+			iov->iov_len -= (size_t)k;
+		}
+	}
+	return 0;
+}
+
+static int
+write_header(struct core_mlspill3_writer *w, struct core_err *err)
+{
+	const struct core_schema *s = w->schema;
+	size_t schema_len = 0, len, off;
+	unsigned char *h;
+	struct iovec iov;
+	uint32_t i;
+	int r;
+
+	for (i = 0; i < s->ncols; i++)
+		schema_len += 8 + strlen(s->fields[i].name);
+	len = 24 + schema_len;
+	len += pad8(len) + 8;
+	h = core_xcalloc(1, len);
+	memcpy(h, CORE_MLSPILL3_MAGIC, 8);
+	put16(h + 8, CORE_MLSPILL3_MAJOR);
+	put16(h + 10, CORE_MLSPILL3_MINOR);
+	put32(h + 12, 0);
+	put32(h + 16, s->ncols);
+	put32(h + 20, (uint32_t)schema_len);
+	off = 24;
+	for (i = 0; i < s->ncols; i++) {
+		size_t nl = strlen(s->fields[i].name);
+
+		h[off] = (unsigned char)s->fields[i].type.id;
+		h[off + 1] = s->fields[i].type.precision;
+		h[off + 2] = s->fields[i].type.scale;
+		h[off + 3] = 0;
+		put32(h + off + 4, (uint32_t)nl);
+		memcpy(h + off + 8, s->fields[i].name, nl);
+		off += 8 + nl;
+	}
+	put64(h + len - 8, XXH3_64bits(h, len - 8));
+	iov.iov_base = h;
+	iov.iov_len = len;
+	r = writev_all(w, &iov, 1, err);
+	free(h);
+	if (r == 0)
+		w->header_done = true;
+	return r;
+}
+
+/* Picks what to store for one buffer: raw, or zstd when it shrinks. */
+static void
+add_buffer(struct core_mlspill3_writer *w, unsigned char *desc,
+    const void *p, size_t len, size_t *zoff, struct iovec *iov, int *niov,
+    uint64_t *body_len)
+{
+	const void *stored = p;
+	size_t slen = len;
+	uint32_t codec = CODEC_RAW;
+
+	if (w->level > 0 && len >= 64) {
+		size_t z = ZSTD_compressCCtx(w->cctx, w->zbuf + *zoff,
+		    w->zbuf_cap - *zoff, p, len, w->level);
+
+		if (!ZSTD_isError(z) && z + pad8(z) < len) {
+			stored = w->zbuf + *zoff;
+			slen = z;
+			codec = CODEC_ZSTD;
+			*zoff += z + pad8(z);
+		}
+	}
+	put32(desc, codec);
+	put32(desc + 4, 0);
+	put64(desc + 8, len);
+	put64(desc + 16, slen);
+	if (slen > 0) {
+		iov[*niov].iov_base = (void *)stored;
+		iov[*niov].iov_len = slen;
+		(*niov)++;
+	}
+	if (pad8(slen) > 0) {
+		iov[*niov].iov_base = (void *)zeros;
+		iov[*niov].iov_len = pad8(slen);
+		(*niov)++;
+	}
+	*body_len += slen + pad8(slen);
+}
+
+int
+core_mlspill3_write_batch(struct core_mlspill3_writer *w,
+    const struct core_batch *b, struct core_err *err)
+{
+	const struct core_schema *s = w->schema;
+	size_t dirlen = (size_t)s->ncols * NBUF * DESC_LEN, zoff = 0;
+	uint64_t body_len = dirlen;
+	unsigned char *desc;
+	XXH3_state_t xs;
+	uint32_t i, n = b->nrows;
+	int niov = 2, k, r;
+
+	if (w->finished)
+		return core_err_set(err, CORE_EINTERNAL,
+		    "%s: write after end of stream", w->name);
+	if (!w->header_done && (r = write_header(w, err)) != 0)
+		return r;
+	if (n == 0)
+		return 0;
+	if (b->ncols != s->ncols)
+		return core_err_set(err, CORE_EINTERNAL,
+		    "%s: batch has %u columns, stream %u", w->name, b->ncols,
+		    s->ncols);
+	if (w->level > 0) {
+		/* Room for every buffer compressed, so no realloc moves
+		 * memory the iovecs already point into. */
+		size_t need = 0;
+
+		for (i = 0; i < s->ncols; i++) {
+			const struct core_column *c = &b->cols[i];
+			size_t vlen = c->type.id == CORE_TYPE_STRING ?
+			    (size_t)c->offsets[n] :
+			    (size_t)n * core_type_width(c->type.id);
+
+			need += ZSTD_compressBound(core_bitmap_bytes(n)) + 8;
+			need += ZSTD_compressBound(((size_t)n + 1) * 4) + 8;
+			need += ZSTD_compressBound(vlen) + 8;
+		}
+		if (need > w->zbuf_cap) {
+			free(w->zbuf);
+			w->zbuf = core_xmalloc(need);
+			w->zbuf_cap = need;
+		}
+	}
+	desc = w->dir + REC_HDR;
+	for (i = 0; i < s->ncols; i++) {
+		const struct core_column *c = &b->cols[i];
+		bool has_nulls = c->validity != NULL &&
+		    core_col_null_count(c, n) > 0;
+		size_t vlen;
+
+		/* A bitmap without a NULL in it is not worth its bytes. */
+		add_buffer(w, desc, has_nulls ? c->validity : NULL,
+		    has_nulls ? core_bitmap_bytes(n) : 0, &zoff, w->iov,
+		    &niov, &body_len);
+		desc += DESC_LEN;
+		if (c->type.id == CORE_TYPE_STRING) {
+			add_buffer(w, desc, c->offsets, ((size_t)n + 1) * 4,
+			    &zoff, w->iov, &niov, &body_len);
+			vlen = (size_t)c->offsets[n];
+		} else {
+			add_buffer(w, desc, NULL, 0, &zoff, w->iov, &niov,
+			    &body_len);
+			vlen = (size_t)n * core_type_width(c->type.id);
+		}
+		desc += DESC_LEN;
+		add_buffer(w, desc, c->values, vlen, &zoff, w->iov, &niov,
+		    &body_len);
+		desc += DESC_LEN;
+	}
+	/* The body checksum runs over the directory, then the stored
+	 * buffers with their padding: exactly the body bytes in order. */
+	XXH3_64bits_reset(&xs);
+	XXH3_64bits_update(&xs, w->dir + REC_HDR, dirlen);
+	for (k = 2; k < niov; k++)
+		XXH3_64bits_update(&xs, w->iov[k].iov_base, w->iov[k].iov_len);
+	record_header(w->dir, KIND_FRAME, body_len, n, XXH3_64bits_digest(&xs));
+	w->iov[0].iov_base = w->dir;
+	w->iov[0].iov_len = REC_HDR;
+	w->iov[1].iov_base = w->dir + REC_HDR;
+	w->iov[1].iov_len = dirlen;
+	if ((r = writev_all(w, w->iov, niov, err)) != 0)
+		return r;
+	w->st.rows += n;
+	w->st.frames++;
+	return 0;
+}
+
+int
+core_mlspill3_writer_finish(struct core_mlspill3_writer *w,
+    struct core_err *err)
+{
+	unsigned char rec[REC_HDR + 24];
+	struct iovec iov;
+	int r;
+
+	if (!w->header_done && (r = write_header(w, err)) != 0)
+		return r;
+	put64(rec + REC_HDR, w->st.rows);
+	put64(rec + REC_HDR + 8, w->st.frames);
+	put64(rec + REC_HDR + 16, 0);
+	record_header(rec, KIND_END, 24, 0, XXH3_64bits(rec + REC_HDR, 24));
+	iov.iov_base = rec;
+	iov.iov_len = sizeof(rec);
+	if ((r = writev_all(w, &iov, 1, err)) != 0)
+		return r;
+	w->finished = true;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* reader */
+
+struct core_mlspill3_reader {
+	const char *const *paths;	/* borrowed */
+	size_t npaths;
+	size_t pathi;			/* index of the open path */
+	int fd;
+	bool close_fd;
+	char *name;			/* owned: message name of fd */
+	struct core_schema *schema;	/* owned: of the first stream */
+	bool in_stream;			/* between a header and its end */
+	uint64_t stream_rows, stream_frames;
+	uint64_t offset;		/* stream bytes consumed from fd */
+	unsigned char *buf;		/* aligned read buffer */
+	size_t cap, start, end;
+	bool eof;			/* read(2) returned 0 on fd */
+	ZSTD_DCtx *dctx;
+	void **zout;			/* per column x buffer: owned */
+	size_t *zout_cap;
+	struct core_mlspill3_stats st;
+};
+
+#define READ_CHUNK (1u << 20)
+
+/* Makes at least n bytes available at buf + start; returns the number
+ * available (< n only at end of file) or a negative code. */
+static ssize_t
+ensure(struct core_mlspill3_reader *r, size_t n, struct core_err *err)
+{
+	ssize_t k;
+	size_t want;
+
+	if (r->end - r->start >= n)
+		return (ssize_t)(r->end - r->start);
+	if (r->start > 0) {
+		/* start is a multiple of 8, so alignment is preserved. */
+		memmove(r->buf, r->buf + r->start, r->end - r->start);
+		r->end -= r->start;
+		r->start = 0;
+	}
+	if (n > r->cap || r->cap - r->end < READ_CHUNK / 4) {
+		size_t ncap = r->cap ? r->cap : READ_CHUNK;
+
+		while (ncap < n || ncap - r->end < READ_CHUNK / 4)
+			ncap *= 2;
+		unsigned char *nb = core_xmalloc_aligned(ncap);
+
+		memcpy(nb, r->buf, r->end);
+		core_free_aligned(r->buf);
+		r->buf = nb;
+		r->cap = ncap;
+	}
+	while (r->end - r->start < n && !r->eof) {
+		want = r->cap - r->end;
+		k = read(r->fd, r->buf + r->end, want);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return core_err_errno(err, CORE_EIO, errno,
+			    "read error on %s", r->name);
+		}
+		if (k == 0)
+			r->eof = true;
+		r->end += (size_t)k;
+	}
+	return (ssize_t)(r->end - r->start);
+}
+
+static void
+consume(struct core_mlspill3_reader *r, size_t n)
+{
+	r->start += n;
+	r->offset += n;
+	r->st.bytes += n;
+}
+
+static int
+open_path(struct core_mlspill3_reader *r, struct core_err *err)
+{
+	const char *p = r->npaths ? r->paths[r->pathi] : "-";
+
+	free(r->name);
+	r->eof = false;
+	r->start = r->end = 0;
+	r->offset = 0;
+	if (strcmp(p, "-") == 0) {
+		r->fd = 0;
+		r->close_fd = false;
+		r->name = core_xstrdup("stdin");
+	} else {
+		r->name = core_xstrdup(p);
+		r->fd = open(p, O_RDONLY | O_CLOEXEC);
+		if (r->fd < 0)
+			return core_err_errno(err, CORE_EIO, errno, "%s", p);
+		r->close_fd = true;
+	}
+	core_fd_enlarge_pipe(r->fd);
+	(void)posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	return 0;
+}
+
+static int
+truncated(struct core_mlspill3_reader *r, struct core_err *err)
+{
+	return core_err_set(err, CORE_ETRUNC,
+	    "%s: truncated stream: input ends at byte %llu without the "
+	    "end-of-stream record (the producer failed or was cut short)",
+	    r->name, (unsigned long long)(r->offset + (r->end - r->start)));
+}
+
+/* Reads a stream header at the current position; 0 or negative. */
+static int
+read_stream_header(struct core_mlspill3_reader *r, struct core_err *err)
+{
+	const unsigned char *h;
+	uint32_t ncols, schema_len, i;
+	struct core_schema *s;
+	size_t len, off;
+	ssize_t k;
+
+
+	if ((k = ensure(r, 24, err)) < 0)
+		return (int)k;
+	h = r->buf + r->start;
+	if (k < 8 || memcmp(h, CORE_MLSPILL3_MAGIC, 8) != 0) {
+		if (k >= 8 && r->st.streams == 0 && r->offset == 0)
+			return core_err_set(err, CORE_EDATA,
+			    "%s: not an MLSPILL3 stream (bad magic)", r->name);
+		if (k < 8 && memcmp(h, CORE_MLSPILL3_MAGIC, (size_t)k) == 0)
+			return truncated(r, err);
+		return core_err_set(err, CORE_ECORRUPT,
+		    "%s: corrupt stream: no MLSPILL3 header at byte %llu",
+		    r->name, (unsigned long long)r->offset);
+	}
+	if (k < 24)
+		return truncated(r, err);
+	if (get16(h + 8) != CORE_MLSPILL3_MAJOR)
+		return core_err_set(err, CORE_EDATA,
+		    "%s: unsupported MLSPILL3 version %u.%u (this reader "
+		    "knows %u.x)", r->name, get16(h + 8), get16(h + 10),
+		    CORE_MLSPILL3_MAJOR);
+	ncols = get32(h + 16);
+	schema_len = get32(h + 20);
+	if (schema_len > (1u << 26) || ncols > schema_len / 8 + 1)
+		return core_err_set(err, CORE_ECORRUPT,
+		    "%s: corrupt stream header at byte %llu", r->name,
+		    (unsigned long long)r->offset);
+	len = 24 + (size_t)schema_len;
+	len += pad8(len) + 8;
+	if ((k = ensure(r, len, err)) < 0)
+		return (int)k;
+	if ((size_t)k < len)
+		return truncated(r, err);
+	h = r->buf + r->start;
+	if (get64(h + len - 8) != XXH3_64bits(h, len - 8))
+		return core_err_set(err, CORE_ECORRUPT,
+		    "%s: corrupt stream header at byte %llu (checksum "
+		    "mismatch)", r->name, (unsigned long long)r->offset);
+	s = core_schema_new(ncols);
+	off = 24;
+	for (i = 0; i < ncols; i++) {
+		struct core_coltype t = { 0, 0, 0 };
+		uint32_t nl;
+
+		if (off + 8 > 24 + (size_t)schema_len)
+			goto corrupt;
+		t.id = (enum core_type)h[off];
+		t.precision = h[off + 1];
+		t.scale = h[off + 2];
+		nl = get32(h + off + 4);
+		if (nl > 24 + (size_t)schema_len - off - 8)
+			goto corrupt;
+		if (t.id < CORE_TYPE_BOOL || t.id > CORE_TYPE_STRING)
+			goto corrupt;
+		if (t.id == CORE_TYPE_DECIMAL ? (t.precision < 1 ||
+		    t.precision > CORE_DECIMAL_MAX_PRECISION ||
+		    t.scale > t.precision) : (t.precision || t.scale))
+			goto corrupt;
+		s->fields[i].name = core_xstrndup((const char *)h + off + 8,
+		    nl);
+		s->fields[i].type = t;
+		off += 8 + nl;
+	}
+	if (off != 24 + (size_t)schema_len)
+		goto corrupt;
+	consume(r, len);
+	if (r->schema == NULL) {
+		r->schema = s;
+	} else if (!core_schema_equal(r->schema, s)) {
+		char *a = core_schema_describe(r->schema);
+		char *b = core_schema_describe(s);
+		int rc = core_err_set(err, CORE_EDATA,
+		    "%s: schema mismatch: a concatenated stream has "
+		    "schema (%.300s), the first had (%.300s)", r->name, b, a);
+
+		free(a);
+		free(b);
+		core_schema_free(s);
+		return rc;
+	} else {
+		core_schema_free(s);
+	}
+	r->in_stream = true;
+	r->stream_rows = r->stream_frames = 0;
+	r->st.streams++;
+	return 0;
+corrupt:
+	core_schema_free(s);
+	return core_err_set(err, CORE_ECORRUPT,
+	    "%s: corrupt stream header at byte %llu (bad schema)", r->name,
+	    (unsigned long long)r->offset);
+}
+
+static void
+reader_init(struct core_mlspill3_reader *r)
+{
+	r->dctx = ZSTD_createDCtx();
+	if (r->dctx == NULL)
+		core_xmalloc(SIZE_MAX);
+}
+
+static void
+alloc_zout(struct core_mlspill3_reader *r)
+{
+	size_t n = (size_t)r->schema->ncols * NBUF;
+
+	r->zout = core_xcalloc(n ? n : 1, sizeof(*r->zout));
+	r->zout_cap = core_xcalloc(n ? n : 1, sizeof(*r->zout_cap));
+}
+
+int
+core_mlspill3_reader_new(const char *const *paths, size_t npaths,
+    struct core_mlspill3_reader **out, struct core_err *err)
+{
+	struct core_mlspill3_reader *r = core_xcalloc(1, sizeof(*r));
+	int rc;
+
+	*out = NULL;
+	r->paths = paths;
+	r->npaths = npaths;
+	r->fd = -1;
+	reader_init(r);
+	if ((rc = open_path(r, err)) != 0 ||
+	    (rc = read_stream_header(r, err)) != 0) {
+		core_mlspill3_reader_free(r);
+		return rc;
+	}
+	alloc_zout(r);
+	*out = r;
+	return 0;
+}
+
+int
+core_mlspill3_reader_new_fd(int fd, const char *name,
+    struct core_mlspill3_reader **out, struct core_err *err)
+{
+	struct core_mlspill3_reader *r = core_xcalloc(1, sizeof(*r));
+	int rc;
+
+	*out = NULL;
+	r->fd = fd;
+	r->name = core_xstrdup(name);
+	reader_init(r);
+	if ((rc = read_stream_header(r, err)) != 0) {
+		core_mlspill3_reader_free(r);
+		return rc;
+	}
+	alloc_zout(r);
+	*out = r;
+	return 0;
+}
+
+void
+core_mlspill3_reader_free(struct core_mlspill3_reader *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	if (r->close_fd && r->fd >= 0)
+		close(r->fd);
+	if (r->zout != NULL)
+		for (i = 0; i < (size_t)r->schema->ncols * NBUF; i++)
+			core_free_aligned(r->zout[i]);
+	free(r->zout);
+	free(r->zout_cap);
+	ZSTD_freeDCtx(r->dctx);
+	core_free_aligned(r->buf);
+	core_schema_free(r->schema);
+	free(r->name);
+	free(r);
+}
+
+const struct core_schema *
+core_mlspill3_reader_schema(const struct core_mlspill3_reader *r)
+{
+	return r->schema;
+}
+
+void
+core_mlspill3_reader_stats(const struct core_mlspill3_reader *r,
+    struct core_mlspill3_stats *st)
+{
+	*st = r->st;
+}
+
+static int
+corrupt_frame(struct core_mlspill3_reader *r, uint64_t at, const char *why,
+    struct core_err *err)
+{
+	return core_err_set(err, CORE_ECORRUPT,
+	    "%s: corrupt stream: frame at byte %llu: %s", r->name,
+	    (unsigned long long)at, why);
+}
+
+/* Resolves one stored buffer of a frame into a pointer to raw_len bytes:
+ * a view into the body when raw, a decompressed copy otherwise. */
+static int
+load_buffer(struct core_mlspill3_reader *r, size_t slot,
+    const unsigned char *desc, const unsigned char *body, uint64_t body_len,
+    uint64_t *pos, const void **out, uint64_t *raw_len, uint64_t at,
+    struct core_err *err)
+{
+	uint32_t codec = get32(desc);
+	uint64_t raw = get64(desc + 8), stored = get64(desc + 16);
+
+	if (get32(desc + 4) != 0 || stored > body_len - *pos ||
+	    pad8((size_t)stored) > body_len - *pos - stored)
+		return corrupt_frame(r, at, "bad buffer descriptor", err);
+	*raw_len = raw;
+	if (codec == CODEC_RAW) {
+		if (raw != stored)
+			return corrupt_frame(r, at, "bad buffer length", err);
+		*out = body + *pos;
+	} else if (codec == CODEC_ZSTD) {
+		size_t got;
+
+		if (raw > CORE_MLSPILL3_MAX_BODY)
+			return corrupt_frame(r, at, "bad buffer length", err);
+		core_grow_aligned(&r->zout[slot], &r->zout_cap[slot],
+		    (size_t)raw + 1);
+		got = ZSTD_decompressDCtx(r->dctx, r->zout[slot], (size_t)raw,
+		    body + *pos, (size_t)stored);
+		if (ZSTD_isError(got) || got != raw)
+			return corrupt_frame(r, at, "bad compressed buffer",
+			    err);
+		*out = r->zout[slot];
+	} else {
+		return corrupt_frame(r, at, "unknown buffer codec", err);
+	}
+	*pos += stored + pad8((size_t)stored);
+	return 0;
+}
+
+static int
+read_frame(struct core_mlspill3_reader *r, const unsigned char *rec,
+    struct core_batch *b, struct core_err *err)
+{
+	const struct core_schema *s = r->schema;
+	uint64_t body_len = get64(rec + 8), nrows = get64(rec + 16);
+	uint64_t at = r->offset, pos, dirlen;
+	const unsigned char *body;
+	uint32_t i;
+	ssize_t k;
+	int rc;
+
+	dirlen = (uint64_t)s->ncols * NBUF * DESC_LEN;
+	if (body_len > CORE_MLSPILL3_MAX_BODY || body_len < dirlen ||
+	    (body_len & 7) || nrows == 0 || nrows > UINT32_MAX / 2)
+		return corrupt_frame(r, at, "bad frame header", err);
+	if ((k = ensure(r, REC_HDR + (size_t)body_len, err)) < 0)
+		return (int)k;
+	if ((size_t)k < REC_HDR + body_len)
+		return truncated(r, err);
+	rec = r->buf + r->start;
+	body = rec + REC_HDR;
+	if (XXH3_64bits(body, (size_t)body_len) != get64(rec + 24))
+		return corrupt_frame(r, at, "checksum mismatch", err);
+	b->nrows = (uint32_t)nrows;
+	pos = dirlen;
+	for (i = 0; i < s->ncols; i++) {
+		struct core_column *c = &b->cols[i];
+		const unsigned char *d = body + (size_t)i * NBUF * DESC_LEN;
+		const void *p[NBUF];
+		uint64_t len[NBUF];
+		int j;
+
+		for (j = 0; j < NBUF; j++) {
+			rc = load_buffer(r, (size_t)i * NBUF + (size_t)j,
+			    d + (size_t)j * DESC_LEN, body, body_len, &pos,
+			    &p[j], &len[j], at, err);
+			if (rc != 0)
+				return rc;
+		}
+		/* Views into reader memory: release what the batch owned. */
+		if (c->values_cap)
+			core_free_aligned(c->values);
+		if (c->offsets_cap)
+			core_free_aligned(c->offsets);
+		c->values_cap = c->offsets_cap = 0;
+		if (len[0] != 0 && len[0] != core_bitmap_bytes(b->nrows))
+			return corrupt_frame(r, at, "bad validity length",
+			    err);
+		c->validity = len[0] ? (uint8_t *)p[0] : NULL;
+		if (c->type.id == CORE_TYPE_STRING) {
+			const int32_t *off = p[1];
+			uint32_t row;
+
+			if (len[1] != (nrows + 1) * 4 || off[0] != 0)
+				return corrupt_frame(r, at,
+				    "bad string offsets", err);
+			for (row = 0; row < nrows; row++)
+				if (off[row + 1] < off[row])
+					return corrupt_frame(r, at,
+					    "bad string offsets", err);
+			if ((uint64_t)off[nrows] != len[2])
+				return corrupt_frame(r, at,
+				    "bad string data length", err);
+			c->offsets = (int32_t *)p[1];
+		} else {
+			if (len[1] != 0 || len[2] != nrows *
+			    core_type_width(c->type.id))
+				return corrupt_frame(r, at,
+				    "bad values length", err);
+			c->offsets = NULL;
+		}
+		c->values = (void *)p[2];
+	}
+	if (pos != body_len)
+		return corrupt_frame(r, at, "bad frame length", err);
+	consume(r, REC_HDR + (size_t)body_len);
+	r->stream_rows += nrows;
+	r->stream_frames++;
+	r->st.rows += nrows;
+	r->st.frames++;
+	return 0;
+}
+
+static int
+read_end(struct core_mlspill3_reader *r, const unsigned char *rec,
+    struct core_err *err)
+{
+	uint64_t at = r->offset;
+	const unsigned char *body;
+	ssize_t k;
+
+	if (get64(rec + 8) != 24 || get64(rec + 16) != 0)
+		return corrupt_frame(r, at, "bad end record", err);
+	if ((k = ensure(r, REC_HDR + 24, err)) < 0)
+		return (int)k;
+	if ((size_t)k < REC_HDR + 24)
+		return truncated(r, err);
+	body = r->buf + r->start + REC_HDR;
+	if (XXH3_64bits(body, 24) != get64(r->buf + r->start + 24))
+		return corrupt_frame(r, at, "end record checksum mismatch",
+		    err);
+	if (get64(body) != r->stream_rows || get64(body + 8) !=
+	    r->stream_frames)
+		return core_err_set(err, CORE_ECORRUPT,
+		    "%s: corrupt stream: end record at byte %llu counts %llu "
+		    "rows in %llu frames, the stream had %llu in %llu",
+		    r->name, (unsigned long long)at,
+		    (unsigned long long)get64(body),
+		    (unsigned long long)get64(body + 8),
+		    (unsigned long long)r->stream_rows,
+		    (unsigned long long)r->stream_frames);
+	consume(r, REC_HDR + 24);
+	r->in_stream = false;
+	return 0;
+}
+
+int
+core_mlspill3_reader_next(struct core_mlspill3_reader *r,
+    struct core_batch *b, struct core_err *err)
+{
+	const unsigned char *rec;
+	uint32_t kind;
+	ssize_t k;
+	int rc;
+
+	for (;;) {
+		if (!r->in_stream) {
+			/* Between streams: another one, the next file, or
+			 * the end. */
+			if ((k = ensure(r, 1, err)) < 0)
+				return (int)k;
+			if (k == 0) {
+				if (r->npaths == 0 ||
+				    r->pathi + 1 >= r->npaths)
+					return CORE_EOF;
+				if (r->close_fd)
+					close(r->fd);
+				r->fd = -1;
+				r->pathi++;
+				if ((rc = open_path(r, err)) != 0)
+					return rc;
+				if ((k = ensure(r, 1, err)) < 0)
+					return (int)k;
+				if (k == 0)
+					return core_err_set(err, CORE_ETRUNC,
+					    "%s: empty input: not an MLSPILL3 "
+					    "stream", r->name);
+			}
+			if ((rc = read_stream_header(r, err)) != 0)
+				return rc;
+			continue;
+		}
+		if ((k = ensure(r, REC_HDR, err)) < 0)
+			return (int)k;
+		if ((size_t)k < REC_HDR)
+			return truncated(r, err);
+		rec = r->buf + r->start;
+		if (get32(rec + 4) != record_check(rec))
+			return corrupt_frame(r, r->offset,
+			    "record header check mismatch", err);
+		kind = get32(rec);
+		if (kind == KIND_FRAME)
+			return read_frame(r, rec, b, err);
+		if (kind != KIND_END)
+			return corrupt_frame(r, r->offset,
+			    "unknown record kind", err);
+		if ((rc = read_end(r, rec, err)) != 0)
+			return rc;
+	}
+}

@@ -1,0 +1,87 @@
+/*
+ * core_mlspill3.h - the MLSPILL3 stream: writer and reader.
+ *
+ * MLSPILL3 is colpipe's one framing for pipes, .col files and spill files;
+ * its byte layout is specified in mlspill3(5).  In short: a stream header
+ * (magic, version, schema, checksum), then one frame per batch (a 32-byte
+ * record header with its own check, then per column a directory of
+ * validity/offsets/values buffers, each 8-byte aligned and optionally
+ * zstd-compressed, the body checksummed with XXH3-64), then an end record
+ * with the stream's row and frame counts.  Complete streams with the same
+ * schema may follow each other.
+ *
+ * The writer emits each frame with one writev(2).  The reader hands out
+ * batches whose buffers are views of its own memory (no copy unless the
+ * buffer was compressed), valid until the next read call.
+ */
+#ifndef CORE_MLSPILL3_H
+#define CORE_MLSPILL3_H
+
+#include <stdint.h>
+
+#include "core_col.h"
+#include "core_err.h"
+
+#define CORE_MLSPILL3_MAGIC "MLSPILL3"
+#define CORE_MLSPILL3_MAJOR 1
+#define CORE_MLSPILL3_MINOR 0
+
+/* Largest frame body a reader accepts: bounds what a damaged length field
+ * can make it allocate. */
+#define CORE_MLSPILL3_MAX_BODY ((uint64_t)1 << 32)
+
+struct core_mlspill3_writer;
+
+/* Writes to fd (not owned; name is for messages and borrowed).  schema is
+ * borrowed for the writer's life.  zstd_level 0 stores buffers raw;
+ * 1..19 compresses each buffer that shrinks.  The header is written by the
+ * first write_batch or by finish. */
+struct core_mlspill3_writer *core_mlspill3_writer_new(int fd,
+    const char *name, const struct core_schema *schema, int zstd_level);
+/* Writes b as one frame (nothing for an empty batch). */
+int core_mlspill3_write_batch(struct core_mlspill3_writer *w,
+    const struct core_batch *b, struct core_err *err);
+/* Writes the end-of-stream record.  Without it readers report the
+ * stream as truncated, which is what a failing producer wants. */
+int core_mlspill3_writer_finish(struct core_mlspill3_writer *w,
+    struct core_err *err);
+void core_mlspill3_writer_free(struct core_mlspill3_writer *w);
+
+struct core_mlspill3_stats {
+	uint64_t rows;
+	uint64_t frames;
+	uint64_t bytes;		/* stream bytes written or read */
+	uint64_t streams;	/* reader: streams (concatenated) read */
+};
+void core_mlspill3_writer_stats(const struct core_mlspill3_writer *w,
+    struct core_mlspill3_stats *st);
+
+struct core_mlspill3_reader;
+
+/* Opens paths in turn ("-" = stdin; npaths == 0 reads stdin) and reads
+ * the first stream header, so the schema is known on success.  Every
+ * further stream, concatenated or in a later file, must have the same
+ * schema.  paths are borrowed for the reader's life. */
+int core_mlspill3_reader_new(const char *const *paths, size_t npaths,
+    struct core_mlspill3_reader **out, struct core_err *err);
+/* The same on an open fd (not owned), e.g. a spill file rewound to 0. */
+int core_mlspill3_reader_new_fd(int fd, const char *name,
+    struct core_mlspill3_reader **out, struct core_err *err);
+void core_mlspill3_reader_free(struct core_mlspill3_reader *r);
+
+/* Borrowed, valid for the reader's life. */
+const struct core_schema *core_mlspill3_reader_schema(
+    const struct core_mlspill3_reader *r);
+
+/* Fills b (core_batch_init'ed on the reader's schema) with the next frame:
+ * 0, CORE_EOF after the last complete stream, or a negative code:
+ * CORE_ETRUNC (stream ends without its end record), CORE_ECORRUPT
+ * (checksum or structure), CORE_EDATA (schema mismatch, not MLSPILL3,
+ * unsupported version), CORE_EIO. */
+int core_mlspill3_reader_next(struct core_mlspill3_reader *r,
+    struct core_batch *b, struct core_err *err);
+
+void core_mlspill3_reader_stats(const struct core_mlspill3_reader *r,
+    struct core_mlspill3_stats *st);
+
+#endif

@@ -1,0 +1,40 @@
+#!/bin/sh
+# Installs what colpipe needs on a fresh Debian 12 machine, and only what
+# is missing: the Debian packages (apt-get) and the DuckDB oracle used by
+# the differential tests (npm ci in tests/oracle, from the committed
+# package-lock.json).  With --quiet it prints nothing when all is present.
+set -eu
+quiet=0
+[ "${1:-}" = "--quiet" ] && quiet=1
+top=$(cd "$(dirname "$0")/.." && pwd)
+
+pkgs="libarchive-dev libsnappy-dev libzstd-dev libxxhash-dev zlib1g-dev \
+bats bats-assert bats-support mandoc zstd"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "deps: installing Debian packages:$missing" >&2
+	if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+	$sudo apt-get update -qq >&2
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >&2
+elif [ $quiet -eq 0 ]; then
+	echo "deps: Debian packages present" >&2
+fi
+
+oracle="$top/tests/oracle"
+if [ -f "$oracle/package-lock.json" ]; then
+	if [ ! -d "$oracle/node_modules/@duckdb/node-api" ] ||
+	    [ "$oracle/package-lock.json" -nt "$oracle/node_modules/.package-lock.json" ]; then
+		if command -v npm >/dev/null 2>&1; then
+			echo "deps: npm ci (DuckDB oracle)" >&2
+			(cd "$oracle" && npm ci --no-audit --no-fund --loglevel=error) >&2
+		else
+			echo "deps: npm not found; oracle tests will be skipped" >&2
+		fi
+	elif [ $quiet -eq 0 ]; then
+		echo "deps: DuckDB oracle present" >&2
+	fi
+fi

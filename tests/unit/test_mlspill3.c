@@ -1,0 +1,415 @@
+/*
+ * test_mlspill3.c - the MLSPILL3 writer and reader.
+ *
+ * Round trips random batches of every type (with and without NULLs, raw
+ * and zstd), then attacks the integrity promises of mlspill3(5): a
+ * multi-frame stream cut at every byte offset must read as truncated, every
+ * single-bit flip must be detected, concatenated streams read as one, a
+ * schema mismatch and an unknown version are rejected.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core_alloc.h"
+#include "core_col.h"
+#include "core_mlspill3.h"
+#include "unit.h"
+
+static struct core_schema *
+all_types_schema(void)
+{
+	static const char *const spec[] = {
+		"bool", "int32", "int64", "float64", "decimal(15,2)", "date",
+		"timestamp", "string",
+	};
+	struct core_schema *s = core_schema_new(8);
+	struct core_coltype t;
+	char name[16];
+	uint32_t i;
+
+	for (i = 0; i < 8; i++) {
+		core_type_parse(spec[i], strlen(spec[i]), &t, NULL);
+		snprintf(name, sizeof(name), "c_%s", spec[i]);
+		name[strcspn(name, "(")] = '\0';
+		core_schema_set(s, i, name, t);
+	}
+	return s;
+}
+
+/* Fills b with n random rows; NULLs with probability 1/null_every
+ * (0 = none). */
+static void
+random_batch(struct core_batch *b, uint32_t n, unsigned null_every)
+{
+	uint32_t i, r;
+	size_t used;
+
+	core_batch_reserve(b, n, 16);
+	for (i = 0; i < b->ncols; i++) {
+		struct core_column *c = &b->cols[i];
+
+		used = 0;
+		for (r = 0; r < n; r++) {
+			bool null = null_every && unit_rand() % null_every == 0;
+			uint64_t x = unit_rand();
+
+			switch (c->type.id) {
+			case CORE_TYPE_BOOL:
+				((uint8_t *)c->values)[r] = null ? 0 : x & 1;
+				break;
+			case CORE_TYPE_INT32:
+			case CORE_TYPE_DATE:
+				((int32_t *)c->values)[r] = null ? 0 :
+				    (int32_t)x;
+				break;
+			case CORE_TYPE_FLOAT64: {
+				double d = null ? 0 : (double)(int64_t)x / 7.0;
+
+				memcpy((char *)c->values + 8 * r, &d, 8);
+				break;
+			}
+			case CORE_TYPE_STRING: {
+				size_t len = null ? 0 : x % 40;
+
+				core_col_reserve_bytes(c, used, len);
+				for (size_t k = 0; k < len; k++)
+					((char *)c->values)[used + k] =
+					    (char)('a' + (x >> (k % 50)) % 26);
+				used += len;
+				c->offsets[r + 1] = (int32_t)used;
+				break;
+			}
+			default:
+				((int64_t *)c->values)[r] = null ? 0 :
+				    (int64_t)x;
+				break;
+			}
+			if (null)
+				core_col_set_null(c, r, n);
+		}
+	}
+	b->nrows = n;
+}
+
+/* An in-memory file holding len bytes of p, rewound. */
+static int
+memfile(const void *p, size_t len)
+{
+	int fd = memfd_create("mlspill3", 0);
+
+	if (fd < 0 || write(fd, p, len) != (ssize_t)len)
+		abort();
+	lseek(fd, 0, SEEK_SET);
+	return fd;
+}
+
+static char *
+slurp(int fd, size_t *len)
+{
+	off_t n = lseek(fd, 0, SEEK_END);
+	char *p = core_xmalloc((size_t)n + 1);
+
+	if (pread(fd, p, (size_t)n, 0) != n)
+		abort();
+	*len = (size_t)n;
+	return p;
+}
+
+/* Writes nframes random batches (kept in want[]) to a new memfd. */
+static int
+write_stream(const struct core_schema *s, int level, struct core_batch *want,
+    int nframes, uint32_t rows, unsigned null_every)
+{
+	struct core_mlspill3_writer *w;
+	struct core_err err;
+	int fd = memfd_create("s", 0), f;
+
+	w = core_mlspill3_writer_new(fd, "mem", s, level);
+	for (f = 0; f < nframes; f++) {
+		core_batch_init(&want[f], s);
+		random_batch(&want[f], rows + (uint32_t)f, null_every);
+		CHECK_EQ_INT(core_mlspill3_write_batch(w, &want[f], &err), 0);
+	}
+	CHECK_EQ_INT(core_mlspill3_writer_finish(w, &err), 0);
+	core_mlspill3_writer_free(w);
+	return fd;
+}
+
+/* Reads fd to the end; returns the final code and counts rows. */
+static int
+read_all(int fd, uint64_t *rows, struct core_err *err)
+{
+	struct core_mlspill3_reader *r;
+	struct core_batch b;
+	int rc;
+
+	*rows = 0;
+	lseek(fd, 0, SEEK_SET);
+	if ((rc = core_mlspill3_reader_new_fd(fd, "mem", &r, err)) != 0)
+		return rc;
+	core_batch_init(&b, core_mlspill3_reader_schema(r));
+	while ((rc = core_mlspill3_reader_next(r, &b, err)) == 0)
+		*rows += b.nrows;
+	core_batch_release(&b);
+	core_mlspill3_reader_free(r);
+	return rc;
+}
+
+static void
+round_trip(int level, unsigned null_every)
+{
+	struct core_schema *s = all_types_schema();
+	struct core_batch want[5], got;
+	struct core_mlspill3_reader *r;
+	struct core_err err;
+	int fd, f, rc;
+	uint32_t i, row;
+
+	fd = write_stream(s, level, want, 5, 1000, null_every);
+	lseek(fd, 0, SEEK_SET);
+	CHECK_EQ_INT(core_mlspill3_reader_new_fd(fd, "mem", &r, &err), 0);
+	CHECK(core_schema_equal(core_mlspill3_reader_schema(r), s));
+	core_batch_init(&got, core_mlspill3_reader_schema(r));
+	for (f = 0; f < 5; f++) {
+		rc = core_mlspill3_reader_next(r, &got, &err);
+		CHECK_EQ_INT(rc, 0);
+		if (rc != 0)
+			break;
+		CHECK_EQ_INT(got.nrows, want[f].nrows);
+		for (i = 0; i < s->ncols; i++)
+			for (row = 0; row < got.nrows; row++)
+				if (!core_col_value_equal(&got.cols[i], row,
+				    &want[f].cols[i], row)) {
+					CHECK(!"value differs");
+					i = s->ncols;
+					break;
+				}
+	}
+	CHECK_EQ_INT(core_mlspill3_reader_next(r, &got, &err), CORE_EOF);
+	core_batch_release(&got);
+	core_mlspill3_reader_free(r);
+	for (f = 0; f < 5; f++)
+		core_batch_release(&want[f]);
+	core_schema_free(s);
+	close(fd);
+}
+
+static void test_round_trip_raw(void) { round_trip(0, 0); }
+static void test_round_trip_raw_nulls(void) { round_trip(0, 5); }
+static void test_round_trip_zstd_nulls(void) { round_trip(3, 3); }
+
+/* Every cut of a complete multi-frame stream reads as truncated. */
+static void
+test_truncated_every_offset(void)
+{
+	struct core_schema *s = all_types_schema();
+	struct core_batch want[3];
+	struct core_err err;
+	uint64_t rows;
+	size_t len, cut;
+	char *bytes;
+	int fd, f, bad = 0;
+
+	fd = write_stream(s, 0, want, 3, 7, 3);
+	bytes = slurp(fd, &len);
+	close(fd);
+	CHECK(len > 500);
+	for (cut = 0; cut < len; cut++) {
+		int mf = memfile(bytes, cut), rc = read_all(mf, &rows, &err);
+
+		close(mf);
+		if (rc != CORE_ETRUNC) {
+			if (bad++ < 5)
+				printf("# cut at %zu: rc %d (%s)\n", cut, rc,
+				    err.msg);
+		}
+	}
+	CHECK_EQ_INT(bad, 0);
+	/* The whole stream reads fine. */
+	fd = memfile(bytes, len);
+	CHECK_EQ_INT(read_all(fd, &rows, &err), CORE_EOF);
+	CHECK_EQ_INT(rows, 7 + 8 + 9);
+	close(fd);
+	free(bytes);
+	for (f = 0; f < 3; f++)
+		core_batch_release(&want[f]);
+	core_schema_free(s);
+}
+
+/* Every single-bit flip anywhere in the stream is detected. */
+static void
+bit_flips(int level)
+{
+	struct core_schema *s = all_types_schema();
+	struct core_batch want[2];
+	struct core_err err;
+	uint64_t rows;
+	size_t len, bit;
+	char *bytes;
+	int fd, f, missed = 0;
+
+	fd = write_stream(s, level, want, 2, 40, 4);
+	bytes = slurp(fd, &len);
+	close(fd);
+	for (bit = 0; bit < len * 8; bit++) {
+		int mf, rc;
+
+		bytes[bit / 8] ^= (char)(1u << (bit % 8));
+		mf = memfile(bytes, len);
+		rc = read_all(mf, &rows, &err);
+		close(mf);
+		bytes[bit / 8] ^= (char)(1u << (bit % 8));
+		if (rc >= 0 && missed++ < 5)
+			printf("# flip of bit %zu not detected\n", bit);
+	}
+	CHECK_EQ_INT(missed, 0);
+	free(bytes);
+	for (f = 0; f < 2; f++)
+		core_batch_release(&want[f]);
+	core_schema_free(s);
+}
+
+static void test_bit_flips_raw(void) { bit_flips(0); }
+static void test_bit_flips_zstd(void) { bit_flips(1); }
+
+static void
+test_concatenated_streams(void)
+{
+	struct core_schema *s = all_types_schema();
+	struct core_batch a[2], b[3];
+	struct core_err err;
+	size_t la, lb;
+	char *pa, *pb, *both;
+	uint64_t rows;
+	int fa, fb, fd, f;
+
+	fa = write_stream(s, 0, a, 2, 10, 2);
+	fb = write_stream(s, 2, b, 3, 20, 0);
+	pa = slurp(fa, &la);
+	pb = slurp(fb, &lb);
+	both = core_xmalloc(la + lb);
+	memcpy(both, pa, la);
+	memcpy(both + la, pb, lb);
+	fd = memfile(both, la + lb);
+	CHECK_EQ_INT(read_all(fd, &rows, &err), CORE_EOF);
+	CHECK_EQ_INT(rows, 10 + 11 + 20 + 21 + 22);
+	close(fd);
+	/* Cut inside the second stream: truncated, not a short success. */
+	fd = memfile(both, la + lb - 1);
+	CHECK_EQ_INT(read_all(fd, &rows, &err), CORE_ETRUNC);
+	close(fd);
+	free(pa);
+	free(pb);
+	free(both);
+	close(fa);
+	close(fb);
+	for (f = 0; f < 2; f++)
+		core_batch_release(&a[f]);
+	for (f = 0; f < 3; f++)
+		core_batch_release(&b[f]);
+	core_schema_free(s);
+}
+
+static void
+test_schema_mismatch(void)
+{
+	struct core_schema *s = all_types_schema(), *t;
+	struct core_batch a[1], b[1];
+	struct core_err err;
+	struct core_coltype ty = { CORE_TYPE_INT64, 0, 0 };
+	size_t la, lb;
+	char *pa, *pb, *both;
+	uint64_t rows;
+	int fa, fb, fd;
+
+	t = core_schema_clone(s);
+	core_schema_set(t, 1, "c_int32", ty);	/* int32 -> int64 */
+	fa = write_stream(s, 0, a, 1, 5, 0);
+	fb = write_stream(t, 0, b, 1, 5, 0);
+	pa = slurp(fa, &la);
+	pb = slurp(fb, &lb);
+	both = core_xmalloc(la + lb);
+	memcpy(both, pa, la);
+	memcpy(both + la, pb, lb);
+	fd = memfile(both, la + lb);
+	CHECK_EQ_INT(read_all(fd, &rows, &err), CORE_EDATA);
+	CHECK(strstr(err.msg, "schema mismatch") != NULL);
+	close(fd);
+	free(pa);
+	free(pb);
+	free(both);
+	close(fa);
+	close(fb);
+	core_batch_release(&a[0]);
+	core_batch_release(&b[0]);
+	core_schema_free(s);
+	core_schema_free(t);
+}
+
+static void
+test_unknown_version(void)
+{
+	struct core_schema *s = all_types_schema();
+	struct core_batch a[1];
+	struct core_err err;
+	uint64_t rows;
+	size_t len;
+	char *p;
+	int fd;
+
+	fd = write_stream(s, 0, a, 1, 5, 0);
+	p = slurp(fd, &len);
+	close(fd);
+	p[8] = 2;	/* major version 2 */
+	fd = memfile(p, len);
+	CHECK_EQ_INT(read_all(fd, &rows, &err), CORE_EDATA);
+	CHECK(strstr(err.msg, "unsupported MLSPILL3 version 2") != NULL);
+	close(fd);
+	memcpy(p, "NOTSPILL", 8);
+	fd = memfile(p, len);
+	CHECK_EQ_INT(read_all(fd, &rows, &err), CORE_EDATA);
+	CHECK(strstr(err.msg, "not an MLSPILL3 stream") != NULL);
+	close(fd);
+	free(p);
+	core_batch_release(&a[0]);
+	core_schema_free(s);
+}
+
+static void
+test_empty_stream(void)
+{
+	struct core_schema *s = all_types_schema();
+	struct core_mlspill3_writer *w;
+	struct core_err err;
+	uint64_t rows = 99;
+	int fd = memfd_create("e", 0);
+
+	w = core_mlspill3_writer_new(fd, "mem", s, 0);
+	CHECK_EQ_INT(core_mlspill3_writer_finish(w, &err), 0);
+	core_mlspill3_writer_free(w);
+	CHECK_EQ_INT(read_all(fd, &rows, &err), CORE_EOF);
+	CHECK_EQ_INT(rows, 0);
+	close(fd);
+	fd = memfd_create("e", 0);
+	CHECK_EQ_INT(read_all(fd, &rows, &err), CORE_ETRUNC);
+	close(fd);
+	core_schema_free(s);
+}
+
+int
+main(void)
+{
+	RUN(test_round_trip_raw);
+	RUN(test_round_trip_raw_nulls);
+	RUN(test_round_trip_zstd_nulls);
+	RUN(test_truncated_every_offset);
+	RUN(test_bit_flips_raw);
+	RUN(test_bit_flips_zstd);
+	RUN(test_concatenated_streams);
+	RUN(test_schema_mismatch);
+	RUN(test_unknown_version);
+	RUN(test_empty_stream);
+	return unit_done();
+}
