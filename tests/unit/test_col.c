@@ -1,0 +1,109 @@
+/*
+ * test_col.c - types, schemas and batches.
+ */
+#include "core_alloc.h"
+#include "core_col.h"
+#include "unit.h"
+
+static void
+test_type_parse(void)
+{
+	struct core_coltype t;
+	struct core_err err;
+	char buf[CORE_TYPE_NAME_MAX];
+
+	CHECK_EQ_INT(core_type_parse("decimal(15,2)", 13, &t, &err), 0);
+	CHECK_EQ_INT(t.id, CORE_TYPE_DECIMAL);
+	CHECK_EQ_INT(t.precision, 15);
+	CHECK_EQ_INT(t.scale, 2);
+	CHECK_EQ_STR(core_type_name(t, buf), "decimal(15,2)");
+	CHECK_EQ_INT(core_type_parse(" DECIMAL( 18 , 0 ) ", 19, &t, &err), 0);
+	CHECK_EQ_STR(core_type_name(t, buf), "decimal(18,0)");
+	CHECK_EQ_INT(core_type_parse("BigInt", 6, &t, &err), 0);
+	CHECK_EQ_INT(t.id, CORE_TYPE_INT64);
+	CHECK_EQ_INT(core_type_parse("date", 4, &t, &err), 0);
+	CHECK_EQ_STR(core_type_name(t, buf), "date");
+	CHECK_EQ_INT(core_type_parse("decimal(19,2)", 13, &t, &err),
+	    CORE_EUSAGE);
+	CHECK(strstr(err.msg, "precision") != NULL);
+	CHECK_EQ_INT(core_type_parse("decimal(5,6)", 12, &t, &err),
+	    CORE_EUSAGE);
+	CHECK_EQ_INT(core_type_parse("decimal(5,2", 11, &t, &err),
+	    CORE_EUSAGE);
+	CHECK_EQ_INT(core_type_parse("integer8", 8, &t, &err), CORE_EUSAGE);
+	CHECK(strstr(err.msg, "unknown type 'integer8'") != NULL);
+}
+
+static void
+test_schema(void)
+{
+	struct core_schema *s = core_schema_new(2), *c;
+	struct core_coltype i64 = { CORE_TYPE_INT64, 0, 0 };
+	struct core_coltype d = { CORE_TYPE_DECIMAL, 15, 2 };
+	char *desc;
+
+	core_schema_set(s, 0, "id", i64);
+	core_schema_set(s, 1, "price", d);
+	c = core_schema_clone(s);
+	CHECK(core_schema_equal(s, c));
+	CHECK_EQ_INT(core_schema_find(s, "price"), 1);
+	CHECK_EQ_INT(core_schema_find(s, "nope"), -1);
+	desc = core_schema_describe(s);
+	CHECK_EQ_STR(desc, "id:int64,price:decimal(15,2)");
+	free(desc);
+	d.scale = 3;
+	core_schema_set(c, 1, "price", d);
+	CHECK(!core_schema_equal(s, c));
+	core_schema_free(s);
+	core_schema_free(c);
+	core_schema_free(NULL);
+}
+
+/* The bitmap logic against a plain array of flags, at awkward lengths. */
+static void
+test_nulls_vs_reference(void)
+{
+	static const uint32_t lens[] = { 0, 1, 2, 3, 17, 4095, 4096, 4097 };
+	struct core_schema *s = core_schema_new(1);
+	struct core_coltype i32 = { CORE_TYPE_INT32, 0, 0 };
+	struct core_batch b;
+	size_t k;
+
+	core_schema_set(s, 0, "x", i32);
+	core_batch_init(&b, s);
+	for (k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		uint32_t n = lens[k], i, want = 0;
+		bool *ref = core_xcalloc(n + 1, 1);
+		bool ok = true;
+
+		core_batch_reset(&b);
+		core_batch_reserve(&b, n, 0);
+		for (i = 0; i < n; i++) {
+			ref[i] = unit_rand() % 3 == 0;
+			if (ref[i]) {
+				core_col_set_null(&b.cols[0], i, n);
+				want++;
+			}
+		}
+		b.nrows = n;
+		for (i = 0; i < n; i++)
+			ok &= core_col_is_valid(&b.cols[0], i) == !ref[i];
+		CHECK(ok);
+		CHECK_EQ_INT(core_col_null_count(&b.cols[0], n), want);
+		free(ref);
+	}
+	/* Reset detaches the bitmap: a reused batch starts all valid. */
+	core_batch_reset(&b);
+	CHECK(b.cols[0].validity == NULL);
+	core_batch_release(&b);
+	core_schema_free(s);
+}
+
+int
+main(void)
+{
+	RUN(test_type_parse);
+	RUN(test_schema);
+	RUN(test_nulls_vs_reference);
+	return unit_done();
+}

@@ -1,0 +1,293 @@
+/*
+ * test_io.c - inputs (plain, compressed by content, tar members), checked
+ * output and atomic files.
+ *
+ * Compressed inputs are made here with libarchive's writer, so the test
+ * needs no external programs.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core_alloc.h"
+#include "core_io.h"
+#include "unit.h"
+
+static char dir[] = "/tmp/test_io.XXXXXX";
+
+static char *
+path_of(const char *name)
+{
+	char *p = core_xmalloc(strlen(dir) + strlen(name) + 2);
+
+	sprintf(p, "%s/%s", dir, name);
+	return p;
+}
+
+/* Writes members (name, text) pairs with libarchive: filter is an
+ * ARCHIVE_FILTER_* code, tar selects ustar over raw. */
+static char *
+make_file(const char *name, int filter, bool tar, const char *const *m,
+    int nm)
+{
+	struct archive *a = archive_write_new();
+	char *p = path_of(name);
+	int i;
+
+	archive_write_add_filter(a, filter);
+	if (tar)
+		archive_write_set_format_ustar(a);
+	else
+		archive_write_set_format_raw(a);
+	CHECK_EQ_INT(archive_write_open_filename(a, p), ARCHIVE_OK);
+	for (i = 0; i < nm; i++) {
+		struct archive_entry *e = archive_entry_new();
+
+		archive_entry_set_pathname(e, m[2 * i]);
+		archive_entry_set_filetype(e, AE_IFREG);
+		archive_entry_set_perm(e, 0644);
+		archive_entry_set_size(e, (la_int64_t)strlen(m[2 * i + 1]));
+		CHECK_EQ_INT(archive_write_header(a, e), ARCHIVE_OK);
+		archive_write_data(a, m[2 * i + 1], strlen(m[2 * i + 1]));
+		archive_entry_free(e);
+	}
+	archive_write_close(a);
+	archive_write_free(a);
+	return p;
+}
+
+/* Reads the current member whole through core_input_read. */
+static char *
+read_member(struct core_input *in)
+{
+	size_t len = 0, cap = 64;
+	char *buf = core_xmalloc(cap);
+	struct core_err err;
+	ssize_t n;
+
+	for (;;) {
+		if (cap - len < 7) {
+			cap *= 2;
+			buf = core_xrealloc(buf, cap);
+		}
+		/* Small reads on purpose: members span many calls. */
+		n = core_input_read(in, buf + len, 7, &err);
+		CHECK(n >= 0);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+static void
+test_plain_file_is_mapped(void)
+{
+	const char *m[] = { "x", "a,b\n1,2\n" };
+	char *p = path_of("plain.csv");
+	struct core_input *in;
+	struct core_err err;
+	size_t len;
+	const char *map;
+	char *got;
+	FILE *f = fopen(p, "w");
+
+	fputs(m[1], f);
+	fclose(f);
+	CHECK_EQ_INT(core_input_open(p, &in, &err), 0);
+	map = core_input_map(in, &len);
+	CHECK(map != NULL);
+	CHECK_EQ_MEM(map, len, m[1]);
+	got = read_member(in);
+	CHECK_EQ_STR(got, m[1]);
+	CHECK_EQ_STR(core_input_name(in), p);
+	CHECK_EQ_INT(core_input_next_member(in, &err), CORE_EOF);
+	free(got);
+	core_input_free(in);
+	free(p);
+}
+
+static void
+check_compressed(int filter, const char *name)
+{
+	const char *m[] = { "data", "id,name\n1,\"x,y\"\n2,z\n" };
+	char *p = make_file(name, filter, false, m, 1);
+	struct core_input *in;
+	struct core_err err;
+	size_t len;
+	char *got;
+
+	CHECK_EQ_INT(core_input_open(p, &in, &err), 0);
+	CHECK(core_input_map(in, &len) == NULL);
+	got = read_member(in);
+	CHECK_EQ_STR(got, m[1]);
+	CHECK_EQ_STR(core_input_name(in), p);
+	CHECK_EQ_INT(core_input_next_member(in, &err), CORE_EOF);
+	free(got);
+	core_input_free(in);
+	free(p);
+}
+
+static void
+test_compressed_by_content(void)
+{
+	/* Named .csv on purpose: the content decides. */
+	check_compressed(ARCHIVE_FILTER_GZIP, "gz.csv");
+	check_compressed(ARCHIVE_FILTER_BZIP2, "bz2.csv");
+	check_compressed(ARCHIVE_FILTER_XZ, "xz.csv");
+	check_compressed(ARCHIVE_FILTER_ZSTD, "zst.csv");
+}
+
+static void
+test_tar_members(void)
+{
+	const char *m[] = { "a.csv", "x\n1\n", "b.csv", "x\n2\n3\n" };
+	char *p = make_file("t.tar.gz", ARCHIVE_FILTER_GZIP, true, m, 2);
+	struct core_input *in;
+	struct core_err err;
+	char *got, want[256];
+
+	CHECK_EQ_INT(core_input_open(p, &in, &err), 0);
+	snprintf(want, sizeof(want), "%s:a.csv", p);
+	CHECK_EQ_STR(core_input_name(in), want);
+	got = read_member(in);
+	CHECK_EQ_STR(got, "x\n1\n");
+	free(got);
+	CHECK_EQ_INT(core_input_next_member(in, &err), 0);
+	snprintf(want, sizeof(want), "%s:b.csv", p);
+	CHECK_EQ_STR(core_input_name(in), want);
+	got = read_member(in);
+	CHECK_EQ_STR(got, "x\n2\n3\n");
+	free(got);
+	CHECK_EQ_INT(core_input_next_member(in, &err), CORE_EOF);
+	core_input_free(in);
+	free(p);
+}
+
+static void
+test_damaged_and_missing(void)
+{
+	const char *m[] = { "data", "hello, world, this is text\n" };
+	char *p = make_file("bad.gz", ARCHIVE_FILTER_GZIP, false, m, 1);
+	struct core_input *in;
+	struct core_err err;
+	struct stat st;
+	char buf[4096];
+	ssize_t n;
+	int fd;
+
+	/* Cut the gzip member short: reading must fail, not end early. */
+	stat(p, &st);
+	CHECK_EQ_INT(truncate(p, st.st_size - 6), 0);
+	/* Small inputs are found damaged already when opened. */
+	if (core_input_open(p, &in, &err) == 0) {
+		do
+			n = core_input_read(in, buf, sizeof(buf), &err);
+		while (n > 0);
+		CHECK(n < 0);
+		core_input_free(in);
+	}
+	CHECK_EQ_INT(err.code, CORE_EDATA);
+	CHECK(strstr(err.msg, "bad.gz") != NULL);
+	free(p);
+	p = path_of("missing.csv");
+	CHECK_EQ_INT(core_input_open(p, &in, &err), CORE_EIO);
+	CHECK(strstr(err.msg, "missing.csv: No such file") != NULL);
+	free(p);
+	/* An empty file is one empty member. */
+	p = path_of("empty.csv");
+	fd = open(p, O_CREAT | O_WRONLY, 0644);
+	close(fd);
+	CHECK_EQ_INT(core_input_open(p, &in, &err), 0);
+	CHECK_EQ_INT(core_input_read(in, buf, sizeof(buf), &err), 0);
+	core_input_free(in);
+	free(p);
+}
+
+static void
+test_atomic(void)
+{
+	char *p = path_of("out.txt");
+	struct core_atomic a;
+	struct core_err err;
+	char buf[64] = "";
+	FILE *f;
+
+	f = fopen(p, "w");
+	fputs("old\n", f);
+	fclose(f);
+	CHECK_EQ_INT(core_atomic_open(&a, p, &err), 0);
+	CHECK_EQ_INT(write(a.fd, "new\n", 4), 4);
+	core_atomic_abort(&a);
+	core_atomic_release(&a);
+	f = fopen(p, "r");
+	CHECK(fgets(buf, sizeof(buf), f) != NULL);
+	fclose(f);
+	CHECK_EQ_STR(buf, "old\n");
+	CHECK_EQ_INT(core_atomic_open(&a, p, &err), 0);
+	CHECK_EQ_INT(write(a.fd, "new\n", 4), 4);
+	CHECK_EQ_INT(core_atomic_commit(&a, &err), 0);
+	core_atomic_release(&a);
+	f = fopen(p, "r");
+	CHECK(fgets(buf, sizeof(buf), f) != NULL);
+	fclose(f);
+	CHECK_EQ_STR(buf, "new\n");
+	free(p);
+}
+
+static void
+test_output_and_tmpfile(void)
+{
+	struct core_output o;
+	struct core_err err;
+	char big[5000], back[6000];
+	int fd = core_tmpfile_open(dir, &err);
+
+	CHECK(fd >= 0);
+	memset(big, 'x', sizeof(big));
+	core_output_init(&o, fd, "tmp", 4096);
+	CHECK_EQ_INT(core_output_write(&o, "ab", 2, &err), 0);
+	CHECK_EQ_INT(core_output_write(&o, big, sizeof(big), &err), 0);
+	CHECK_EQ_INT(core_output_flush(&o, &err), 0);
+	CHECK_EQ_INT(o.nbytes, 5002);
+	CHECK_EQ_INT(pread(fd, back, sizeof(back), 0), 5002);
+	CHECK(back[0] == 'a' && back[1] == 'b' && back[5001] == 'x');
+	core_output_release(&o);
+	close(fd);
+	fd = open("/dev/full", O_WRONLY);
+	if (fd >= 0) {
+		core_output_init(&o, fd, "/dev/full", 0);
+		CHECK_EQ_INT(core_output_write(&o, "x", 1, &err), 0);
+		CHECK_EQ_INT(core_output_flush(&o, &err), CORE_EIO);
+		CHECK(strstr(err.msg, "write error on /dev/full") != NULL);
+		core_output_release(&o);
+		close(fd);
+	}
+	CHECK(core_tmpfile_open("/nonexistent/dir", &err) < 0);
+	CHECK(strstr(err.msg, "/nonexistent/dir") != NULL);
+}
+
+int
+main(void)
+{
+	char cmd[64];
+	int rc;
+
+	if (mkdtemp(dir) == NULL)
+		return 1;
+	RUN(test_plain_file_is_mapped);
+	RUN(test_compressed_by_content);
+	RUN(test_tar_members);
+	RUN(test_damaged_and_missing);
+	RUN(test_atomic);
+	RUN(test_output_and_tmpfile);
+	rc = unit_done();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		return 1;
+	return rc;
+}
