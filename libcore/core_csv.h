@@ -6,21 +6,91 @@
  * infers column types from a sample of the first input, then parses batch
  * after batch straight into column buffers.  The first input decides the
  * schema; every later input or tar member must have the same number of
- * columns (and, with a header, the same names), and its values must fit
- * the types.
+ * columns (and, with a header, its own header line with the same names),
+ * and its values must fit the types.
  *
- * NULL policy (documented in csv2col(1)): an empty unquoted field is NULL;
- * a quoted empty field ("") is the empty string in a string column and
- * NULL in other columns; a field equal to one of the --null strings
- * (compared before unquoting? see csv2col(1)) is NULL.
+ * Syntax: fields separated by one delimiter byte; rows end at LF, CR LF or
+ * a lone CR, or at the end of a member (the last line needs no
+ * terminator); a UTF-8 byte order mark at the start of a member is
+ * skipped.  A field starting with the quote byte is quoted: a doubled
+ * quote inside stands for one, delimiters and line breaks inside are data.
+ * A quote byte inside an unquoted field is data.  Text after a closing
+ * quote (other than a delimiter or line end) and a quote still open at
+ * the end of a member are errors.
+ *
+ * Blank lines (nothing between two line terminators) are skipped and not
+ * rows, except in a one-column file, where a blank line after the first
+ * row is a row whose one field is empty (so NULL).  Blank lines before the
+ * first row are always skipped.  Skipped lines still count in line numbers.
+ *
+ * Sniffing (delimiter -1 and/or quote -1): the first rows (at most 200,
+ * 256 KiB) are tokenized with each candidate (delimiters , ; TAB |;
+ * quotes " none ').  For each delimiter the quote with no syntax error and
+ * the largest share of rows having the most common field count wins; then
+ * the delimiter whose parse has more than one column, no syntax error, the
+ * largest share, the most columns.  Ties go to the earlier candidate, so
+ * plain data reads as comma-separated with " quoting.
+ *
+ * Header detection (header -1): the first row is a header when none of its
+ * fields reads as bool/number/date/timestamp, one is not empty, none holds
+ * NUL or invalid UTF-8.  When every column is text, the first row is
+ * also data if one of its values comes again further down its column in
+ * the sample.  So a file of text columns only is taken to have a header
+ * unless its first row looks like its data.  Sample rows that copy the
+ * whole first row (files concatenated with their headers) are left out
+ * of detection and inference, so such a copy inside the data is reported
+ * when it does not fit the types.  Header names: empty
+ * ones become cN (N the 1-based column), repeated ones get "_1", "_2" ...;
+ * without a header the names are c1, c2 ...  The column count comes from
+ * the first row; lines before it are not skipped (a preamble line makes
+ * the next row an error with its field count).
+ *
+ * Types (per column, over the sample, NULLs ignored): the first of bool
+ * (true/false in any case), int64, decimal(18,s) (plain digits with a '.',
+ * s = most fraction digits seen, integer + fraction digits <= 18, no
+ * exponent), float64, date, timestamp that every value parses as; string
+ * otherwise and for columns with no value in the sample.  int32 only by
+ * pinning.  The sample is the first sample_rows rows; for a mapped file
+ * bigger than a chunk, half of it comes from the start and half from 8
+ * points spread over the file.
+ *
+ * NULL policy: an empty unquoted field is NULL; a quoted empty field ("")
+ * is the empty string in a string column and NULL in other columns; an
+ * UNQUOTED field equal to one of opt->nulls is NULL in every column
+ * (quoted, it is the text itself).
  *
  * Errors: a value that does not fit its column, a row with the wrong
- * number of fields, an unterminated quote or invalid UTF-8 in a string
- * column fail with CORE_EDATA and the message
+ * number of fields, an unterminated quote, text after a closing quote or
+ * invalid UTF-8 in a string column fail with CORE_EDATA and the message
  *	"FILE:LINE:COL: what is wrong (the text)"
- * unless a rejects sink is set, in which case the whole row is written to
- * it (see core_csv_options.rejects) and parsing goes on until max_errors
- * is exceeded (CORE_ELIMIT).
+ * FILE is core_input_name(), LINE the 1-based physical line where the
+ * field starts, COL the 1-based field number (for a short row: its last
+ * field; for a long row: the first extra one).  The text is cut to about
+ * 60 bytes ("..."), with control bytes and invalid UTF-8 escaped (\n, \r,
+ * \t, \xNN).  The messages are
+ *	value does not fit column NAME of type TYPE (TEXT)
+ *	    [+ "; pin the type with --schema" when TYPE was inferred]
+ *	row has N fields, expected M (ROW TEXT)
+ *	unterminated quote (FIELD TEXT)
+ *	unexpected text after closing quote (FIELD TEXT)
+ *	invalid UTF-8 in column NAME (TEXT)
+ * A bad header of a later input is CORE_EDATA whatever the rejects sink.
+ *
+ * Rejects: with opt->rejects set, a bad row is not an error; one line per
+ * bad row is written to it:
+ *	LINE <TAB> FILE:LINE:COL: what is wrong (the text) <TAB> RAW <LF>
+ * RAW is the row's bytes exactly as in the input, without its line
+ * terminator (a quoted field may hold line breaks, so a record may span
+ * several lines of the rejects file).  Rows are never silently dropped:
+ * every row is either in a batch or in the rejects sink.  Once more than
+ * opt->max_errors rows have been rejected, next returns CORE_ELIMIT.
+ *
+ * Batches hold at most batch_rows rows.  A plain regular file is parsed in
+ * chunks of 4 MiB (cut at row boundaries), possibly on several threads; a
+ * batch never spans two chunks, so the batches are a function of the
+ * input bytes and options only -- the same for any thread count.
+ * Streamed input (pipes, compressed data, tar members) gives full batches
+ * except a member's last.
  */
 #ifndef CORE_CSV_H
 #define CORE_CSV_H
@@ -44,17 +114,22 @@ struct core_csv_options {
 	uint64_t sample_rows;	/* rows sampled for inference; 0 = default */
 	unsigned threads;	/* parser threads; 0 = number of cores */
 	struct core_output *rejects;	/* borrowed, or NULL = fail on first */
-	uint64_t max_errors;	/* with rejects: fail after this many */
+	uint64_t max_errors;	/* with rejects: CORE_ELIMIT once more than
+				   this many rows were rejected (default
+				   UINT64_MAX) */
 };
 
-/* Fills o with the defaults (sniff everything, no rejects). */
+/* Fills o with the defaults (sniff everything, batch_rows 8192,
+ * sample_rows 20480, threads 0, no rejects, max_errors UINT64_MAX). */
 void core_csv_options_init(struct core_csv_options *o);
 
 struct core_csv_reader;
 
 /* Opens the inputs and reads the sample; on success the schema is known.
- * paths/npaths are borrowed for the reader's life; npaths == 0 reads
- * stdin. */
+ * paths/npaths and opt's pointers are borrowed for the reader's life;
+ * npaths == 0 reads stdin.  Fails with CORE_EUSAGE (bad option, --schema
+ * naming no column), CORE_EIO, or CORE_EDATA (empty first input: no rows
+ * to take columns from; a bad header). */
 int core_csv_reader_new(const char *const *paths, size_t npaths,
     const struct core_csv_options *opt, struct core_csv_reader **out,
     struct core_err *err);
@@ -64,22 +139,24 @@ void core_csv_reader_free(struct core_csv_reader *r);	/* accepts NULL */
 const struct core_schema *core_csv_reader_schema(
     const struct core_csv_reader *r);
 
-/* Fills b (initialised with core_batch_init on the reader's schema; the
- * reader (re)allocates its buffers) with the next rows.  Returns 0 with
- * b->nrows > 0, CORE_EOF after the last row, or a negative code. */
+/* Fills b (initialised with core_batch_init on the reader's schema) with
+ * the next rows.  The reader swaps its own filled buffers into b and takes
+ * b's old ones for reuse, so no copy is made; b owns what it holds.
+ * Returns 0 with b->nrows > 0, CORE_EOF after the last row, or a negative
+ * code (then every later call returns the same). */
 int core_csv_reader_next(struct core_csv_reader *r, struct core_batch *b,
     struct core_err *err);
 
 struct core_csv_stats {
 	uint64_t rows;		/* data rows emitted */
-	uint64_t bytes;		/* input bytes parsed */
+	uint64_t bytes;		/* input bytes read (mapped or decompressed) */
 	uint64_t rejected;	/* rows sent to rejects */
 	uint64_t lines;		/* physical lines consumed */
 };
 void core_csv_reader_stats(const struct core_csv_reader *r,
     struct core_csv_stats *st);
 
-/* Dialect found by sniffing (for --stats / messages). */
+/* Dialect in use (given or sniffed); *quote is 0 for none. */
 void core_csv_reader_dialect(const struct core_csv_reader *r, int *delimiter,
     int *quote, bool *header);
 

@@ -1,19 +1,40 @@
 /*
  * core_fmt.h - text output formats for column batches (col2csv).
  *
- * CSV: RFC 4180; a field is quoted when it contains the delimiter, the
- *   quote, CR or LF, or starts/ends with a space, or is an empty string
- *   (so "" stays distinguishable from NULL, which is written as nothing).
- * TSV: fields never quoted; backslash escapes \t \n \r \\ in strings;
- *   NULL written as \N.
- * JSON Lines: one object per row, keys in column order; strict RFC 8259:
- *   NaN and +-Inf become null, control characters escaped, decimals as
- *   numbers with their scale, dates and timestamps as strings.
- * table: an aligned text table for people; column widths from the first
- *   batch (wider later values widen the column from then on), numbers
- *   right-aligned, NULL shown as NULL? (see col2csv(1)).
+ * Values are written in the canonical text forms of core_value.h (decimals
+ * with their scale, ISO dates, "YYYY-MM-DD HH:MM:SS[.ffffff]" timestamps,
+ * shortest round-trip floats, true/false).  Lines end with LF.
  *
- * The formatter writes to a struct core_output and reports its errors.
+ * CSV: RFC 4180 quoting with '"'; a string is quoted when it contains the
+ *   delimiter, the quote, CR or LF, or is empty (so "" stays
+ *   distinguishable from NULL, which is written as nothing), and nothing
+ *   else is quoted, so "csv2col x.csv | col2csv" reproduces a CSV already
+ *   in this form; quotes inside are doubled.  Other values are quoted
+ *   only if an unusual delimiter (not , ; TAB |) occurs in their text.
+ *   String bytes are written as stored.
+ * TSV: fields never quoted; backslash escapes \t \n \r \\ in strings
+ *   (and header names); NULL written as \N.
+ * JSON Lines: one object per row, keys in column order; strict RFC 8259:
+ *   NaN and +-Inf become null, '"', '\\' and control characters escaped
+ *   (\n \r \t \b \f, else \u00XX), valid UTF-8 kept as is and each
+ *   byte of invalid UTF-8 written as \ufffd; decimals as numbers with
+ *   their scale (24386.67), dates and timestamps as strings.  int64
+ *   values are exact even beyond 2^53.
+ * table: for people.  Columns separated by two blanks; a header, a rule of
+ *   dashes and a "(N rows)" footer, all three left out when the header is.
+ *   Numbers (int32, int64, float64, decimal) right-aligned, everything
+ *   else left-aligned, no trailing blanks.  NULL is shown as NULL (like a
+ *   string "NULL": use csv or jsonl to tell them apart).  In strings,
+ *   control characters are shown as \n \t \r or \xNN and bytes of
+ *   invalid UTF-8 as \xNN.  Widths count code points (an East Asian wide
+ *   character counts one) and come from the header and the first batch;
+ *   a later batch with wider values widens its columns from that batch on,
+ *   so nothing is ever truncated, but rows from then on no longer line up
+ *   with the rows above.
+ *
+ * The formatter writes to a struct core_output and reports its errors; it
+ * never flushes (the owner of the output does).  Strings of any length
+ * work with any output buffer of at least 256 bytes.
  */
 #ifndef CORE_FMT_H
 #define CORE_FMT_H
@@ -34,7 +55,7 @@ enum core_fmt_kind {
 struct core_fmt_options {
 	enum core_fmt_kind kind;
 	bool header;		/* CSV/TSV/table: write the header row */
-	int delimiter;		/* CSV only; default ',' */
+	int delimiter;		/* CSV only; 0 = ','; not '"', CR or LF */
 };
 
 struct core_fmt;

@@ -8,15 +8,33 @@
  * success and -1 when the text is not a valid value of the type (the
  * caller builds the message, with the place of the value).
  *
- * Canonical text forms (what the formatters write and parsers accept):
- *   bool       true / false   (parse also: t/f, yes/no, y/n, 1/0? no: see .c)
- *   int32/64   -?[0-9]+, no leading '+' on output, no leading zeros
- *   decimal    -?[0-9]+(.[0-9]{scale})?  exactly `scale` fraction digits
- *   float64    shortest text that round-trips (%.17g at worst); nan, inf,
- *              -inf
- *   date       YYYY-MM-DD (proleptic Gregorian, years 0001-9999)
- *   timestamp  YYYY-MM-DD HH:MM:SS[.ffffff] (UTC; fraction trimmed of
- *              trailing zeros to 3 or 6 digits)
+ * Canonical text forms (what the formatters write) and what the parsers
+ * accept besides:
+ *   bool       true / false; parse: any case, nothing else (not 1/0, t/f,
+ *              yes/no, so that CSV inference keeps 0/1 columns integers)
+ *   int32/64   -?[0-9]+ without leading zeros; parse: optional '+' or
+ *              '-', leading zeros, range checked (never wraps)
+ *   decimal    -?[0-9]+(.[0-9]{scale})?  exactly `scale` fraction digits;
+ *              parse: optional sign, "1." and ".5" accepted, no exponent,
+ *              never rounded (see core_parse_decimal)
+ *   float64    the shortest digits that read back to the same double, laid
+ *              out like ECMAScript's Number.prototype.toString: plain for
+ *              1e-6 <= |v| < 1e21 ("0.1", "100", "0.000001"), otherwise
+ *              "1e+21", "1.5e-7", "5e-324"; "-0" for negative zero; "nan",
+ *              "inf", "-inf".  Parse: [+-]?(digits[.[digits]]|.digits)
+ *              ([eE][+-]?digits)?, correctly rounded (any number of digits);
+ *              nan, inf, infinity in any case; a finite text whose value
+ *              overflows a double is rejected (never read as inf); one
+ *              that underflows reads as (signed) zero or a subnormal
+ *   date       YYYY-MM-DD (proleptic Gregorian, years 0001-9999, day of
+ *              month checked incl. leap years); exactly that on input
+ *   timestamp  YYYY-MM-DD HH:MM:SS[.ffffff] (UTC; six fraction digits
+ *              when the microseconds are not zero, none otherwise).
+ *              Parse: see core_parse_timestamp
+ * Day numbers and timestamps outside 0001-9999 (no parser produces them)
+ * are still written, with the year in ISO 8601 expanded form
+ * ("+10000-01-01", "-0001-...", "+0000-12-31"); they do not parse back.
+ * Nothing here depends on the locale.
  */
 #ifndef CORE_VALUE_H
 #define CORE_VALUE_H
@@ -32,17 +50,22 @@ int core_parse_int32(const char *s, size_t len, int32_t *out);
 int core_parse_int64(const char *s, size_t len, int64_t *out);
 int core_parse_float64(const char *s, size_t len, double *out);
 /* Exact: the text may have at most `scale` fraction digits (never rounded)
- * and at most precision - scale integer digits. */
+ * and at most precision - scale integer digits (leading zeros do not
+ * count: "0.05" fits decimal(2,2)).  Fails when precision > 18 or
+ * scale > precision. */
 int core_parse_decimal(const char *s, size_t len, uint8_t precision,
     uint8_t scale, int64_t *out);
 int core_parse_date(const char *s, size_t len, int32_t *out);
-/* Accepts 'T' or ' ' between date and time, an optional fraction of up to
- * 6 digits, and an optional "Z" or "+HH:MM"/"-HH:MM" offset (converted to
- * UTC). */
+/* Accepts "YYYY-MM-DD" alone (midnight), or date, 'T'/'t'/' ', HH:MM:SS
+ * (00:00:00-23:59:59), an optional fraction of 1 to 6 digits, and an
+ * optional "Z"/"z" or "+HH:MM"/"-HH:MM" offset (HH <= 23, MM <= 59;
+ * converted to UTC).  The UTC result must lie within 0001-01-01 ..
+ * 9999-12-31 so that it prints back in this form. */
 int core_parse_timestamp(const char *s, size_t len, int64_t *out);
 
 /* Formatters write into buf (>= CORE_VALUE_TEXT_MAX bytes), no NUL, and
- * return the length. */
+ * return the length (at most CORE_VALUE_TEXT_MAX for any input).  int32
+ * values go through core_format_int64. */
 size_t core_format_bool(uint8_t v, char *buf);
 size_t core_format_int64(int64_t v, char *buf);
 size_t core_format_decimal(int64_t v, uint8_t scale, char *buf);

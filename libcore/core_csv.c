@@ -1,0 +1,1096 @@
+/*
+ * core_csv.c - the CSV reader object: inputs and members, sampling,
+ * chunked and threaded parsing, ordered emission, rejects (see core_csv.h).
+ *
+ * Inputs are read member by member (a plain or compressed file is one
+ * member, a tar archive one per regular entry).  A member is either mapped
+ * (a plain regular file: all its bytes at once) or streamed into a buffer
+ * that holds at least one whole row.
+ *
+ * Mapped members are cut into chunks of about CSV_CHUNK_BYTES.  Chunk k
+ * nominally starts just after the first line terminator at or after
+ * data_start + k * CSV_CHUNK_BYTES (its "guess"); parsing a chunk runs from
+ * its start to the first step boundary at or after the next chunk's guess
+ * (core_csv_private.h).  The serial parse from the start of the data
+ * reaches every chunk's real start this way; a chunk parsed from a guess
+ * that turns out not to be that real start (the guess fell inside a quoted
+ * field holding a line break) is parsed again from the real start, by the
+ * consumer, before it is used.  So the rows, their line numbers and the
+ * batch boundaries (a batch never spans two chunks) depend only on the
+ * input bytes and the options, never on the number of threads: with N
+ * threads the chunks are parsed ahead by N workers, at most a window of
+ * chunks beyond the one being consumed, and handed out strictly in order.
+ *
+ * Line numbers: each chunk counts its physical lines; the consumer adds the
+ * lines of the chunks before it when it turns a chunk's bad-row records
+ * into messages or rejects lines, so errors name the right line whatever
+ * thread parsed the row.
+ *
+ * Streamed members are parsed by the caller's thread as the buffer fills;
+ * a batch there is always full (batch_rows rows) except the member's last.
+ * With more than one thread, a read-ahead thread reads (so decompresses)
+ * the member into a small ring of 1 MiB slots meanwhile.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core_alloc.h"
+#include "core_csv_private.h"
+#include "core_value.h"
+
+#define CSV_CHUNK_BYTES (4u << 20)
+#define CSV_STREAM_BUF (2u << 20)
+#define CSV_SAMPLE_MAX_BYTES (64u << 20)
+#define CSV_SAMPLE_POINTS 8
+
+/* A chunk of a mapped member and what parsing it produced. */
+struct csv_job {
+	size_t start, limit;	/* guessed start; next chunk's guess */
+	struct csv_result res;
+	int state;		/* JOB_TODO, JOB_RUNNING, JOB_DONE */
+};
+
+enum { JOB_TODO, JOB_RUNNING, JOB_DONE };
+
+/* Read-ahead of a streamed member: a thread reads (and so decompresses)
+ * into a ring of slots while the caller parses.  It lives for one member:
+ * core_input is only touched by it until it has seen the member's end. */
+#define RA_SLOTS 4
+#define RA_SLOT_BYTES (1u << 20)
+
+struct csv_readahead {
+	struct core_input *in;		/* borrowed */
+	pthread_t tid;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	char *slot[RA_SLOTS];		/* owned */
+	size_t len[RA_SLOTS];
+	size_t head, count;		/* ring: next to take, filled */
+	bool eof, stop;
+	int rc;				/* read failure, with err */
+	struct core_err err;
+	uint64_t nread;
+};
+
+struct csv_worker {
+	struct core_csv_reader *r;
+	pthread_t tid;
+	struct csv_parser ps;
+};
+
+struct core_csv_reader {
+	struct core_csv_options opt;
+	const char *const *paths;	/* borrowed */
+	size_t npaths, ipath;
+	struct core_input *in;		/* owned; current input */
+	const char *name;		/* core_input_name(in) */
+
+	struct core_schema *schema;	/* owned */
+	struct csv_conf conf;
+	bool header;
+	char **hnames;			/* owned; first input's header fields */
+
+	struct csv_pool *pool;		/* owned */
+	struct csv_parser ps;		/* the caller's thread's parser */
+	struct csv_result res;		/* stream results */
+	unsigned nthreads;		/* opt.threads, 0 resolved */
+	struct csv_readahead *ra;	/* owned; running for this member */
+
+	/* The current member. */
+	bool mapped;
+	const char *map;		/* borrowed from in */
+	size_t maplen;
+	char *sbuf;			/* owned stream buffer */
+	size_t slen, scap;
+	bool seof;
+	size_t pos;			/* next byte to parse (map or sbuf) */
+	uint64_t line_next;		/* physical line of the next row */
+	bool member_done;		/* everything parsed; drain then move */
+	struct csv_job *jobs;		/* owned; chunks of a mapped member */
+	size_t njobs, ijob, job_cap;
+	size_t prev_end;		/* real end of the chunk before ijob */
+
+	/* What is being handed out. */
+	struct csv_result *cur;		/* NULL when nothing */
+	uint64_t cur_base;		/* line number of cur's line 0 */
+	size_t rec_next;
+
+	/* Workers (threads > 1). */
+	struct csv_worker *workers;	/* owned */
+	unsigned nworkers;
+	pthread_mutex_t mu;
+	pthread_cond_t work_cv, done_cv;
+	size_t wnext;			/* next job a worker may take */
+	size_t window;			/* jobs ahead of ijob allowed */
+	bool quit;
+
+	int failed;			/* sticky error code */
+	struct core_err ferr;
+	bool eof;
+
+	struct core_csv_stats st;
+};
+
+void
+core_csv_options_init(struct core_csv_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->delimiter = -1;
+	o->quote = -1;
+	o->header = -1;
+	o->batch_rows = 8192;
+	o->sample_rows = 20480;
+	o->threads = 0;
+	o->max_errors = UINT64_MAX;
+}
+
+/* ---- errors ---- */
+
+static int
+fail(struct core_csv_reader *r, int code, struct core_err *err)
+{
+	r->failed = code;
+	if (err != NULL)
+		r->ferr = *err;
+	return code;
+}
+
+/* ---- stream buffer ---- */
+
+static void *
+ra_main(void *arg)
+{
+	struct csv_readahead *ra = arg;
+	struct core_err err;
+	size_t slot, got;
+	ssize_t n;
+	int rc = 0, old;
+
+	/* Cancellation (see ra_stop) only ever lands inside a read. */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	for (;;) {
+		pthread_mutex_lock(&ra->mu);
+		while (!ra->stop && ra->count == RA_SLOTS)
+			pthread_cond_wait(&ra->cv, &ra->mu);
+		if (ra->stop) {
+			pthread_mutex_unlock(&ra->mu);
+			return NULL;
+		}
+		slot = (ra->head + ra->count) % RA_SLOTS;
+		pthread_mutex_unlock(&ra->mu);
+		/* Fill the slot: fewer, larger hand-overs. */
+		got = 0;
+		memset(&err, 0, sizeof(err));
+		while (got < RA_SLOT_BYTES) {
+			pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
+			n = core_input_read(ra->in, ra->slot[slot] + got,
+			    RA_SLOT_BYTES - got, &err);
+			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+			if (n <= 0) {
+				rc = (int)n;
+				break;
+			}
+			got += (size_t)n;
+		}
+		pthread_mutex_lock(&ra->mu);
+		ra->len[slot] = got;
+		if (got > 0)
+			ra->count++;
+		ra->nread += got;
+		if (got < RA_SLOT_BYTES) {
+			ra->eof = true;
+			ra->rc = rc;
+			ra->err = err;
+		}
+		pthread_cond_broadcast(&ra->cv);
+		pthread_mutex_unlock(&ra->mu);
+		if (got < RA_SLOT_BYTES)
+			return NULL;
+	}
+}
+
+static void
+ra_stop(struct core_csv_reader *r)
+{
+	struct csv_readahead *ra = r->ra;
+	int i;
+
+	if (ra == NULL)
+		return;
+	pthread_mutex_lock(&ra->mu);
+	ra->stop = true;
+	pthread_cond_broadcast(&ra->cv);
+	/* Stopped before the end (an error further on): the thread may sit
+	 * in a read from a pipe whose writer never ends; cut it short. */
+	if (!ra->eof)
+		pthread_cancel(ra->tid);
+	pthread_mutex_unlock(&ra->mu);
+	pthread_join(ra->tid, NULL);
+	for (i = 0; i < RA_SLOTS; i++)
+		free(ra->slot[i]);
+	pthread_mutex_destroy(&ra->mu);
+	pthread_cond_destroy(&ra->cv);
+	free(ra);
+	r->ra = NULL;
+}
+
+static void
+ra_start(struct core_csv_reader *r)
+{
+	struct csv_readahead *ra = core_xcalloc(1, sizeof(*ra));
+	int i;
+
+	ra->in = r->in;
+	pthread_mutex_init(&ra->mu, NULL);
+	pthread_cond_init(&ra->cv, NULL);
+	for (i = 0; i < RA_SLOTS; i++)
+		ra->slot[i] = core_xmalloc(RA_SLOT_BYTES);
+	if (pthread_create(&ra->tid, NULL, ra_main, ra) != 0) {
+		/* Reading on the caller's thread is slower, not wrong. */
+		for (i = 0; i < RA_SLOTS; i++)
+			free(ra->slot[i]);
+		pthread_mutex_destroy(&ra->mu);
+		pthread_cond_destroy(&ra->cv);
+		free(ra);
+		return;
+	}
+	r->ra = ra;
+}
+
+/* Appends the next read-ahead slot to sbuf (room for it is there). */
+static ssize_t
+ra_take(struct core_csv_reader *r, char *dst, struct core_err *err)
+{
+	struct csv_readahead *ra = r->ra;
+	size_t len;
+
+	pthread_mutex_lock(&ra->mu);
+	while (ra->count == 0 && !ra->eof)
+		pthread_cond_wait(&ra->cv, &ra->mu);
+	if (ra->count == 0) {
+		int rc = ra->rc;
+
+		if (rc != 0 && err != NULL)
+			*err = ra->err;
+		pthread_mutex_unlock(&ra->mu);
+		return rc;
+	}
+	len = ra->len[ra->head];
+	pthread_mutex_unlock(&ra->mu);
+	memcpy(dst, ra->slot[ra->head], len);
+	pthread_mutex_lock(&ra->mu);
+	ra->head = (ra->head + 1) % RA_SLOTS;
+	ra->count--;
+	pthread_cond_broadcast(&ra->cv);
+	pthread_mutex_unlock(&ra->mu);
+	return (ssize_t)len;
+}
+
+/* Reads more of the current member into sbuf, keeping sbuf[pos..slen). */
+static int
+stream_fill(struct core_csv_reader *r, struct core_err *err)
+{
+	ssize_t n;
+
+	if (r->seof)
+		return 0;
+	if (r->pos > 0) {
+		memmove(r->sbuf, r->sbuf + r->pos, r->slen - r->pos);
+		r->slen -= r->pos;
+		r->pos = 0;
+	}
+	if (r->ra != NULL) {
+		/* A whole slot must fit. */
+		while (r->scap - r->slen < RA_SLOT_BYTES) {
+			r->scap = r->scap ? 2 * r->scap : CSV_STREAM_BUF;
+			r->sbuf = core_xrealloc(r->sbuf, r->scap);
+		}
+		n = ra_take(r, r->sbuf + r->slen, err);
+	} else {
+		if (r->slen == r->scap) {
+			r->scap = r->scap ? 2 * r->scap : CSV_STREAM_BUF;
+			r->sbuf = core_xrealloc(r->sbuf, r->scap);
+		}
+		n = core_input_read(r->in, r->sbuf + r->slen,
+		    r->scap - r->slen, err);
+	}
+	if (n < 0)
+		return (int)n;
+	if (n == 0)
+		r->seof = true;
+	r->slen += (size_t)n;
+	r->st.bytes += (size_t)n;
+	return 0;
+}
+
+/* Points the member view at the current member of r->in. */
+static void
+member_load(struct core_csv_reader *r)
+{
+	size_t len = 0;
+	const char *m = core_input_map(r->in, &len);
+
+	r->name = core_input_name(r->in);
+	r->mapped = m != NULL;
+	r->map = m;
+	r->maplen = len;
+	r->pos = 0;
+	r->slen = 0;
+	r->seof = false;
+	r->member_done = false;
+	if (r->mapped)
+		r->st.bytes += len;
+	else if (r->nthreads > 1)
+		ra_start(r);
+}
+
+static inline const char *
+view(const struct core_csv_reader *r, size_t *end, bool *at_eof)
+{
+	if (r->mapped) {
+		*end = r->maplen;
+		*at_eof = true;
+		return r->map;
+	}
+	*end = r->slen;
+	*at_eof = r->seof;
+	return r->sbuf;
+}
+
+/* ---- schema from the first input ---- */
+
+static char *
+column_name(struct core_schema *s, uint32_t upto, const char *want)
+{
+	size_t len = strlen(want) + 24;
+	char *name = core_xmalloc(len);
+	unsigned k = 1;
+	uint32_t j;
+
+	snprintf(name, len, "%s", want);
+	for (;;) {
+		for (j = 0; j < upto; j++)
+			if (strcmp(s->fields[j].name, name) == 0)
+				break;
+		if (j == upto)
+			return name;
+		snprintf(name, len, "%s_%u", want, k++);
+	}
+}
+
+static int
+build_schema(struct core_csv_reader *r, struct core_err *err)
+{
+	const struct core_csv_options *o = &r->opt;
+	struct csv_sample s;
+	struct csv_tok t;
+	size_t end, bom = 0, want, got, i, per, at, from, target;
+	unsigned long long hline = 1;
+	const char *buf;
+	bool eof;
+	int delim, quote, rc = 0;
+	uint32_t j;
+
+	memset(&s, 0, sizeof(s));
+	/* A stream: read enough for the sample (or all of it). */
+	if (!r->mapped) {
+		while (!r->seof && r->slen < (1u << 20))
+			if ((rc = stream_fill(r, err)) != 0)
+				return rc;
+	}
+	buf = view(r, &end, &eof);
+	if (end >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+		bom = 3;
+	delim = o->delimiter;
+	quote = o->quote < 0 ? -2 : o->quote == 0 ? -1 : o->quote;
+	if (delim < 0 || quote == -2)
+		csv_sniff(buf + bom, end - bom, eof, &delim, &quote);
+	r->conf.delim = delim;
+	r->conf.quote = quote;
+
+	want = o->sample_rows + 1;	/* + a header */
+	if (r->mapped && end > CSV_CHUNK_BYTES)
+		want = want / 2 + 1;
+	csv_tok_init(&t, delim, quote);
+	for (;;) {
+		buf = view(r, &end, &eof);
+		got = csv_sample_rows(&s, &t, buf, bom, end, eof, want, false);
+		if (got >= want || eof || r->slen >= CSV_SAMPLE_MAX_BYTES)
+			break;
+		/* Not enough rows in the buffer yet: read as much again and
+		 * take the sample anew (pos stays 0: nothing moves). */
+		csv_sample_release(&s);
+		target = 2 * r->slen;
+		while (!r->seof && r->slen < target)
+			if ((rc = stream_fill(r, err)) != 0)
+				goto out;
+	}
+	if (s.nrows == 0) {
+		rc = core_err_set(err, CORE_EDATA, "%s: no rows (empty input)",
+		    r->name);
+		goto out;
+	}
+	/* More rows from points further into a big mapped file, so a column
+	 * whose values change type late is seen (a row that does not fit
+	 * the first's shape ends a point's rows). */
+	if (r->mapped && end > CSV_CHUNK_BYTES && s.nrows >= want) {
+		per = (o->sample_rows / 2) / CSV_SAMPLE_POINTS + 1;
+		for (i = 1; i <= CSV_SAMPLE_POINTS; i++) {
+			at = (size_t)((double)end * i / (CSV_SAMPLE_POINTS + 1));
+			while (at < end && buf[at] != '\n' && buf[at] != '\r')
+				at++;
+			if (csv_skip_eol(buf, &at, end, true) != 1)
+				continue;
+			(void)csv_sample_rows(&s, &t, buf, at,
+			    at + CSV_CHUNK_BYTES < end ? at + CSV_CHUNK_BYTES :
+			    end, at + CSV_CHUNK_BYTES >= end, per, true);
+		}
+	}
+	csv_sample_drop_copies(&s);
+	r->header = o->header >= 0 ? o->header != 0 :
+	    csv_detect_header(&s, o->nulls, o->nnulls);
+	/* The header's line, for messages: after any blank lines. */
+	for (at = bom; csv_skip_eol(buf, &at, end, eof) == 1; hline++)
+		;
+
+	r->schema = core_schema_new(s.ncols);
+	r->conf.pinned = core_xcalloc(s.ncols ? s.ncols : 1, sizeof(bool));
+	if (r->header)
+		r->hnames = core_xcalloc(s.ncols, sizeof(char *));
+	for (j = 0; j < s.ncols; j++) {
+		struct core_coltype st = { CORE_TYPE_STRING, 0, 0 };
+		char def[32], *name;
+		const char *h;
+		size_t hl;
+
+		snprintf(def, sizeof(def), "c%u", j + 1);
+		if (r->header) {
+			h = s.text + s.off[j];
+			hl = s.len[j];
+			if (hl > 0 && (core_utf8_valid_prefix(h, hl) != hl ||
+			    memchr(h, '\0', hl) != NULL)) {
+				char ex[256];
+
+				csv_excerpt(ex, sizeof(ex), h, hl);
+				rc = core_err_set(err, CORE_EDATA,
+				    "%s:%llu:%u: invalid UTF-8 or NUL in header "
+				    "name (%s)", r->name, hline, j + 1, ex);
+				goto out;
+			}
+			r->hnames[j] = core_xstrndup(hl > 0 ? h : "", hl);
+			name = column_name(r->schema, j,
+			    hl > 0 ? r->hnames[j] : def);
+		} else {
+			name = column_name(r->schema, j, def);
+		}
+		core_schema_set(r->schema, j, name, st);
+		free(name);
+	}
+	if (o->schema != NULL) {
+		rc = csv_apply_pins(r->schema, r->conf.pinned, o->schema, err);
+		if (rc != 0)
+			goto out;
+	}
+	from = r->header ? 1 : 0;
+	for (j = 0; j < s.ncols; j++) {
+		if (r->conf.pinned[j])
+			continue;
+		r->schema->fields[j].type = csv_infer_column(&s, j, from,
+		    o->nulls, o->nnulls);
+	}
+out:
+	csv_tok_release(&t);
+	csv_sample_release(&s);
+	return rc;
+}
+
+/* ---- members ---- */
+
+static void jobs_setup(struct core_csv_reader *r);
+
+/* Skips a BOM, blank lines and (with a header) the header row of the
+ * member just loaded; checks the header of a later member. */
+static int
+member_begin(struct core_csv_reader *r, bool first, struct core_err *err)
+{
+	struct csv_tok *t = &r->ps.tok;
+	uint64_t lines = 0;
+	const char *buf;
+	size_t end, p, j;
+	bool eof;
+	int rc, k;
+
+	if (!r->mapped)
+		while (!r->seof && r->slen < 3)
+			if ((rc = stream_fill(r, err)) != 0)
+				return rc;
+	buf = view(r, &end, &eof);
+	if (end >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+		r->pos = 3;
+	for (;;) {
+		buf = view(r, &end, &eof);
+		p = r->pos;
+		if (p == end && !eof) {
+			if ((rc = stream_fill(r, err)) != 0)
+				return rc;
+			continue;
+		}
+		if (p == end)
+			break;
+		k = csv_skip_eol(buf, &p, end, eof);
+		if (k == 1) {
+			r->pos = p;
+			lines++;
+			continue;
+		}
+		if (k == 2) {
+			if ((rc = stream_fill(r, err)) != 0)
+				return rc;
+			continue;
+		}
+		if (!r->header)
+			break;
+		if (csv_tok_row(t, buf, &p, end, eof) == CSV_ROW_MORE) {
+			if ((rc = stream_fill(r, err)) != 0)
+				return rc;
+			continue;
+		}
+		if (t->syn != CSV_SYN_OK) {
+			char ex[256];
+			size_t raw = t->f[t->syn_field].raw;
+
+			csv_excerpt(ex, sizeof(ex), buf + r->pos + raw,
+			    t->row_end - r->pos - raw);
+			return core_err_set(err, CORE_EDATA,
+			    "%s:%llu:%zu: %s (%s)", r->name,
+			    (unsigned long long)(lines + 1 +
+			    csv_count_breaks(buf + r->pos, raw)),
+			    t->syn_field + 1, t->syn == CSV_SYN_UNTERMINATED ?
+			    "unterminated quote" :
+			    "unexpected text after closing quote", ex);
+		}
+		if (!first) {
+			char ex[256];
+
+			if (t->nf != r->conf.ncols) {
+				csv_excerpt(ex, sizeof(ex), buf + r->pos,
+				    t->row_end - r->pos);
+				return core_err_set(err, CORE_EDATA,
+				    "%s:%llu:1: header has %zu fields, the first "
+				    "input's %u (%s)", r->name,
+				    (unsigned long long)lines + 1, t->nf,
+				    r->conf.ncols, ex);
+			}
+			for (j = 0; j < t->nf; j++) {
+				if (strlen(r->hnames[j]) == t->f[j].len &&
+				    memcmp(r->hnames[j], t->f[j].p,
+				    t->f[j].len) == 0)
+					continue;
+				csv_excerpt(ex, sizeof(ex), t->f[j].p,
+				    t->f[j].len);
+				return core_err_set(err, CORE_EDATA,
+				    "%s:%llu:%zu: header name differs from the "
+				    "first input's '%s' (%s)", r->name,
+				    (unsigned long long)(lines + 1 +
+				    csv_count_breaks(buf + r->pos,
+				    t->f[j].raw)), j + 1, r->hnames[j], ex);
+			}
+		}
+		lines += 1 + t->nbreaks;
+		r->pos = p;
+		break;
+	}
+	r->line_next = 1 + lines;
+	r->st.lines += lines;
+	r->ps.line = lines;
+	r->ps.nrejected = 0;
+	r->cur = NULL;
+	if (r->mapped)
+		jobs_setup(r);
+	return 0;
+}
+
+/* Opens the next member or input; CORE_EOF after the last. */
+static int
+next_member(struct core_csv_reader *r, struct core_err *err)
+{
+	int rc;
+
+	ra_stop(r);
+	for (;;) {
+		rc = core_input_next_member(r->in, err);
+		if (rc == 0) {
+			member_load(r);
+			return member_begin(r, false, err);
+		}
+		if (rc < 0)
+			return rc;
+		core_input_free(r->in);
+		r->in = NULL;
+		if (++r->ipath >= r->npaths)
+			return CORE_EOF;
+		if ((rc = core_input_open(r->paths[r->ipath], &r->in, err)) != 0)
+			return rc;
+		member_load(r);
+		return member_begin(r, false, err);
+	}
+}
+
+/* ---- chunks and workers ---- */
+
+static void
+parse_job(struct csv_parser *ps, const char *map, size_t maplen,
+    size_t start, size_t limit, struct csv_result *res)
+{
+	size_t pos = start;
+
+	ps->line = 0;
+	ps->nrejected = 0;
+	res->start = start;
+	(void)csv_parse(ps, map, &pos, limit, maplen, true, res);
+	csv_parser_flush(ps, res);
+	res->end = pos;
+}
+
+static void *
+worker_main(void *arg)
+{
+	struct csv_worker *w = arg;
+	struct core_csv_reader *r = w->r;
+	struct csv_job *job;
+
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		while (!r->quit && !(r->wnext < r->njobs &&
+		    r->wnext < r->ijob + r->window))
+			pthread_cond_wait(&r->work_cv, &r->mu);
+		if (r->quit)
+			break;
+		job = &r->jobs[r->wnext++];
+		job->state = JOB_RUNNING;
+		pthread_mutex_unlock(&r->mu);
+		parse_job(&w->ps, r->map, r->maplen, job->start, job->limit,
+		    &job->res);
+		pthread_mutex_lock(&r->mu);
+		job->state = JOB_DONE;
+		pthread_cond_broadcast(&r->done_cv);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+static void
+workers_start(struct core_csv_reader *r, unsigned n)
+{
+	unsigned i;
+
+	r->workers = core_xcalloc(n, sizeof(*r->workers));
+	for (i = 0; i < n; i++) {
+		r->workers[i].r = r;
+		csv_parser_init(&r->workers[i].ps, &r->conf, r->pool);
+		if (pthread_create(&r->workers[i].tid, NULL, worker_main,
+		    &r->workers[i]) != 0) {
+			/* Fewer threads is slower, not wrong. */
+			csv_parser_release(&r->workers[i].ps);
+			break;
+		}
+	}
+	r->nworkers = i;
+}
+
+static void
+workers_stop(struct core_csv_reader *r)
+{
+	unsigned i;
+
+	if (r->workers == NULL)
+		return;
+	pthread_mutex_lock(&r->mu);
+	r->quit = true;
+	pthread_cond_broadcast(&r->work_cv);
+	pthread_mutex_unlock(&r->mu);
+	for (i = 0; i < r->nworkers; i++) {
+		pthread_join(r->workers[i].tid, NULL);
+		csv_parser_release(&r->workers[i].ps);
+	}
+	free(r->workers);
+	r->workers = NULL;
+	r->nworkers = 0;
+}
+
+/* Cuts the mapped member at r->pos.. into chunks and lets workers go. */
+static void
+jobs_setup(struct core_csv_reader *r)
+{
+	const char *buf = r->map;
+	size_t end = r->maplen, start = r->pos, t, g, n = 0, i;
+	unsigned threads;
+
+	for (i = 0; i < r->njobs; i++)
+		csv_result_clear(&r->jobs[i].res, r->pool);
+	for (t = start + CSV_CHUNK_BYTES;; t += CSV_CHUNK_BYTES) {
+		if (n == r->job_cap) {
+			size_t old = r->job_cap;
+
+			r->job_cap = r->job_cap ? 2 * r->job_cap : 16;
+			r->jobs = core_xreallocarray(r->jobs, r->job_cap,
+			    sizeof(*r->jobs));
+			for (i = old; i < r->job_cap; i++)
+				csv_result_init(&r->jobs[i].res);
+		}
+		r->jobs[n].start = start;
+		r->jobs[n].state = JOB_TODO;
+		if (t >= end) {
+			r->jobs[n++].limit = end;
+			break;
+		}
+		g = t;
+		while (g < end && buf[g] != '\n' && buf[g] != '\r')
+			g++;
+		if (g < end)
+			g += (buf[g] == '\r' && g + 1 < end &&
+			    buf[g + 1] == '\n') ? 2 : 1;
+		if (g >= end) {
+			r->jobs[n++].limit = end;
+			break;
+		}
+		r->jobs[n++].limit = g;
+		start = g;
+		if (t < g)
+			t = g;	/* a line longer than a chunk */
+	}
+	threads = r->nthreads;
+	pthread_mutex_lock(&r->mu);
+	r->njobs = n;
+	r->ijob = 0;
+	r->wnext = 0;
+	r->prev_end = r->pos;
+	if (threads > 1 && n > 1 && r->workers == NULL) {
+		pthread_mutex_unlock(&r->mu);
+		r->window = threads + 2;
+		workers_start(r, threads);
+		pthread_mutex_lock(&r->mu);
+	}
+	if (r->nworkers == 0)
+		r->wnext = n;	/* the consumer parses every chunk itself */
+	pthread_cond_broadcast(&r->work_cv);
+	pthread_mutex_unlock(&r->mu);
+}
+
+/* Makes the next chunk's result current. */
+static void
+map_produce(struct core_csv_reader *r)
+{
+	struct csv_job *job;
+	size_t k = r->ijob;
+
+	pthread_mutex_lock(&r->mu);
+	if (k > 0)
+		csv_result_clear(&r->jobs[k - 1].res, r->pool);
+	if (k == r->njobs) {
+		pthread_mutex_unlock(&r->mu);
+		r->member_done = true;
+		r->cur = NULL;
+		return;
+	}
+	job = &r->jobs[k];
+	/* Jobs up to k + window may run from now on. */
+	pthread_cond_broadcast(&r->work_cv);
+	if (job->state == JOB_TODO) {
+		/* No worker took it (or there are none): parse it here. */
+		job->state = JOB_RUNNING;
+		if (r->wnext <= k)
+			r->wnext = k + 1;
+		pthread_mutex_unlock(&r->mu);
+		job->start = r->prev_end;
+		parse_job(&r->ps, r->map, r->maplen, job->start, job->limit,
+		    &job->res);
+	} else {
+		while (job->state != JOB_DONE)
+			pthread_cond_wait(&r->done_cv, &r->mu);
+		pthread_mutex_unlock(&r->mu);
+		if (job->start != r->prev_end) {
+			/* The guess was inside a quoted field. */
+			csv_result_clear(&job->res, r->pool);
+			job->start = r->prev_end;
+			parse_job(&r->ps, r->map, r->maplen, job->start,
+			    job->limit, &job->res);
+		}
+	}
+	job->state = JOB_DONE;
+	r->prev_end = job->res.end;
+	r->cur = &job->res;
+	r->cur_base = r->line_next;
+	r->rec_next = 0;
+	r->line_next += job->res.nlines;
+	r->st.lines += job->res.nlines;
+	pthread_mutex_lock(&r->mu);
+	r->ijob = k + 1;
+	pthread_cond_broadcast(&r->work_cv);
+	pthread_mutex_unlock(&r->mu);
+}
+
+/* Parses more of a streamed member into r->res. */
+static int
+stream_produce(struct core_csv_reader *r, struct core_err *err)
+{
+	struct csv_result *res = &r->res;
+	int rc;
+
+	csv_result_clear(res, r->pool);
+	r->cur = res;
+	r->cur_base = 1;
+	r->rec_next = 0;
+	for (;;) {
+		rc = csv_parse(&r->ps, r->sbuf, &r->pos, r->slen, r->slen,
+		    r->seof, res);
+		if (rc == CSV_PARSE_STOP)
+			break;
+		if (r->seof && r->pos >= r->slen) {
+			csv_parser_flush(&r->ps, res);
+			r->member_done = true;
+			break;
+		}
+		if (res->nbatches > 0 || res->nrecs > 0)
+			break;
+		if ((rc = stream_fill(r, err)) != 0)
+			return rc;
+	}
+	r->st.lines += res->nlines;
+	return 0;
+}
+
+/* ---- handing out ---- */
+
+static int
+handle_rec(struct core_csv_reader *r, const struct csv_rec *rec,
+    struct core_err *err)
+{
+	const struct csv_result *res = r->cur;
+	unsigned long long line = r->cur_base + rec->line;
+	char head[64];
+	int rc, n;
+
+	if (r->opt.rejects == NULL)
+		return core_err_set(err, CORE_EDATA, "%s:%llu:%u: %.*s",
+		    r->name, line, rec->col, (int)rec->msg_len,
+		    res->arena + rec->msg_off);
+	n = snprintf(head, sizeof(head), "%llu\t", line);
+	if ((rc = core_output_write(r->opt.rejects, head, (size_t)n, err)) ||
+	    (rc = core_output_write(r->opt.rejects, r->name,
+	    strlen(r->name), err)))
+		return rc;
+	n = snprintf(head, sizeof(head), ":%llu:%u: ", line, rec->col);
+	if ((rc = core_output_write(r->opt.rejects, head, (size_t)n, err)) ||
+	    (rc = core_output_write(r->opt.rejects,
+	    res->arena + rec->msg_off, rec->msg_len, err)) ||
+	    (rc = core_output_write(r->opt.rejects, "\t", 1, err)) ||
+	    (rc = core_output_write(r->opt.rejects,
+	    res->arena + rec->raw_off, rec->raw_len, err)) ||
+	    (rc = core_output_write(r->opt.rejects, "\n", 1, err)))
+		return rc;
+	r->st.rejected++;
+	if (r->st.rejected > r->opt.max_errors)
+		return core_err_set(err, CORE_ELIMIT,
+		    "%s:%llu: more than %llu bad rows rejected", r->name,
+		    line, (unsigned long long)r->opt.max_errors);
+	return 0;
+}
+
+/* Hands out what r->cur holds: 0 with a batch in b, 1 when it is empty,
+ * or a negative code. */
+static int
+drain(struct core_csv_reader *r, struct core_batch *b, struct core_err *err)
+{
+	struct csv_result *res = r->cur;
+	struct core_batch *src;
+	struct core_column *cols;
+	int rc;
+
+	while (r->rec_next < res->nrecs) {
+		rc = handle_rec(r, &res->recs[r->rec_next++], err);
+		if (rc != 0)
+			return rc;
+	}
+	if (res->emitted == res->nbatches)
+		return 1;
+	src = &res->batches[res->emitted++];
+	if (b->cols == NULL || b->ncols != r->schema->ncols) {
+		core_batch_release(b);
+		core_batch_init(b, r->schema);
+	}
+	/* Swap buffers: the caller's old ones go back to the pool. */
+	cols = b->cols;
+	b->cols = src->cols;
+	src->cols = cols;
+	b->schema = r->schema;
+	b->nrows = src->nrows;
+	csv_pool_put(r->pool, src);
+	r->st.rows += b->nrows;
+	return 0;
+}
+
+/* ---- public ---- */
+
+int
+core_csv_reader_new(const char *const *paths, size_t npaths,
+    const struct core_csv_options *opt, struct core_csv_reader **out,
+    struct core_err *err)
+{
+	static const char *const stdin_path[] = { "-" };
+	struct core_csv_reader *r;
+	int rc;
+
+	*out = NULL;
+	if (opt->delimiter == '\n' || opt->delimiter == '\r' ||
+	    opt->delimiter == 0 || opt->delimiter > 255)
+		return core_err_set(err, CORE_EUSAGE,
+		    "the delimiter cannot be a line break or NUL");
+	if (opt->quote == '\n' || opt->quote == '\r' || opt->quote > 255 ||
+	    (opt->quote > 0 && opt->quote == opt->delimiter))
+		return core_err_set(err, CORE_EUSAGE,
+		    "the quote cannot be a line break or the delimiter");
+	r = core_xcalloc(1, sizeof(*r));
+	r->opt = *opt;
+	if (r->opt.batch_rows == 0)
+		r->opt.batch_rows = 8192;
+	if (r->opt.sample_rows == 0)
+		r->opt.sample_rows = 20480;
+	if (npaths == 0) {
+		paths = stdin_path;
+		npaths = 1;
+	}
+	r->nthreads = r->opt.threads;
+	if (r->nthreads == 0) {
+		long nc = sysconf(_SC_NPROCESSORS_ONLN);
+
+		r->nthreads = nc > 0 ? (unsigned)nc : 1;
+	}
+	r->paths = paths;
+	r->npaths = npaths;
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->work_cv, NULL);
+	pthread_cond_init(&r->done_cv, NULL);
+	if ((rc = core_input_open(paths[0], &r->in, err)) != 0)
+		goto bad;
+	member_load(r);
+	if ((rc = build_schema(r, err)) != 0)
+		goto bad;
+	r->conf.schema = r->schema;
+	r->conf.ncols = r->schema->ncols;
+	r->conf.nulls = r->opt.nulls;
+	r->conf.nnulls = r->opt.nnulls;
+	r->conf.batch_rows = r->opt.batch_rows;
+	r->conf.rejecting = r->opt.rejects != NULL;
+	r->conf.max_errors = r->opt.max_errors;
+	r->conf.skip_blank = r->conf.ncols > 1;
+	r->pool = csv_pool_new(r->schema);
+	csv_parser_init(&r->ps, &r->conf, r->pool);
+	csv_result_init(&r->res);
+	r->pos = 0;
+	if ((rc = member_begin(r, true, err)) != 0)
+		goto bad;
+	*out = r;
+	return 0;
+bad:
+	core_csv_reader_free(r);
+	return rc;
+}
+
+void
+core_csv_reader_free(struct core_csv_reader *r)
+{
+	size_t i;
+	uint32_t j;
+
+	if (r == NULL)
+		return;
+	workers_stop(r);
+	ra_stop(r);
+	for (i = 0; i < r->job_cap; i++)
+		csv_result_release(&r->jobs[i].res);
+	free(r->jobs);
+	csv_result_release(&r->res);
+	if (r->pool != NULL)
+		csv_parser_release(&r->ps);
+	csv_pool_free(r->pool);
+	if (r->hnames != NULL)
+		for (j = 0; j < r->schema->ncols; j++)
+			free(r->hnames[j]);
+	free(r->hnames);
+	free(r->conf.pinned);
+	core_schema_free(r->schema);
+	free(r->sbuf);
+	core_input_free(r->in);
+	pthread_mutex_destroy(&r->mu);
+	pthread_cond_destroy(&r->work_cv);
+	pthread_cond_destroy(&r->done_cv);
+	free(r);
+}
+
+const struct core_schema *
+core_csv_reader_schema(const struct core_csv_reader *r)
+{
+	return r->schema;
+}
+
+int
+core_csv_reader_next(struct core_csv_reader *r, struct core_batch *b,
+    struct core_err *err)
+{
+	int rc;
+
+	if (r->failed) {
+		if (err != NULL)
+			*err = r->ferr;
+		return r->failed;
+	}
+	if (r->eof)
+		return CORE_EOF;
+	for (;;) {
+		if (r->cur != NULL) {
+			rc = drain(r, b, err);
+			if (rc <= 0)
+				return rc < 0 ? fail(r, rc, err) : 0;
+			if (r->cur->stopped)
+				return fail(r, core_err_set(err,
+				    CORE_EINTERNAL, "%s: parser stopped "
+				    "without a reason", r->name), err);
+			r->cur = NULL;
+		}
+		if (r->member_done) {
+			rc = next_member(r, err);
+			if (rc == CORE_EOF) {
+				r->eof = true;
+				return CORE_EOF;
+			}
+			if (rc != 0)
+				return fail(r, rc, err);
+			continue;
+		}
+		if (r->mapped) {
+			map_produce(r);
+		} else if ((rc = stream_produce(r, err)) != 0) {
+			return fail(r, rc, err);
+		}
+	}
+}
+
+void
+core_csv_reader_stats(const struct core_csv_reader *r,
+    struct core_csv_stats *st)
+{
+	*st = r->st;
+}
+
+void
+core_csv_reader_dialect(const struct core_csv_reader *r, int *delimiter,
+    int *quote, bool *header)
+{
+	*delimiter = r->conf.delim;
+	*quote = r->conf.quote < 0 ? 0 : r->conf.quote;
+	*header = r->header;
+}

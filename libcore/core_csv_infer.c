@@ -1,0 +1,540 @@
+/*
+ * core_csv_infer.c - dialect sniffing, header detection, type inference
+ * and --schema pins for the CSV reader.
+ *
+ * Everything here works on the first input only, on a bounded sample, and
+ * before any row is parsed for real; none of it is on the hot path.
+ *
+ * Sniffing: every candidate (delimiter among , ; TAB |, quote among "
+ * none ', minus what the user fixed) tokenizes the first rows.  For each
+ * delimiter the quote is chosen first: no syntax error, then the largest
+ * share of rows with the most common field count.
+ * Between delimiters the best has more than one column, then no syntax
+ * error, the largest share, the most columns.  Ties go to the earlier
+ * candidate in the order above, so plain data without quotes reads as
+ * comma-separated with " quoting.
+ *
+ * Header: the first row is a header when none of its fields reads as a
+ * typed value (bool, number, date, timestamp), at least one is not empty,
+ * and none holds a NUL byte or invalid UTF-8; when every column is text,
+ * also none of its values may come again further down its column.  Copies
+ * of the whole first row (files concatenated with their headers) are left
+ * out of the sample first: as data they change no type, and as a header
+ * they are not data -- parsing then reports them if they do not fit.  That is also true of files whose every column is text: their
+ * first row is taken as a header, as most such files have one
+ * (--no-header overrides).
+ *
+ * Types: per column, the first of bool (true/false in any case), int64,
+ * decimal(18,s), float64, date, timestamp that every non-NULL sample value
+ * parses as; otherwise (or with no value at all) string.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core_alloc.h"
+#include "core_csv_private.h"
+#include "core_value.h"
+
+/* How much of the input sniffing looks at. */
+#define SNIFF_BYTES (256 * 1024)
+#define SNIFF_ROWS 200
+
+void
+csv_sample_release(struct csv_sample *s)
+{
+	free(s->off);
+	free(s->len);
+	free(s->flags);
+	free(s->text);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- sniffing ---- */
+
+struct sniff_score {
+	bool clean;		/* no syntax error */
+	bool multi;		/* more than one column */
+	size_t match, nrows;	/* rows with the modal count, rows seen */
+	size_t ncols;		/* modal field count */
+};
+
+static void
+sniff_one(const char *buf, size_t len, bool at_eof, int delim, int quote,
+    struct sniff_score *sc)
+{
+	size_t counts[SNIFF_ROWS], pos = 0, row, i, j, n, best, bestn;
+	struct csv_tok t;
+	int r;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->clean = true;
+	csv_tok_init(&t, delim, quote);
+	n = 0;
+	while (pos < len && n < SNIFF_ROWS) {
+		r = csv_skip_eol(buf, &pos, len, at_eof);
+		if (r == 1)
+			continue;
+		if (r != 0)
+			break;
+		row = pos;
+		if (csv_tok_row(&t, buf, &pos, len, at_eof) != CSV_ROW_OK) {
+			pos = row;
+			break;
+		}
+		if (t.syn != CSV_SYN_OK)
+			sc->clean = false;
+		counts[n++] = t.nf;
+	}
+	csv_tok_release(&t);
+	best = 0;
+	bestn = 0;
+	for (i = 0; i < n; i++) {
+		size_t c = 0;
+
+		for (j = 0; j < n; j++)
+			c += counts[j] == counts[i];
+		if (c > bestn || (c == bestn && counts[i] > best)) {
+			bestn = c;
+			best = counts[i];
+		}
+	}
+	sc->nrows = n;
+	sc->match = bestn;
+	sc->ncols = best;
+	sc->multi = best > 1;
+}
+
+static bool
+sniff_better(const struct sniff_score *a, const struct sniff_score *b)
+{
+	/* A broken quote somewhere must not turn a comma file into a
+	 * one-column file: columns first, then cleanliness. */
+	if (a->multi != b->multi)
+		return a->multi;
+	if (a->clean != b->clean)
+		return a->clean;
+	/* Share of consistent rows: a.match/a.nrows vs b.match/b.nrows. */
+	if (a->match * b->nrows != b->match * a->nrows)
+		return a->match * b->nrows > b->match * a->nrows;
+	return a->ncols > b->ncols;
+}
+
+/* Between quotes for one delimiter: no syntax error first, then the
+ * share of consistent rows (not more columns: quoting exists to make
+ * fewer fields of text holding delimiters). */
+static bool
+sniff_better_quote(const struct sniff_score *a, const struct sniff_score *b)
+{
+	if (a->clean != b->clean)
+		return a->clean;
+	return a->match * b->nrows > b->match * a->nrows;
+}
+
+void
+csv_sniff(const char *buf, size_t len, bool at_eof, int *delim, int *quote)
+{
+	static const int cand[] = { ',', ';', '\t', '|' };
+	/* None before ': a ' quote must earn its place. */
+	static const int quotes[] = { '"', -1, '\'' };
+	int delims[5], bd = ',', bq = '"', dq;
+	struct sniff_score best, dbest, sc;
+	size_t i, j, nd = 0;
+	bool have = false, dhave;
+
+	if (len > SNIFF_BYTES) {
+		len = SNIFF_BYTES;
+		at_eof = false;
+	}
+	if (*delim >= 0)
+		delims[nd++] = *delim;
+	else
+		for (i = 0; i < sizeof(cand) / sizeof(cand[0]); i++)
+			delims[nd++] = cand[i];
+	for (i = 0; i < nd; i++) {
+		/* The quote is chosen per delimiter first, so that a
+		 * quoting that explains the data (one quoted column holding
+		 * commas) is not beaten by the same delimiter unquoted. */
+		dhave = false;
+		dq = '"';
+		for (j = 0; j < sizeof(quotes) / sizeof(quotes[0]); j++) {
+			if (*quote != -2 && quotes[j] != *quote)
+				continue;
+			sniff_one(buf, len, at_eof, delims[i], quotes[j], &sc);
+			if (!dhave || sniff_better_quote(&sc, &dbest)) {
+				dbest = sc;
+				dq = quotes[j];
+				dhave = true;
+			}
+		}
+		if (dhave && (!have || sniff_better(&dbest, &best))) {
+			best = dbest;
+			bd = delims[i];
+			bq = dq;
+			have = true;
+		}
+	}
+	if (*delim < 0)
+		*delim = bd;
+	if (*quote == -2)
+		*quote = bq;
+}
+
+/* ---- the sample ---- */
+
+static void
+sample_push(struct csv_sample *s, const struct csv_tok *t)
+{
+	size_t base = s->nrows * s->ncols, need, j;
+
+	if ((s->nrows & (s->nrows - 1)) == 0) {
+		/* Grow at powers of two. */
+		size_t cap = s->nrows ? 2 * s->nrows : 1;
+
+		need = core_mul_size(cap, s->ncols ? s->ncols : 1);
+		s->off = core_xreallocarray(s->off, need, sizeof(*s->off));
+		s->len = core_xreallocarray(s->len, need, sizeof(*s->len));
+		s->flags = core_xreallocarray(s->flags, need, 1);
+	}
+	for (j = 0; j < s->ncols; j++) {
+		const struct csv_field *f = &t->f[j];
+
+		if (s->tcap - s->tlen < f->len) {
+			s->tcap = s->tlen + f->len > 2 * s->tcap ?
+			    s->tlen + f->len : 2 * s->tcap;
+			s->text = core_xrealloc(s->text, s->tcap);
+		}
+		if (f->len > 0)
+			memcpy(s->text + s->tlen, f->p, f->len);
+		s->off[base + j] = (uint32_t)s->tlen;
+		s->len[base + j] = f->len;
+		s->flags[base + j] = (uint8_t)(f->flags & CSV_F_QUOTED);
+		s->tlen += f->len;
+	}
+	s->nrows++;
+}
+
+size_t
+csv_sample_rows(struct csv_sample *s, struct csv_tok *t, const char *buf,
+    size_t pos, size_t end, bool at_eof, size_t max_rows, bool strict)
+{
+	size_t taken = 0, row;
+	int r;
+
+	while (pos < end && taken < max_rows) {
+		r = csv_skip_eol(buf, &pos, end, at_eof);
+		if (r == 1)
+			continue;
+		if (r != 0)
+			break;
+		row = pos;
+		if (csv_tok_row(t, buf, &pos, end, at_eof) != CSV_ROW_OK)
+			break;
+		/* The sample keeps at most 4 GiB of text (uint32 offsets);
+		 * far more than any sensible sample. */
+		if (s->tlen + (pos - row) > UINT32_MAX)
+			break;
+		if (s->nrows == 0 && s->ncols == 0)
+			s->ncols = (uint32_t)t->nf;
+		if (t->syn != CSV_SYN_OK || t->nf != s->ncols) {
+			if (strict)
+				break;
+			continue;
+		}
+		sample_push(s, t);
+		taken++;
+	}
+	return taken;
+}
+
+/* ---- types of values ---- */
+
+enum {
+	K_BOOL = 1,
+	K_INT = 2,
+	K_DEC = 4,
+	K_FLT = 8,
+	K_DATE = 16,
+	K_TS = 32,
+	K_ALL = 63,
+};
+
+struct dec_shape {
+	unsigned intd, fracd;	/* largest integer and fraction digits */
+	bool dot;		/* some value had a '.' */
+};
+
+/* Plain decimal text: [+-]digits[.digits], at least one digit, no
+ * exponent.  Counts significant integer digits and fraction digits. */
+static bool
+decimal_shape(const char *p, size_t len, struct dec_shape *d)
+{
+	size_t i = 0;
+	unsigned intd = 0, fracd = 0, digits = 0;
+	bool lead = true, dot = false;
+
+	if (i < len && (p[i] == '-' || p[i] == '+'))
+		i++;
+	for (; i < len && p[i] >= '0' && p[i] <= '9'; i++, digits++) {
+		if (lead && p[i] == '0')
+			continue;
+		lead = false;
+		intd++;
+	}
+	if (i < len && p[i] == '.') {
+		dot = true;
+		for (i++; i < len && p[i] >= '0' && p[i] <= '9'; i++)
+			fracd++, digits++;
+	}
+	if (i != len || digits == 0)
+		return false;
+	if (intd > d->intd)
+		d->intd = intd;
+	if (fracd > d->fracd)
+		d->fracd = fracd;
+	d->dot |= dot;
+	return true;
+}
+
+/* The kinds among cand that p[0..len) reads as. */
+static unsigned
+value_kinds(const char *p, size_t len, unsigned cand, struct dec_shape *d)
+{
+	unsigned k = 0;
+	int64_t i64;
+	int32_t i32;
+	double f;
+
+	if ((cand & K_BOOL) && ((len == 4 && strncasecmp(p, "true", 4) == 0) ||
+	    (len == 5 && strncasecmp(p, "false", 5) == 0)))
+		k |= K_BOOL;
+	if ((cand & K_INT) && core_parse_int64(p, len, &i64) == 0)
+		k |= K_INT;
+	if ((cand & K_DEC) && decimal_shape(p, len, d))
+		k |= K_DEC;
+	if ((cand & K_FLT) && core_parse_float64(p, len, &f) == 0)
+		k |= K_FLT;
+	if ((cand & K_DATE) && core_parse_date(p, len, &i32) == 0)
+		k |= K_DATE;
+	if ((cand & K_TS) && core_parse_timestamp(p, len, &i64) == 0)
+		k |= K_TS;
+	return k;
+}
+
+/* NULL for inference: empty, or a --null spelling when unquoted.  A
+ * quoted empty field is NULL in every typed column, so it does not
+ * constrain the type either. */
+static bool
+sample_is_null(const struct csv_sample *s, size_t idx,
+    const char *const *nulls, size_t nnulls)
+{
+	if (s->len[idx] == 0)
+		return true;
+	return !(s->flags[idx] & CSV_F_QUOTED) &&
+	    csv_is_null_string(s->text + s->off[idx], s->len[idx], nulls,
+	    nnulls);
+}
+
+struct core_coltype
+csv_infer_column(const struct csv_sample *s, uint32_t col, size_t from,
+    const char *const *nulls, size_t nnulls)
+{
+	struct core_coltype t = { CORE_TYPE_STRING, 0, 0 };
+	struct dec_shape d = { 0, 0, false };
+	unsigned cand = K_ALL;
+	size_t r, idx, nvalues = 0;
+	int64_t v;
+
+	for (r = from; r < s->nrows && cand != 0; r++) {
+		idx = r * s->ncols + col;
+		if (sample_is_null(s, idx, nulls, nnulls))
+			continue;
+		nvalues++;
+		cand &= value_kinds(s->text + s->off[idx], s->len[idx], cand,
+		    &d);
+	}
+	if (nvalues == 0 || cand == 0)
+		return t;
+	if (cand & K_BOOL) {
+		t.id = CORE_TYPE_BOOL;
+		return t;
+	}
+	if (cand & K_INT) {
+		t.id = CORE_TYPE_INT64;
+		return t;
+	}
+	if ((cand & K_DEC) && d.dot && d.intd + d.fracd <=
+	    CORE_DECIMAL_MAX_PRECISION) {
+		/* The shape check is ours; the parser that will read the
+		 * data must agree on every sampled value. */
+		for (r = from; r < s->nrows; r++) {
+			idx = r * s->ncols + col;
+			if (sample_is_null(s, idx, nulls, nnulls))
+				continue;
+			if (core_parse_decimal(s->text + s->off[idx],
+			    s->len[idx], CORE_DECIMAL_MAX_PRECISION,
+			    (uint8_t)d.fracd, &v) != 0)
+				break;
+		}
+		if (r == s->nrows) {
+			t.id = CORE_TYPE_DECIMAL;
+			t.precision = CORE_DECIMAL_MAX_PRECISION;
+			t.scale = (uint8_t)d.fracd;
+			return t;
+		}
+	}
+	if (cand & K_FLT)
+		t.id = CORE_TYPE_FLOAT64;
+	else if (cand & K_DATE)
+		t.id = CORE_TYPE_DATE;
+	else if (cand & K_TS)
+		t.id = CORE_TYPE_TIMESTAMP;
+	return t;
+}
+
+bool
+csv_detect_header(const struct csv_sample *s, const char *const *nulls,
+    size_t nnulls)
+{
+	struct dec_shape d = { 0, 0, false };
+	size_t nonempty = 0, r;
+	uint32_t j;
+
+	if (s->nrows == 0)
+		return false;
+	for (j = 0; j < s->ncols; j++) {
+		const char *p = s->text + s->off[j];
+
+		/* Names are C strings of UTF-8: such a row is data. */
+		if (s->len[j] > 0 && (memchr(p, '\0', s->len[j]) != NULL ||
+		    core_utf8_valid_prefix(p, s->len[j]) != s->len[j]))
+			return false;
+		if (sample_is_null(s, j, nulls, nnulls))
+			continue;
+		if (value_kinds(p, s->len[j], K_ALL, &d) != 0)
+			return false;
+		nonempty++;
+	}
+	if (nonempty == 0)
+		return false;
+	/* Text over typed data: names. */
+	for (j = 0; j < s->ncols; j++)
+		if (csv_infer_column(s, j, 1, nulls, nnulls).id !=
+		    CORE_TYPE_STRING)
+			return true;
+	/* All text: a first row that repeats a value found further down its
+	 * column is data ("1/1/2020" over more dates as text). */
+	for (r = 1; r < s->nrows; r++)
+		for (j = 0; j < s->ncols; j++) {
+			size_t idx = r * s->ncols + j;
+
+			if (s->len[j] > 0 && s->len[idx] == s->len[j] &&
+			    memcmp(s->text + s->off[idx], s->text + s->off[j],
+			    s->len[j]) == 0)
+				return false;
+		}
+	return true;
+}
+
+void
+csv_sample_drop_copies(struct csv_sample *s)
+{
+	size_t r, o = 1, n = s->ncols;
+	uint32_t j;
+
+	if (n < 2)
+		return;
+	for (r = 1; r < s->nrows; r++) {
+		for (j = 0; j < n; j++)
+			if (s->len[r * n + j] != s->len[j] || (s->len[j] > 0 &&
+			    memcmp(s->text + s->off[r * n + j],
+			    s->text + s->off[j], s->len[j]) != 0))
+				break;
+		if (j == n)
+			continue;
+		if (o != r) {
+			memmove(s->off + o * n, s->off + r * n,
+			    n * sizeof(*s->off));
+			memmove(s->len + o * n, s->len + r * n,
+			    n * sizeof(*s->len));
+			memmove(s->flags + o * n, s->flags + r * n, n);
+		}
+		o++;
+	}
+	s->nrows = o;
+}
+
+/* ---- --schema pins ---- */
+
+static void
+trim(const char **p, size_t *len)
+{
+	while (*len > 0 && (**p == ' ' || **p == '\t'))
+		(*p)++, (*len)--;
+	while (*len > 0 && ((*p)[*len - 1] == ' ' || (*p)[*len - 1] == '\t'))
+		(*len)--;
+}
+
+int
+csv_apply_pins(struct core_schema *schema, bool *pinned, const char *spec,
+    struct core_err *err)
+{
+	const char *p = spec, *item, *colon, *name, *type;
+	size_t ilen, nlen, tlen;
+	struct core_coltype t;
+	int depth, idx, rc;
+	char *cname;
+
+	while (*p != '\0') {
+		/* An item ends at a comma outside parentheses. */
+		item = p;
+		for (depth = 0; *p != '\0' && (*p != ',' || depth > 0); p++) {
+			if (*p == '(')
+				depth++;
+			else if (*p == ')' && depth > 0)
+				depth--;
+		}
+		ilen = (size_t)(p - item);
+		if (*p == ',')
+			p++;
+		trim(&item, &ilen);
+		if (ilen == 0)
+			continue;
+		colon = NULL;
+		for (size_t i = 0; i < ilen; i++)
+			if (item[i] == ':')
+				colon = item + i;
+		if (colon == NULL)
+			return core_err_set(err, CORE_EUSAGE,
+			    "schema: '%.*s' is not name:type", (int)ilen,
+			    item);
+		name = item;
+		nlen = (size_t)(colon - item);
+		type = colon + 1;
+		tlen = ilen - nlen - 1;
+		trim(&name, &nlen);
+		if ((rc = core_type_parse(type, tlen, &t, err)) != 0) {
+			core_err_prefix(err, "schema");
+			return rc;
+		}
+		cname = core_xstrndup(name, nlen);
+		idx = core_schema_find(schema, cname);
+		if (idx < 0) {
+			rc = core_err_set(err, CORE_EUSAGE,
+			    "schema: no column named '%s'", cname);
+			free(cname);
+			return rc;
+		}
+		if (pinned[idx]) {
+			rc = core_err_set(err, CORE_EUSAGE,
+			    "schema: column '%s' given twice", cname);
+			free(cname);
+			return rc;
+		}
+		pinned[idx] = true;
+		core_schema_set(schema, (uint32_t)idx, cname, t);
+		free(cname);
+	}
+	return 0;
+}

@@ -1,0 +1,245 @@
+/*
+ * core_csv_private.h - the pieces of the CSV reader shared by its files.
+ *
+ *   core_csv_parse.c   the row tokenizer and the row -> column converter
+ *                      (the hot loop), error records and their text
+ *   core_csv_infer.c   dialect sniffing, header detection, type inference,
+ *                      --schema pins
+ *   core_csv.c         the reader object: inputs and members, chunking,
+ *                      threads, ordered emission, rejects
+ *
+ * Only libcore/core_csv*.c include this header.
+ *
+ * Positions are byte offsets into one contiguous buffer (the mapped file,
+ * or the stream buffer); a "step boundary" is a position where the serial
+ * parser starts a row or a blank line.  Parsing from a step boundary up to
+ * a limit always stops at the first step boundary at or after the limit,
+ * which is what lets chunks be parsed independently and checked against
+ * each other (core_csv.c).
+ */
+#ifndef CORE_CSV_PRIVATE_H
+#define CORE_CSV_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core_col.h"
+#include "core_csv.h"
+#include "core_err.h"
+
+/* Field flags. */
+#define CSV_F_QUOTED	1u	/* the field was enclosed in quotes */
+#define CSV_F_SCRATCH	2u	/* value is in the scratch buffer (tokenizer
+				   internal; resolved before a row is
+				   returned) */
+
+/* One field of the row last tokenized.  p points into the input buffer,
+ * or into the tokenizer's scratch buffer for a quoted field that had
+ * doubled quotes; valid until the next call. */
+struct csv_field {
+	const char *p;
+	uint32_t len;
+	uint32_t flags;
+	size_t raw;		/* offset of the field's first byte (its
+				   opening quote, if any) from the row start */
+};
+
+/* Syntax errors the tokenizer finds in a row (the row is still delimited
+ * exactly, so parsing can go on with the next one). */
+enum csv_syntax {
+	CSV_SYN_OK = 0,
+	CSV_SYN_AFTER_QUOTE,	/* text between a closing quote and the
+				   next delimiter or line end */
+	CSV_SYN_UNTERMINATED,	/* end of input inside a quoted field */
+};
+
+/* Tokenizer results. */
+enum {
+	CSV_ROW_OK = 0,		/* a row was tokenized */
+	CSV_ROW_MORE = 1,	/* the row may go on past the end of the data
+				   that is there: read more, then retry */
+};
+
+struct csv_tok {
+	int delim;		/* field delimiter byte */
+	int quote;		/* quote byte, or -1 for none */
+	uint8_t stop_unq[256];	/* delimiter, CR, LF */
+	uint8_t stop_q[256];	/* quote, CR, LF */
+
+	struct csv_field *f;	/* owned; nf used, fcap allocated */
+	size_t nf, fcap;
+	char *scratch;		/* owned; unescaped quoted values */
+	size_t slen, scap;
+
+	/* About the row last tokenized. */
+	size_t row_end;		/* offset just past its last field (before
+				   the line terminator) */
+	uint64_t nbreaks;	/* line breaks inside its quoted fields */
+	enum csv_syntax syn;	/* first syntax error, or CSV_SYN_OK */
+	size_t syn_field;	/* field index of that error */
+};
+
+void csv_tok_init(struct csv_tok *t, int delim, int quote);
+void csv_tok_release(struct csv_tok *t);
+
+/* Tokenizes the row starting at buf[*pos] (which must be < end) into
+ * t->f; on CSV_ROW_OK, *pos is past its line terminator.  at_eof says that
+ * buf[end] is the end of the member, so a last line without terminator is
+ * a row; otherwise a row touching end is CSV_ROW_MORE and *pos is left. */
+int csv_tok_row(struct csv_tok *t, const char *buf, size_t *pos, size_t end,
+    bool at_eof);
+
+/* When buf[*pos] starts a line terminator, consumes it (CR LF, LF or CR)
+ * and returns 1; CSV_ROW_MORE (2) when a CR is the last byte and more may
+ * follow; 0 when *pos is not at a line terminator. */
+int csv_skip_eol(const char *buf, size_t *pos, size_t end, bool at_eof);
+
+/* Line breaks (CR LF, LF, CR) in p[0..len). */
+uint64_t csv_count_breaks(const char *p, size_t len);
+
+/* Writes a message-safe excerpt of p[0..len) into out (cap >= 16): at most
+ * about 60 bytes of text, control bytes and invalid UTF-8 as \n, \r, \t,
+ * \xNN, "..." when cut. */
+void csv_excerpt(char *out, size_t cap, const char *p, size_t len);
+
+/* ---- the parse of rows into batches ---- */
+
+/* What every parser of one reader shares, read-only once parsing starts. */
+struct csv_conf {
+	int delim, quote;		/* quote -1 = none */
+	const struct core_schema *schema;	/* borrowed */
+	uint32_t ncols;
+	bool *pinned;			/* owned; ncols; type came from --schema */
+	const char *const *nulls;	/* borrowed */
+	size_t nnulls;
+	uint32_t batch_rows;
+	bool rejecting;			/* rejects sink set: keep going */
+	uint64_t max_errors;
+	bool skip_blank;		/* blank lines are not rows (ncols > 1) */
+};
+
+/* One bad row: where, what, and (when rejecting) its bytes. */
+struct csv_rec {
+	uint64_t line;		/* physical line of the field, relative to the
+				   origin of the parser's line counter */
+	uint32_t col;		/* 1-based field number */
+	size_t msg_off, msg_len;	/* "what (text)" in the arena */
+	size_t raw_off, raw_len;	/* the raw row in the arena */
+};
+
+/* What parsing a stretch of input produced, consumed in order by the
+ * reader.  Owned buffers; reused from stretch to stretch. */
+struct csv_result {
+	struct core_batch *batches;	/* completed batches, in order */
+	size_t nbatches, batch_cap;
+	size_t emitted;			/* batches handed out so far */
+	struct csv_rec *recs;		/* bad rows, in order */
+	size_t nrecs, rec_cap;
+	char *arena;			/* texts of recs */
+	size_t alen, acap;
+	bool stopped;			/* parsing stopped on a bad row (no
+					   rejects, or too many) */
+	uint64_t nlines;		/* physical lines consumed */
+	uint64_t nrows;			/* rows put into batches */
+	size_t start, end;		/* stretch parsed: [start, end) */
+};
+
+struct csv_pool;
+
+void csv_result_init(struct csv_result *res);
+/* Keeps buffers; batches left in it go back to pool. */
+void csv_result_clear(struct csv_result *res, struct csv_pool *pool);
+void csv_result_release(struct csv_result *res);
+
+/* A free list of batches with buffers, shared by the parsers and the
+ * consumer of one reader (locked: parsers run on several threads). */
+struct csv_pool *csv_pool_new(const struct core_schema *schema);
+void csv_pool_free(struct csv_pool *p);
+void csv_pool_get(struct csv_pool *p, struct core_batch *out);
+void csv_pool_put(struct csv_pool *p, struct core_batch *b);
+
+/* One parsing thread's state. */
+struct csv_parser {
+	const struct csv_conf *conf;	/* borrowed */
+	struct csv_pool *pool;		/* borrowed */
+	struct csv_tok tok;
+	struct core_batch cur;		/* batch being filled (ncols 0 when
+					   none) */
+	size_t cur_raw;			/* raw row bytes put into cur, an
+					   upper bound of any string column's
+					   bytes */
+	uint64_t line;			/* lines before the next row */
+	uint64_t nrejected;		/* bad rows recorded since reset */
+};
+
+void csv_parser_init(struct csv_parser *ps, const struct csv_conf *conf,
+    struct csv_pool *pool);
+void csv_parser_release(struct csv_parser *ps);
+
+enum {
+	CSV_PARSE_DONE = 0,	/* reached limit (or the end at eof) */
+	CSV_PARSE_MORE = 1,	/* needs more data after buf[end] */
+	CSV_PARSE_STOP = 2,	/* stopped on a bad row (see res->stopped) */
+};
+
+/* Parses rows from buf[*pos] while *pos < limit (limit <= end), appending
+ * full batches and bad-row records to res. */
+int csv_parse(struct csv_parser *ps, const char *buf, size_t *pos,
+    size_t limit, size_t end, bool at_eof, struct csv_result *res);
+
+/* Moves the partly filled batch, if it has rows, to res. */
+void csv_parser_flush(struct csv_parser *ps, struct csv_result *res);
+
+/* Records a bad row in res (used by the reader for header problems too).
+ * what is the message text after "FILE:LINE:COL: ". */
+void csv_result_add(struct csv_result *res, uint64_t line, uint32_t col,
+    const char *what, const char *raw, size_t raw_len);
+
+/* ---- dialect, header, types (core_csv_infer.c) ---- */
+
+/* Sampled rows of the first input: ncols values each, copied. */
+struct csv_sample {
+	uint32_t ncols;
+	size_t nrows;		/* row 0 is the header candidate */
+	uint32_t *off, *len;	/* owned; nrows * ncols */
+	uint8_t *flags;		/* owned; nrows * ncols (CSV_F_QUOTED) */
+	char *text;		/* owned */
+	size_t tlen, tcap;
+};
+
+void csv_sample_release(struct csv_sample *s);
+
+/* Picks the delimiter when *delim is -1 and the quote when *quote is -2
+ * (-1 there means no quoting) from the first bytes of buf. */
+void csv_sniff(const char *buf, size_t len, bool at_eof, int *delim,
+    int *quote);
+
+/* Collects up to max_rows rows of buf[pos..end) into s (which fixes ncols
+ * from the first row when s->nrows == 0).  Returns the number of rows
+ * taken; stops early at a row with another field count when strict. */
+size_t csv_sample_rows(struct csv_sample *s, struct csv_tok *t,
+    const char *buf, size_t pos, size_t end, bool at_eof, size_t max_rows,
+    bool strict);
+
+/* Removes the rows that are copies of row 0 (when ncols > 1). */
+void csv_sample_drop_copies(struct csv_sample *s);
+
+/* true when row 0 of the sample looks like a header. */
+bool csv_detect_header(const struct csv_sample *s, const char *const *nulls,
+    size_t nnulls);
+
+/* Infers column col's type from sample rows [from, nrows). */
+struct core_coltype csv_infer_column(const struct csv_sample *s, uint32_t col,
+    size_t from, const char *const *nulls, size_t nnulls);
+
+/* Applies "name:type,..." pins to schema; pinned[i] set for each.
+ * CORE_EUSAGE on an unknown name, a bad type or a repeated name. */
+int csv_apply_pins(struct core_schema *schema, bool *pinned,
+    const char *spec, struct core_err *err);
+
+/* True when p[0..len) is one of the NULL spellings. */
+bool csv_is_null_string(const char *p, size_t len, const char *const *nulls,
+    size_t nnulls);
+
+#endif
