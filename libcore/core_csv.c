@@ -91,7 +91,7 @@ struct core_csv_reader {
 	struct core_schema *schema;	/* owned */
 	struct csv_conf conf;
 	bool header;
-	char **hnames;			/* owned; first input's header fields */
+	char **hnames;			/* owned; first input's header */
 
 	struct csv_pool *pool;		/* owned */
 	struct csv_parser ps;		/* the caller's thread's parser */
@@ -106,10 +106,10 @@ struct core_csv_reader {
 	char *sbuf;			/* owned stream buffer */
 	size_t slen, scap;
 	bool seof;
-	size_t pos;			/* next byte to parse (map or sbuf) */
+	size_t pos;			/* next byte to parse (map/sbuf) */
 	uint64_t line_next;		/* physical line of the next row */
-	bool member_done;		/* everything parsed; drain then move */
-	struct csv_job *jobs;		/* owned; chunks of a mapped member */
+	bool member_done;		/* all parsed: drain, then move on */
+	struct csv_job *jobs;		/* owned; chunks of the member */
 	size_t njobs, ijob, job_cap;
 	size_t prev_end;		/* real end of the chunk before ijob */
 
@@ -439,7 +439,8 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 	if (r->mapped && end > CSV_CHUNK_BYTES && s.nrows >= want) {
 		per = (o->sample_rows / 2) / CSV_SAMPLE_POINTS + 1;
 		for (i = 1; i <= CSV_SAMPLE_POINTS; i++) {
-			at = (size_t)((double)end * i / (CSV_SAMPLE_POINTS + 1));
+			at = (size_t)((double)end * (double)i /
+			    (CSV_SAMPLE_POINTS + 1));
 			while (at < end && buf[at] != '\n' && buf[at] != '\r')
 				at++;
 			if (csv_skip_eol(buf, &at, end, true) != 1)
@@ -476,8 +477,9 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 
 				csv_excerpt(ex, sizeof(ex), h, hl);
 				rc = core_err_set(err, CORE_EDATA,
-				    "%s:%llu:%u: invalid UTF-8 or NUL in header "
-				    "name (%s)", r->name, hline, j + 1, ex);
+				    "%s:%llu:%u: invalid UTF-8 or NUL in "
+				    "header name (%s)", r->name, hline, j + 1,
+				    ex);
 				goto out;
 			}
 			r->hnames[j] = core_xstrndup(hl > 0 ? h : "", hl);
@@ -579,8 +581,8 @@ member_begin(struct core_csv_reader *r, bool first, struct core_err *err)
 				csv_excerpt(ex, sizeof(ex), buf + r->pos,
 				    t->row_end - r->pos);
 				return core_err_set(err, CORE_EDATA,
-				    "%s:%llu:1: header has %zu fields, the first "
-				    "input's %u (%s)", r->name,
+				    "%s:%llu:1: header has %zu fields, the "
+				    "first input's %u (%s)", r->name,
 				    (unsigned long long)lines + 1, t->nf,
 				    r->conf.ncols, ex);
 			}
@@ -632,7 +634,8 @@ next_member(struct core_csv_reader *r, struct core_err *err)
 		r->in = NULL;
 		if (++r->ipath >= r->npaths)
 			return CORE_EOF;
-		if ((rc = core_input_open(r->paths[r->ipath], &r->in, err)) != 0)
+		rc = core_input_open(r->paths[r->ipath], &r->in, err);
+		if (rc != 0)
 			return rc;
 		member_load(r);
 		return member_begin(r, false, err);
@@ -775,7 +778,7 @@ jobs_setup(struct core_csv_reader *r)
 		pthread_mutex_lock(&r->mu);
 	}
 	if (r->nworkers == 0)
-		r->wnext = n;	/* the consumer parses every chunk itself */
+		r->wnext = n;	/* the consumer parses every chunk */
 	pthread_cond_broadcast(&r->work_cv);
 	pthread_mutex_unlock(&r->mu);
 }

@@ -24,12 +24,14 @@
  * first row are always skipped.  Skipped lines still count in line numbers.
  *
  * Sniffing (delimiter -1 and/or quote -1): the first rows (at most 200,
- * 256 KiB) are tokenized with each candidate (delimiters , ; TAB |;
- * quotes " none ').  For each delimiter the quote with no syntax error and
- * the largest share of rows having the most common field count wins; then
- * the delimiter whose parse has more than one column, no syntax error, the
- * largest share, the most columns.  Ties go to the earlier candidate, so
- * plain data reads as comma-separated with " quoting.
+ * 256 KiB) are tokenized with each candidate delimiter (, ; TAB |).  For
+ * each delimiter the quote is " when any field opens with ", even with
+ * broken quoting (reported as an error, never worked around by reading
+ * the file unquoted); else ' when fields open with ' and close cleanly;
+ * else " (then nothing is quoted).  Then the delimiter whose parse has
+ * more than one column, no syntax error, the largest share of rows with
+ * the most common field count, the most columns.  Ties go to the earlier
+ * candidate, so plain data reads as comma-separated with " quoting.
  *
  * Header detection (header -1): the first row is a header when none of its
  * fields reads as bool/number/date/timestamp, one is not empty, none holds
@@ -107,13 +109,13 @@ struct core_csv_options {
 	int delimiter;		/* byte, or -1 to sniff (, ; TAB |) */
 	int quote;		/* byte, 0 for none, or -1 to sniff (" ') */
 	int header;		/* 1 yes, 0 no, -1 detect */
-	const char *schema;	/* "name:type,..." pins (borrowed), or NULL */
+	const char *schema;	/* "name:type,..." pins (borrowed) or NULL */
 	const char *const *nulls;	/* extra NULL spellings (borrowed) */
 	size_t nnulls;
 	uint32_t batch_rows;	/* rows per batch; 0 = default */
-	uint64_t sample_rows;	/* rows sampled for inference; 0 = default */
+	uint64_t sample_rows;	/* rows to infer types from; 0: default */
 	unsigned threads;	/* parser threads; 0 = number of cores */
-	struct core_output *rejects;	/* borrowed, or NULL = fail on first */
+	struct core_output *rejects;	/* borrowed; NULL: fail on first */
 	uint64_t max_errors;	/* with rejects: CORE_ELIMIT once more than
 				   this many rows were rejected (default
 				   UINT64_MAX) */
@@ -149,7 +151,7 @@ int core_csv_reader_next(struct core_csv_reader *r, struct core_batch *b,
 
 struct core_csv_stats {
 	uint64_t rows;		/* data rows emitted */
-	uint64_t bytes;		/* input bytes read (mapped or decompressed) */
+	uint64_t bytes;		/* bytes read (mapped or decompressed) */
 	uint64_t rejected;	/* rows sent to rejects */
 	uint64_t lines;		/* physical lines consumed */
 };

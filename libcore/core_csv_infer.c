@@ -5,24 +5,26 @@
  * Everything here works on the first input only, on a bounded sample, and
  * before any row is parsed for real; none of it is on the hot path.
  *
- * Sniffing: every candidate (delimiter among , ; TAB |, quote among "
- * none ', minus what the user fixed) tokenizes the first rows.  For each
- * delimiter the quote is chosen first: no syntax error, then the largest
- * share of rows with the most common field count.
- * Between delimiters the best has more than one column, then no syntax
- * error, the largest share, the most columns.  Ties go to the earlier
- * candidate in the order above, so plain data without quotes reads as
- * comma-separated with " quoting.
+ * Sniffing: every candidate delimiter (, ; TAB |, unless the user fixed
+ * it) tokenizes the first rows.  For each delimiter the quote is chosen
+ * first: " when any field opens with it (even if that quoting is broken:
+ * a broken quote is an error to report, not a reason to read the file
+ * another way), else ' when fields open with it and close cleanly, else
+ * " (nothing is quoted, so " and none read the same).  Between delimiters
+ * the best has more than one column, then no syntax error, the largest
+ * share of rows with the most common field count, the most columns.  Ties
+ * go to the earlier candidate, so plain data reads as comma-separated
+ * with " quoting.
  *
  * Header: the first row is a header when none of its fields reads as a
  * typed value (bool, number, date, timestamp), at least one is not empty,
  * and none holds a NUL byte or invalid UTF-8; when every column is text,
- * also none of its values may come again further down its column.  Copies
- * of the whole first row (files concatenated with their headers) are left
- * out of the sample first: as data they change no type, and as a header
- * they are not data -- parsing then reports them if they do not fit.  That is also true of files whose every column is text: their
- * first row is taken as a header, as most such files have one
- * (--no-header overrides).
+ * also none of its values may come again further down its column.  So a
+ * file of text columns only is taken to have a header unless its first
+ * row looks like its data (--no-header overrides).  Copies of the whole
+ * first row (files concatenated with their headers) are left out of the
+ * sample first: as data they change no type, and as a header they are not
+ * data -- parsing then reports them where they do not fit.
  *
  * Types: per column, the first of bool (true/false in any case), int64,
  * decimal(18,s), float64, date, timestamp that every non-NULL sample value
@@ -58,6 +60,8 @@ struct sniff_score {
 	bool multi;		/* more than one column */
 	size_t match, nrows;	/* rows with the modal count, rows seen */
 	size_t ncols;		/* modal field count */
+	size_t quoted;		/* fields opened with the quote, including
+				   ones left open or closed badly */
 };
 
 static void
@@ -83,8 +87,12 @@ sniff_one(const char *buf, size_t len, bool at_eof, int delim, int quote,
 			pos = row;
 			break;
 		}
-		if (t.syn != CSV_SYN_OK)
+		if (t.syn != CSV_SYN_OK) {
 			sc->clean = false;
+			sc->quoted++;
+		}
+		for (i = 0; i < t.nf; i++)
+			sc->quoted += (t.f[i].flags & CSV_F_QUOTED) != 0;
 		counts[n++] = t.nf;
 	}
 	csv_tok_release(&t);
@@ -121,27 +129,14 @@ sniff_better(const struct sniff_score *a, const struct sniff_score *b)
 	return a->ncols > b->ncols;
 }
 
-/* Between quotes for one delimiter: no syntax error first, then the
- * share of consistent rows (not more columns: quoting exists to make
- * fewer fields of text holding delimiters). */
-static bool
-sniff_better_quote(const struct sniff_score *a, const struct sniff_score *b)
-{
-	if (a->clean != b->clean)
-		return a->clean;
-	return a->match * b->nrows > b->match * a->nrows;
-}
-
 void
 csv_sniff(const char *buf, size_t len, bool at_eof, int *delim, int *quote)
 {
 	static const int cand[] = { ',', ';', '\t', '|' };
-	/* None before ': a ' quote must earn its place. */
-	static const int quotes[] = { '"', -1, '\'' };
 	int delims[5], bd = ',', bq = '"', dq;
-	struct sniff_score best, dbest, sc;
-	size_t i, j, nd = 0;
-	bool have = false, dhave;
+	struct sniff_score best, dbest, sa;
+	size_t i, nd = 0;
+	bool have = false;
 
 	if (len > SNIFF_BYTES) {
 		len = SNIFF_BYTES;
@@ -153,22 +148,28 @@ csv_sniff(const char *buf, size_t len, bool at_eof, int *delim, int *quote)
 		for (i = 0; i < sizeof(cand) / sizeof(cand[0]); i++)
 			delims[nd++] = cand[i];
 	for (i = 0; i < nd; i++) {
-		/* The quote is chosen per delimiter first, so that a
-		 * quoting that explains the data (one quoted column holding
-		 * commas) is not beaten by the same delimiter unquoted. */
-		dhave = false;
-		dq = '"';
-		for (j = 0; j < sizeof(quotes) / sizeof(quotes[0]); j++) {
-			if (*quote != -2 && quotes[j] != *quote)
-				continue;
-			sniff_one(buf, len, at_eof, delims[i], quotes[j], &sc);
-			if (!dhave || sniff_better_quote(&sc, &dbest)) {
-				dbest = sc;
-				dq = quotes[j];
-				dhave = true;
+		/* The quote for this delimiter: " whenever a field opens
+		 * with it, even if the quoting is broken -- a broken quote
+		 * is an error to report, not a reason to read the file
+		 * another way; ' only when fields open with it, cleanly,
+		 * and none open with ".  Without either, nothing is quoted
+		 * and " (the RFC 4180 quote) is as good as none. */
+		if (*quote == -2 || *quote == '"') {
+			sniff_one(buf, len, at_eof, delims[i], '"', &dbest);
+			dq = '"';
+			if (*quote == -2 && dbest.quoted == 0) {
+				sniff_one(buf, len, at_eof, delims[i], '\'',
+				    &sa);
+				if (sa.quoted > 0 && sa.clean) {
+					dbest = sa;
+					dq = '\'';
+				}
 			}
+		} else {
+			sniff_one(buf, len, at_eof, delims[i], *quote, &dbest);
+			dq = *quote;
 		}
-		if (dhave && (!have || sniff_better(&dbest, &best))) {
+		if (!have || sniff_better(&dbest, &best)) {
 			best = dbest;
 			bd = delims[i];
 			bq = dq;

@@ -30,9 +30,9 @@
 
 /* Field flags. */
 #define CSV_F_QUOTED	1u	/* the field was enclosed in quotes */
-#define CSV_F_SCRATCH	2u	/* value is in the scratch buffer (tokenizer
-				   internal; resolved before a row is
-				   returned) */
+#define CSV_F_SCRATCH	2u	/* value is in the scratch buffer
+				   (tokenizer internal; resolved before a
+				   row is returned) */
 
 /* One field of the row last tokenized.  p points into the input buffer,
  * or into the tokenizer's scratch buffer for a quoted field that had
@@ -73,8 +73,8 @@ struct csv_tok {
 	size_t slen, scap;
 
 	/* About the row last tokenized. */
-	size_t row_end;		/* offset just past its last field (before
-				   the line terminator) */
+	size_t row_end;		/* offset just past its last field
+				   (before the line terminator) */
 	uint64_t nbreaks;	/* line breaks inside its quoted fields */
 	enum csv_syntax syn;	/* first syntax error, or CSV_SYN_OK */
 	size_t syn_field;	/* field index of that error */
@@ -110,19 +110,20 @@ struct csv_conf {
 	int delim, quote;		/* quote -1 = none */
 	const struct core_schema *schema;	/* borrowed */
 	uint32_t ncols;
-	bool *pinned;			/* owned; ncols; type came from --schema */
+	bool *pinned;			/* owned; ncols; from --schema */
 	const char *const *nulls;	/* borrowed */
 	size_t nnulls;
 	uint32_t batch_rows;
-	bool rejecting;			/* rejects sink set: keep going */
+	bool rejecting;			/* rejects sink set: go on */
 	uint64_t max_errors;
-	bool skip_blank;		/* blank lines are not rows (ncols > 1) */
+	bool skip_blank;		/* blank lines are no rows (ncols>1) */
 };
 
 /* One bad row: where, what, and (when rejecting) its bytes. */
 struct csv_rec {
-	uint64_t line;		/* physical line of the field, relative to the
-				   origin of the parser's line counter */
+	uint64_t line;		/* physical line of the field, relative
+				   to the origin of the parser's line
+				   counter */
 	uint32_t col;		/* 1-based field number */
 	size_t msg_off, msg_len;	/* "what (text)" in the arena */
 	size_t raw_off, raw_len;	/* the raw row in the arena */
@@ -164,8 +165,8 @@ struct csv_parser {
 	const struct csv_conf *conf;	/* borrowed */
 	struct csv_pool *pool;		/* borrowed */
 	struct csv_tok tok;
-	struct core_batch cur;		/* batch being filled (ncols 0 when
-					   none) */
+	struct core_batch cur;		/* batch being filled (cols NULL
+					   when none) */
 	size_t cur_raw;			/* raw row bytes put into cur, an
 					   upper bound of any string column's
 					   bytes */
@@ -184,15 +185,16 @@ enum {
 };
 
 /* Parses rows from buf[*pos] while *pos < limit (limit <= end), appending
- * full batches and bad-row records to res. */
+ * full batches and bad-row records to res; returns a CSV_PARSE_ code.  A
+ * row that starts before limit is parsed to its end, past limit. */
 int csv_parse(struct csv_parser *ps, const char *buf, size_t *pos,
     size_t limit, size_t end, bool at_eof, struct csv_result *res);
 
 /* Moves the partly filled batch, if it has rows, to res. */
 void csv_parser_flush(struct csv_parser *ps, struct csv_result *res);
 
-/* Records a bad row in res (used by the reader for header problems too).
- * what is the message text after "FILE:LINE:COL: ". */
+/* Records a bad row in res; what is the message text that will follow
+ * "FILE:LINE:COL: ". */
 void csv_result_add(struct csv_result *res, uint64_t line, uint32_t col,
     const char *what, const char *raw, size_t raw_len);
 

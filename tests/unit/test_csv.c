@@ -821,9 +821,21 @@ test_sniff(void)
 	CHECK_EQ_INT(r.delim, ',');
 	CHECK_EQ_INT(r.quote, '"');
 	run_free(&r);
-	/* A quote that never closes properly: no quoting. */
+	/* A quote that never closes properly is reported, not read around
+	 * by sniffing the file as unquoted (-q none does that). */
 	run_text("size,n\n\"5 in,1\n\"3 in,2\n", &o, &r);
-	CHECK_EQ_INT(r.quote, 0);
+	CHECK_EQ_INT(r.quote, '"');
+	CHECK_EQ_INT(r.rc, CORE_EDATA);
+	run_free(&r);
+	o.quote = 0;
+	run_text("size,n\n\"5 in,1\n\"3 in,2\n", &o, &r);
+	CHECK_EQ_INT(r.rc, CORE_EOF);
+	CHECK_EQ_STR(r.schema, "size:string,n:int64");
+	run_free(&r);
+	o.quote = -1;
+	/* A ' that opens fields but does not close them is not a quote. */
+	run_text("a,b\n'x,1\n'y,2\n", &o, &r);
+	CHECK_EQ_INT(r.quote, '"');
 	CHECK_EQ_INT(r.rc, CORE_EOF);
 	run_free(&r);
 	/* Quoting that explains delimiters inside beats more columns. */
