@@ -201,7 +201,9 @@ sample_push(struct csv_sample *s, const struct csv_tok *t)
 	for (j = 0; j < s->ncols; j++) {
 		const struct csv_field *f = &t->f[j];
 
-		if (s->tcap - s->tlen < f->len) {
+		/* text is never NULL once a row is in, even if every
+		 * field so far was empty: readers add offsets to it. */
+		if (s->tcap - s->tlen < f->len || s->text == NULL) {
 			s->tcap = s->tlen + f->len > 2 * s->tcap ?
 			    s->tlen + f->len : 2 * s->tcap;
 			s->text = core_xrealloc(s->text, s->tcap);

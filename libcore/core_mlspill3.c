@@ -449,7 +449,8 @@ ensure(struct core_mlspill3_reader *r, size_t n, struct core_err *err)
 			ncap *= 2;
 		unsigned char *nb = core_xmalloc_aligned(ncap);
 
-		memcpy(nb, r->buf, r->end);
+		if (r->end > 0)
+			memcpy(nb, r->buf, r->end);
 		core_free_aligned(r->buf);
 		r->buf = nb;
 		r->cap = ncap;
