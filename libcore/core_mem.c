@@ -1,0 +1,97 @@
+/*
+ * core_mem.c - memory budgets (see core_mem.h).
+ *
+ * Invariant: used <= limit after every successful try_charge; only
+ * core_mem_charge may push used past limit, and then available() is 0
+ * until releases bring it back.  peak >= used always.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "core_mem.h"
+
+void
+core_mem_init(struct core_mem *m, uint64_t limit)
+{
+	m->limit = limit;
+	m->used = 0;
+	m->peak = 0;
+}
+
+int
+core_mem_try_charge(struct core_mem *m, uint64_t n)
+{
+	if (n > m->limit || m->used > m->limit - n)
+		return CORE_ELIMIT;
+	m->used += n;
+	if (m->used > m->peak)
+		m->peak = m->used;
+	return 0;
+}
+
+void
+core_mem_charge(struct core_mem *m, uint64_t n)
+{
+	m->used = n > UINT64_MAX - m->used ? UINT64_MAX : m->used + n;
+	if (m->used > m->peak)
+		m->peak = m->used;
+}
+
+void
+core_mem_release(struct core_mem *m, uint64_t n)
+{
+	/* Releasing more than was charged is a bug in the caller. */
+	m->used = n > m->used ? 0 : m->used - n;
+}
+
+uint64_t
+core_mem_available(const struct core_mem *m)
+{
+	return m->used >= m->limit ? 0 : m->limit - m->used;
+}
+
+/* MemAvailable from /proc/meminfo in bytes, or 0 when unknown. */
+static uint64_t
+mem_available(void)
+{
+	char line[256];
+	unsigned long long kb;
+	uint64_t r = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+			r = (uint64_t)kb * 1024;
+			break;
+		}
+	fclose(f);
+	return r;
+}
+
+uint64_t
+core_mem_default_limit(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+	uint64_t total = pages > 0 && psize > 0 ?
+	    (uint64_t)pages * (uint64_t)psize : 0;
+	uint64_t size = mem_available();
+	struct rlimit rl;
+
+	if (size < total / 8)
+		size = total / 8;
+	if (total > 0 && size > total / 4 * 3)
+		size = total / 4 * 3;
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    size > rl.rlim_cur / 2)
+		size = rl.rlim_cur / 2;
+	if (getrlimit(RLIMIT_DATA, &rl) == 0 &&
+	    rl.rlim_cur != RLIM_INFINITY && size > rl.rlim_cur / 2)
+		size = rl.rlim_cur / 2;
+	if (size < ((uint64_t)8 << 20))
+		size = (uint64_t)8 << 20;
+	return size;
+}
