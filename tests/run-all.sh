@@ -2,13 +2,14 @@
 # run-all.sh - runs colpipe's test suites and sums their TAP.
 #
 #   MODE=release BUILD=build/release tests/run-all.sh
-#   SUITES="unit cli" tests/run-all.sh       (default: unit cli corpus oracle)
+#   SUITES="unit cli" tests/run-all.sh  (default: unit fuzz cli corpus oracle)
 #
 # Suites:
 #   unit    every executable $BUILD/tests/test_* (each prints TAP)
+#   fuzz    every fuzz target $BUILD/tests/fuzz_* replaying its corpus
 #   cli     bats --tap tests/cli, with $BUILD/bin first on PATH
 #   corpus  tests/corpus/run.sh: every CSV of the shared corpora
-#   oracle  tests/oracle/tpch.sh: TPC-H and random data against DuckDB
+#   oracle  every tests/oracle/*.sh: TPC-H and random data against DuckDB
 #
 # Counting: an "ok" line passes, an "ok ... # skip" line (and a "1..0 # skip"
 # plan) is skipped, a "not ok" line fails.  A suite that times out, exits
@@ -27,7 +28,7 @@ case $BUILD in
 *) BUILD=$top/$BUILD ;;
 esac
 export MODE BUILD
-SUITES=${SUITES:-unit cli corpus oracle}
+SUITES=${SUITES:-unit fuzz cli corpus oracle}
 
 # Per-suite time limits in seconds.  ASan runs everything about three times
 # slower, so its limits are wider; the oracle drops its heavy parts there.
@@ -150,10 +151,32 @@ for suite in $SUITES; do
 		run_suite corpus "$t_corpus" "$top/tests/corpus/run.sh"
 		;;
 	oracle)
-		run_suite oracle "$t_oracle" "$top/tests/oracle/tpch.sh"
+		# Every tests/oracle/*.sh is a suite of its own.
+		for t in "$top"/tests/oracle/*.sh; do
+			[ -f "$t" ] || continue
+			name=${t##*/}
+			run_suite "oracle/${name%.sh}" "$t_oracle" "$t"
+		done
+		;;
+	fuzz)
+		# Replays each fuzz target's corpus (tests/fuzz/README): a
+		# crash or sanitizer report is a failure.
+		found=0
+		for t in "$BUILD"/tests/fuzz_*; do
+			[ -f "$t" ] && [ -x "$t" ] || continue
+			found=1
+			name=${t##*/}
+			run_suite "fuzz/${name#fuzz_}" "$t_unit" \
+			    "$top/tests/fuzz/replay.sh" "$t" \
+			    "$top/tests/fuzz/corpus/${name#fuzz_}"
+		done
+		if [ $found -eq 0 ]; then
+			echo "fuzz: no fuzz targets under $BUILD/tests"
+			total_fail=$((total_fail + 1))
+		fi
 		;;
 	*)
-		echo "run-all: unknown suite '$suite' (unit cli corpus oracle)"
+		echo "run-all: unknown suite '$suite' (unit cli fuzz corpus oracle)"
 		total_fail=$((total_fail + 1))
 		;;
 	esac
