@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "core_alloc.h"
@@ -112,6 +113,8 @@ struct core_csv_reader {
 	struct csv_job *jobs;		/* owned; chunks of the member */
 	size_t njobs, ijob, job_cap;
 	size_t prev_end;		/* real end of the chunk before ijob */
+	size_t dropped;			/* map bytes before this are given
+					   back to the kernel */
 
 	/* What is being handed out. */
 	struct csv_result *cur;		/* NULL when nothing */
@@ -337,6 +340,7 @@ member_load(struct core_csv_reader *r)
 	r->mapped = m != NULL;
 	r->map = m;
 	r->maplen = len;
+	r->dropped = 0;
 	r->pos = 0;
 	r->slen = 0;
 	r->seof = false;
@@ -788,8 +792,19 @@ static void
 map_produce(struct core_csv_reader *r)
 {
 	struct csv_job *job;
-	size_t k = r->ijob;
+	size_t k = r->ijob, upto;
 
+	/* Nothing before prev_end is read again (a re-parse starts there,
+	 * workers parse beyond it, and batches hold copies), so its pages
+	 * leave the resident set: a huge file costs a few chunks of RSS,
+	 * not its size, which matters where mapped pages count against a
+	 * memory limit. */
+	upto = r->prev_end & ~(size_t)(sysconf(_SC_PAGESIZE) - 1);
+	if (r->mapped && upto > r->dropped) {
+		(void)madvise((char *)r->map + r->dropped, upto - r->dropped,
+		    MADV_DONTNEED);
+		r->dropped = upto;
+	}
 	pthread_mutex_lock(&r->mu);
 	if (k > 0)
 		csv_result_clear(&r->jobs[k - 1].res, r->pool);

@@ -233,8 +233,11 @@ core_input_open(const char *path, struct core_input **out,
 				*out = in;
 				return 0;
 			}
+			/* Not MAP_POPULATE: a huge file must not be read
+			 * whole before parsing starts; the parser's workers
+			 * fault pages in ahead of the consumer. */
 			in->map = mmap(NULL, in->maplen, PROT_READ,
-			    MAP_PRIVATE | MAP_POPULATE, in->fd, 0);
+			    MAP_PRIVATE, in->fd, 0);
 			if (in->map == MAP_FAILED) {
 				in->map = NULL;
 				r = core_err_errno(err, CORE_EIO, errno, "%s",
