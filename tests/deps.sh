@@ -9,7 +9,7 @@ quiet=0
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 pkgs="libarchive-dev libsnappy-dev libzstd-dev libxxhash-dev zlib1g-dev \
-bats bats-assert bats-support mandoc zstd"
+bats bats-assert bats-support mandoc zstd valgrind"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
