@@ -18,6 +18,7 @@ tool_args() {
 	colsort) echo "-k k" ;;
 	colagg) echo "--by k count(*)" ;;
 	colscan) echo "--where k>0" ;;
+	col2parquet) echo "-o -" ;;
 	*) echo "" ;;
 	esac
 }

@@ -1,0 +1,1479 @@
+/*
+ * core_parquet_write.c - the streaming Parquet writer (see
+ * core_parquet_write.h for what the files contain and what bounds memory).
+ *
+ * File layout written front to back:
+ *   "PAR1"
+ *   per row group, per column: [dictionary page] data page...
+ *   FileMetaData (Thrift compact), its length (u32 LE), "PAR1"
+ * A page is a PageHeader (Thrift compact) followed by its body, the body
+ * compressed as a whole.  A data page V1 body is: definition levels (u32 LE
+ * length, then the RLE/bit-packed hybrid at bit width 1), then the values:
+ * PLAIN, or one byte of bit width followed by the dictionary indices in the
+ * hybrid encoding.
+ *
+ * Per column chunk the encoding goes through at most these states:
+ *   TRIAL  (dictionary auto) the first page keeps both the PLAIN values and
+ *          dictionary indices; when it ends, the smaller wins: DICT, or
+ *          PLAIN with the dictionary dropped;
+ *   DICT   indices only; when the dictionary would outgrow dict_bytes the
+ *          open page is written and the rest of the chunk is PLAIN (the
+ *          dictionary page then covers the earlier pages only);
+ *   PLAIN  to the end of the chunk.
+ * Every row group starts each column afresh.  A page whose values are all
+ * NULL is written PLAIN (it has no values) and does not end a TRIAL.
+ *
+ * Invariants: a column's open page holds page_nvals levels, of which
+ * page_nvals - page_nnulls have a value in plain (PLAIN, TRIAL) and/or idx
+ * (TRIAL, DICT); every entry of the dictionary is distinct; pos is the
+ * number of file bytes handed to the output.  All integers are written
+ * little-endian, as Parquet stores them (checked at compile time below).
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <snappy-c.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "core_alloc.h"
+#include "core_parquet_write.h"
+#include "core_thrift.h"
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "core_parquet_write.c writes host integers as Parquet's little-endian"
+#endif
+
+#ifndef COLPIPE_VERSION
+#define COLPIPE_VERSION "0.0.0"
+#endif
+#ifndef COLPIPE_BUILD
+#define COLPIPE_BUILD "unknown"
+#endif
+
+/* parquet.thrift enums. */
+enum {
+	PT_BOOLEAN = 0, PT_INT32 = 1, PT_INT64 = 2, PT_DOUBLE = 5,
+	PT_BYTE_ARRAY = 6,
+};
+enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_RLE_DICTIONARY = 8 };
+enum { PAGE_DATA = 0, PAGE_DICTIONARY = 2 };
+enum { REP_OPTIONAL = 1 };
+enum {
+	CT_UTF8 = 0, CT_DECIMAL = 5, CT_DATE = 6, CT_TIMESTAMP_MICROS = 10,
+};
+
+/* How a column's values are read from a batch. */
+enum kind { K_BOOL, K_I32, K_I64, K_DEC32, K_DBL, K_STR };
+
+enum mode { M_PLAIN, M_TRIAL, M_DICT };
+
+struct buf {
+	uint8_t *p;		/* owned */
+	size_t len, cap;
+};
+
+struct col {
+	const char *name;	/* borrowed from the schema */
+	struct core_coltype type;
+	enum kind kind;
+	int ptype;		/* Parquet physical type */
+	size_t width;		/* PLAIN bytes a value (0: bool, string) */
+	enum mode mode0;	/* state a chunk starts in */
+	enum mode mode;
+
+	/* The open page. */
+	uint32_t page_nvals;	/* levels, NULLs included */
+	uint32_t page_nnulls;
+	uint64_t page_plain;	/* PLAIN bytes of its values */
+	struct core_parquet_rle def;
+	struct buf plain;	/* PLAIN values (M_PLAIN, M_TRIAL) */
+	uint64_t nbits;		/* bool: values bit-packed in plain */
+	uint32_t *idx;		/* dictionary indices (M_TRIAL, M_DICT) */
+	size_t nidx, idx_cap;
+
+	/* The chunk's dictionary: PLAIN-encoded entries in dict; for
+	 * strings doff[i] is where entry i (its length prefix) starts.
+	 * slots: open addressing, entry index + 1, 0 = empty. */
+	struct buf dict;
+	uint32_t *doff;
+	uint32_t *dtag;		/* strings: high half of each entry's hash */
+	size_t doff_cap;
+	uint32_t ndict;
+	uint32_t last;		/* entry of the previous value looked up */
+	uint32_t *slots;
+	uint32_t nslots;	/* power of two, or 0 */
+
+	/* The chunk's finished data pages, headers included. */
+	struct buf chunk;
+	uint64_t chunk_raw;	/* same, with bodies uncompressed */
+	uint64_t nvalues;
+	uint32_t npages_dict, npages_plain;
+
+	/* Statistics of the chunk. */
+	uint64_t nulls, nans;
+	bool has_minmax;
+	int64_t imin, imax;
+	double dmin, dmax;
+	struct buf smin, smax;
+};
+
+struct core_parquet_writer {
+	struct core_output *out;	/* borrowed */
+	const struct core_schema *schema;	/* borrowed */
+	struct core_parquet_options o;
+	uint32_t ncols;
+	struct col *cols;		/* owned, ncols */
+	uint64_t pos;			/* file bytes written */
+	uint64_t rows;			/* rows in finished row groups */
+	uint64_t rg_rows;		/* rows in the open row group */
+	uint64_t nrg;
+	struct core_thrift rg;		/* encoded RowGroup structs */
+	struct core_thrift hdr;		/* scratch: a page header */
+	struct buf body;		/* scratch: a page body */
+	struct buf comp;		/* scratch: a compressed body */
+	struct core_parquet_rle ienc;	/* scratch: dictionary indices */
+	ZSTD_CCtx *zctx;		/* owned, zstd only */
+	z_stream zs;			/* gzip only */
+	bool zs_init;
+	struct core_parquet_stats st;
+	bool finished;
+};
+
+/* ---- small buffers ---- */
+
+static void
+buf_reserve(struct buf *b, size_t n)
+{
+	size_t cap;
+
+	if (b->cap - b->len >= n)
+		return;
+	cap = b->cap ? b->cap : 4096;
+	/* Doubling while small, then by halves: a row group's page
+	 * buffers are most of the memory, and their slack counts. */
+	while (cap - b->len < n)
+		cap = cap < ((size_t)4 << 20) ? core_mul_size(cap, 2) :
+		    cap + cap / 2;
+	b->p = core_xrealloc(b->p, cap);
+	b->cap = cap;
+}
+
+static inline void
+buf_put(struct buf *b, const void *p, size_t n)
+{
+	buf_reserve(b, n);
+	if (n > 0)
+		memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static inline void
+buf_put32(struct buf *b, uint32_t v)
+{
+	buf_put(b, &v, 4);
+}
+
+static void
+buf_free(struct buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ---- RLE / bit-packing hybrid ---- */
+
+int
+core_parquet_bit_width(uint32_t maxv)
+{
+	int w = 1;
+
+	while (w < 32 && (maxv >> w) != 0)
+		w++;
+	return w;
+}
+
+void
+core_parquet_rle_init(struct core_parquet_rle *r, int width)
+{
+	r->buf = NULL;
+	r->len = r->cap = 0;
+	core_parquet_rle_reset(r, width);
+}
+
+void
+core_parquet_rle_reset(struct core_parquet_rle *r, int width)
+{
+	r->len = 0;
+	r->width = width;
+	r->cur = 0;
+	r->rep = 0;
+	r->nlit = 0;
+}
+
+void
+core_parquet_rle_release(struct core_parquet_rle *r)
+{
+	free(r->buf);
+	r->buf = NULL;
+	r->len = r->cap = 0;
+}
+
+static void
+rle_reserve(struct core_parquet_rle *r, size_t n)
+{
+	size_t cap;
+
+	if (r->cap - r->len >= n)
+		return;
+	cap = r->cap ? r->cap : 256;
+	while (cap - r->len < n)
+		cap = core_mul_size(cap, 2);
+	r->buf = core_xrealloc(r->buf, cap);
+	r->cap = cap;
+}
+
+static void
+rle_varint(struct core_parquet_rle *r, uint64_t v)
+{
+	rle_reserve(r, 10);
+	while (v >= 0x80) {
+		r->buf[r->len++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	r->buf[r->len++] = (uint8_t)v;
+}
+
+/* Writes the waiting literals as one bit-packed run; nlit must be a
+ * multiple of 8 except at the very end, where the group is zero-padded
+ * (a reader stops at the page's value count). */
+static void
+rle_emit_literals(struct core_parquet_rle *r)
+{
+	unsigned i, ngroups;
+	uint64_t acc = 0;
+	int bits = 0;
+
+	if (r->nlit == 0)
+		return;
+	while (r->nlit % 8 != 0)
+		r->lit[r->nlit++] = 0;
+	ngroups = r->nlit / 8;
+	rle_varint(r, (uint64_t)ngroups << 1 | 1);
+	rle_reserve(r, (size_t)ngroups * (size_t)r->width);
+	for (i = 0; i < r->nlit; i++) {
+		/* LSB first: value i takes the next width bits. */
+		acc |= (uint64_t)r->lit[i] << bits;
+		bits += r->width;
+		while (bits >= 8) {
+			r->buf[r->len++] = (uint8_t)acc;
+			acc >>= 8;
+			bits -= 8;
+		}
+	}
+	r->nlit = 0;
+}
+
+/* 504 = 63 groups: the bit-packed header still fits one varint byte. */
+#define RLE_LIT_FLUSH 504
+
+static inline void
+rle_lit(struct core_parquet_rle *r, uint32_t v)
+{
+	r->lit[r->nlit++] = v;
+	if (r->nlit == RLE_LIT_FLUSH)
+		rle_emit_literals(r);
+}
+
+/* Closes the open run: long runs become RLE runs, short ones literals. */
+static void
+rle_close_run(struct core_parquet_rle *r)
+{
+	int i, nbytes;
+	uint32_t v = r->cur;
+
+	if (r->rep >= 8) {
+		/* Literals go out in whole groups of 8 only, so complete the
+		 * last group from the run first. */
+		while (r->nlit % 8 != 0 && r->rep > 0) {
+			rle_lit(r, v);
+			r->rep--;
+		}
+	}
+	if (r->rep >= 8) {
+		rle_emit_literals(r);
+		rle_varint(r, r->rep << 1);
+		nbytes = (r->width + 7) / 8;
+		rle_reserve(r, (size_t)nbytes);
+		for (i = 0; i < nbytes; i++)
+			r->buf[r->len++] = (uint8_t)(v >> (8 * i));
+	} else {
+		while (r->rep > 0) {
+			rle_lit(r, v);
+			r->rep--;
+		}
+	}
+	r->rep = 0;
+}
+
+void
+core_parquet_rle_put_run(struct core_parquet_rle *r, uint32_t v, uint64_t n)
+{
+	if (n == 0)
+		return;
+	if (r->rep > 0 && v == r->cur) {
+		r->rep += n;
+		return;
+	}
+	if (r->rep > 0)
+		rle_close_run(r);
+	r->cur = v;
+	r->rep = n;
+}
+
+void
+core_parquet_rle_finish(struct core_parquet_rle *r)
+{
+	if (r->rep > 0)
+		rle_close_run(r);
+	rle_emit_literals(r);
+}
+
+/* ---- options ---- */
+
+void
+core_parquet_options_init(struct core_parquet_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->codec = CORE_PARQUET_SNAPPY;
+	o->row_group_rows = CORE_PARQUET_DEFAULT_ROW_GROUP_ROWS;
+	o->row_group_bytes = CORE_PARQUET_DEFAULT_ROW_GROUP_BYTES;
+	o->page_bytes = CORE_PARQUET_DEFAULT_PAGE_BYTES;
+	o->dict_bytes = CORE_PARQUET_DEFAULT_DICT_BYTES;
+	o->dict = CORE_PARQUET_DICT_AUTO;
+	o->statistics = true;
+}
+
+static int
+parse_level(const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	v = strtol(s, &end, 10);
+	if (*end != '\0' || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+int
+core_parquet_codec_parse(const char *s, struct core_parquet_options *o,
+    struct core_err *err)
+{
+	const char *colon = strchr(s, ':');
+	size_t n = colon ? (size_t)(colon - s) : strlen(s);
+
+	if (n == 4 && strncmp(s, "zstd", 4) == 0) {
+		o->codec = CORE_PARQUET_ZSTD;
+		o->level = CORE_PARQUET_DEFAULT_ZSTD_LEVEL;
+		if (colon && parse_level(colon + 1, 1, ZSTD_maxCLevel(),
+		    &o->level) != 0)
+			return core_err_set(err, CORE_EUSAGE,
+			    "invalid zstd level in '%s' (1 to %d)", s,
+			    ZSTD_maxCLevel());
+		return 0;
+	}
+	if (n == 4 && strncmp(s, "gzip", 4) == 0) {
+		o->codec = CORE_PARQUET_GZIP;
+		o->level = CORE_PARQUET_DEFAULT_GZIP_LEVEL;
+		if (colon && parse_level(colon + 1, 1, 9, &o->level) != 0)
+			return core_err_set(err, CORE_EUSAGE,
+			    "invalid gzip level in '%s' (1 to 9)", s);
+		return 0;
+	}
+	if (colon == NULL && strcmp(s, "snappy") == 0) {
+		o->codec = CORE_PARQUET_SNAPPY;
+		o->level = 0;
+		return 0;
+	}
+	if (colon == NULL && (strcmp(s, "none") == 0 ||
+	    strcmp(s, "uncompressed") == 0)) {
+		o->codec = CORE_PARQUET_UNCOMPRESSED;
+		o->level = 0;
+		return 0;
+	}
+	return core_err_set(err, CORE_EUSAGE, "unknown compression '%s' "
+	    "(none, snappy, zstd[:LEVEL], gzip[:LEVEL])", s);
+}
+
+/* ---- output ---- */
+
+static int
+emit(struct core_parquet_writer *w, const void *p, size_t n,
+    struct core_err *err)
+{
+	int rc;
+
+	if ((rc = core_output_write(w->out, p, n, err)) != 0)
+		return rc;
+	w->pos += n;
+	return 0;
+}
+
+/* Compresses src into w->comp; returns its length in *outlen. */
+static int
+compress_page(struct core_parquet_writer *w, const uint8_t *src, size_t n,
+    size_t *outlen, struct core_err *err)
+{
+	size_t bound, r;
+	int zrc;
+
+	w->comp.len = 0;
+	switch (w->o.codec) {
+	case CORE_PARQUET_UNCOMPRESSED:
+		buf_put(&w->comp, src, n);
+		break;
+	case CORE_PARQUET_SNAPPY:
+		bound = snappy_max_compressed_length(n);
+		buf_reserve(&w->comp, bound);
+		r = bound;
+		if (snappy_compress((const char *)src, n, (char *)w->comp.p,
+		    &r) != SNAPPY_OK)
+			return core_err_set(err, CORE_EINTERNAL,
+			    "snappy compression failed");
+		w->comp.len = r;
+		break;
+	case CORE_PARQUET_ZSTD:
+		bound = ZSTD_compressBound(n);
+		buf_reserve(&w->comp, bound);
+		r = ZSTD_compressCCtx(w->zctx, w->comp.p, bound, src, n,
+		    w->o.level);
+		if (ZSTD_isError(r))
+			return core_err_set(err, CORE_EINTERNAL,
+			    "zstd compression failed: %s",
+			    ZSTD_getErrorName(r));
+		w->comp.len = r;
+		break;
+	case CORE_PARQUET_GZIP:
+		if (deflateReset(&w->zs) != Z_OK)
+			return core_err_set(err, CORE_EINTERNAL,
+			    "gzip compression failed");
+		bound = deflateBound(&w->zs, (uLong)n);
+		buf_reserve(&w->comp, bound);
+		w->zs.next_in = (Bytef *)(uintptr_t)src;
+		w->zs.avail_in = (uInt)n;
+		w->zs.next_out = w->comp.p;
+		w->zs.avail_out = (uInt)bound;
+		zrc = deflate(&w->zs, Z_FINISH);
+		if (zrc != Z_STREAM_END)
+			return core_err_set(err, CORE_EINTERNAL,
+			    "gzip compression failed (%d)", zrc);
+		w->comp.len = bound - w->zs.avail_out;
+		break;
+	}
+	*outlen = w->comp.len;
+	return 0;
+}
+
+/* ---- dictionary ---- */
+
+static inline uint64_t
+dict_hash(const struct col *c, const uint8_t *p, size_t n)
+{
+	uint64_t v = 0;
+
+	if (c->kind == K_STR)
+		return XXH3_64bits(p, n);
+	memcpy(&v, p, n);
+	/* A multiplicative mix: the table index takes the high bits. */
+	v ^= v >> 29;
+	v *= 0xbf58476d1ce4e5b9ull;
+	v ^= v >> 32;
+	return v;
+}
+
+static inline bool
+dict_same(const struct col *c, uint32_t e, const uint8_t *p, size_t n,
+    uint32_t tag)
+{
+	uint64_t a8, b8;
+	uint32_t a4, b4, len;
+
+	/* Fixed-size loads, not a memcmp call: this is the hot loop of a
+	 * dictionary-encoded column. */
+	if (c->width == 4) {
+		memcpy(&a4, c->dict.p + (size_t)e * 4, 4);
+		memcpy(&b4, p, 4);
+		return a4 == b4;
+	}
+	if (c->width == 8) {
+		memcpy(&a8, c->dict.p + (size_t)e * 8, 8);
+		memcpy(&b8, p, 8);
+		return a8 == b8;
+	}
+	if (c->dtag[e] != tag)
+		return false;
+	memcpy(&len, c->dict.p + c->doff[e], 4);
+	/* An empty string may come with a NULL byte pointer. */
+	return len == n &&
+	    (n == 0 || memcmp(c->dict.p + c->doff[e] + 4, p, n) == 0);
+}
+
+static void
+dict_entry(const struct col *c, uint32_t e, const uint8_t **p, size_t *n)
+{
+	uint32_t len;
+
+	if (c->kind != K_STR) {
+		*p = c->dict.p + (size_t)e * c->width;
+		*n = c->width;
+		return;
+	}
+	memcpy(&len, c->dict.p + c->doff[e], 4);
+	*p = c->dict.p + c->doff[e] + 4;
+	*n = len;
+}
+
+static void
+dict_rehash(struct col *c, uint32_t nslots)
+{
+	const uint8_t *p;
+	uint32_t e, i, mask = nslots - 1;
+	size_t n;
+
+	free(c->slots);
+	c->slots = core_xcalloc(nslots, sizeof(*c->slots));
+	c->nslots = nslots;
+	for (e = 0; e < c->ndict; e++) {
+		if (c->kind == K_STR) {
+			i = c->dtag[e] & mask;
+		} else {
+			dict_entry(c, e, &p, &n);
+			i = (uint32_t)(dict_hash(c, p, n) >> 32) & mask;
+		}
+		while (c->slots[i] != 0)
+			i = (i + 1) & mask;
+		c->slots[i] = e + 1;
+	}
+}
+
+static void
+dict_clear(struct col *c)
+{
+	c->dict.len = 0;
+	c->ndict = 0;
+	if (c->slots != NULL)
+		memset(c->slots, 0, (size_t)c->nslots * sizeof(*c->slots));
+}
+
+/* Finds or adds the value; false when adding it would pass dict_bytes
+ * (nothing is added then). */
+static bool
+dict_lookup(struct col *c, uint64_t limit, const uint8_t *p, size_t n,
+    uint32_t *out)
+{
+	uint32_t i, e, mask, tag;
+	size_t add = c->kind == K_STR ? 4 + n : n;
+
+	if (c->nslots == 0)
+		dict_rehash(c, 1024);
+	/* Sorted and clustered columns repeat the previous value; its
+	 * entry is in cache, the hash table's slot likely is not. */
+	if (c->width != 0 && c->last < c->ndict &&
+	    dict_same(c, c->last, p, n, 0)) {
+		*out = c->last;
+		return true;
+	}
+	tag = (uint32_t)(dict_hash(c, p, n) >> 32);
+	mask = c->nslots - 1;
+	for (i = tag & mask; (e = c->slots[i]) != 0; i = (i + 1) & mask) {
+		if (dict_same(c, e - 1, p, n, tag)) {
+			*out = c->last = e - 1;
+			return true;
+		}
+	}
+	if (c->dict.len + add > limit || c->ndict >= INT32_MAX - 1)
+		return false;
+	if (c->kind == K_STR) {
+		if (c->ndict == c->doff_cap) {
+			c->doff_cap = c->doff_cap ? 2 * c->doff_cap : 1024;
+			c->doff = core_xreallocarray(c->doff, c->doff_cap,
+			    sizeof(*c->doff));
+			c->dtag = core_xreallocarray(c->dtag, c->doff_cap,
+			    sizeof(*c->dtag));
+		}
+		c->doff[c->ndict] = (uint32_t)c->dict.len;
+		c->dtag[c->ndict] = tag;
+		buf_put32(&c->dict, (uint32_t)n);
+	}
+	buf_put(&c->dict, p, n);
+	c->slots[i] = ++c->ndict;
+	*out = c->last = c->ndict - 1;
+	/* Keep the load under a half so probes stay short. */
+	if ((uint64_t)c->ndict * 2 > c->nslots)
+		dict_rehash(c, c->nslots * 2);
+	return true;
+}
+
+/* ---- pages ---- */
+
+static void page_trim(struct col *c);
+static void page_prealloc(struct core_parquet_writer *w, struct col *c);
+
+static void
+page_reset(struct col *c)
+{
+	c->page_nvals = 0;
+	c->page_nnulls = 0;
+	c->page_plain = 0;
+	core_parquet_rle_reset(&c->def, 1);
+	c->plain.len = 0;
+	c->nbits = 0;
+	c->nidx = 0;
+}
+
+/* Appends a PageHeader and the compressed body to the column's chunk
+ * buffer (data pages) or straight to the output (dictionary page, which
+ * is written only when the row group is). */
+static int
+put_page(struct core_parquet_writer *w, struct col *c, int page_type,
+    uint32_t nvals, int encoding, const uint8_t *body, size_t n,
+    bool to_output, struct core_err *err)
+{
+	struct core_thrift *t = &w->hdr;
+	size_t clen = 0;
+	int rc;
+
+	if (n > INT32_MAX)
+		return core_err_set(err, CORE_ELIMIT, "column %s: a page of "
+		    "%zu bytes is over Parquet's 2 GiB limit", c->name, n);
+	if ((rc = compress_page(w, body, n, &clen, err)) != 0)
+		return rc;
+	if (clen > INT32_MAX)
+		return core_err_set(err, CORE_ELIMIT, "column %s: a "
+		    "compressed page is over Parquet's 2 GiB limit", c->name);
+	core_thrift_reset(t);
+	core_thrift_field_i32(t, 1, page_type);
+	core_thrift_field_i32(t, 2, (int32_t)n);
+	core_thrift_field_i32(t, 3, (int32_t)clen);
+	if (page_type == PAGE_DATA) {
+		core_thrift_field_struct(t, 5);
+		core_thrift_field_i32(t, 1, (int32_t)nvals);
+		core_thrift_field_i32(t, 2, encoding);
+		core_thrift_field_i32(t, 3, ENC_RLE);	/* definition */
+		core_thrift_field_i32(t, 4, ENC_RLE);	/* repetition */
+		core_thrift_struct_end(t);
+	} else {
+		core_thrift_field_struct(t, 7);
+		core_thrift_field_i32(t, 1, (int32_t)nvals);
+		core_thrift_field_i32(t, 2, ENC_PLAIN);
+		core_thrift_struct_end(t);
+	}
+	core_thrift_struct_end(t);
+	c->chunk_raw += t->len + n;
+	w->st.pages++;
+	if (to_output) {
+		if ((rc = emit(w, t->buf, t->len, err)) != 0)
+			return rc;
+		return emit(w, w->comp.p, clen, err);
+	}
+	buf_put(&c->chunk, t->buf, t->len);
+	buf_put(&c->chunk, w->comp.p, clen);
+	return 0;
+}
+
+/* Writes the open page (if it has any level) into the chunk buffer. */
+static int
+flush_page(struct core_parquet_writer *w, struct col *c, struct core_err *err)
+{
+	struct buf *b = &w->body;
+	struct core_parquet_rle *ir = &w->ienc;
+	uint32_t nvalid, i;
+	bool as_dict;
+	uint64_t dict_cost;
+	int bw, rc;
+
+	if (c->page_nvals == 0)
+		return 0;
+	nvalid = c->page_nvals - c->page_nnulls;
+	as_dict = c->mode == M_DICT && nvalid > 0;
+	if (c->mode == M_TRIAL && nvalid > 0) {
+		/* The first page with values decides the chunk: a
+		 * dictionary only where it is smaller than PLAIN. */
+		bw = core_parquet_bit_width(c->ndict > 0 ? c->ndict - 1 : 0);
+		dict_cost = c->dict.len + 1 + ((uint64_t)c->nidx * bw + 7) / 8;
+		if (dict_cost < c->plain.len) {
+			c->mode = M_DICT;
+			as_dict = true;
+		} else {
+			c->mode = M_PLAIN;
+			dict_clear(c);
+		}
+	}
+	if (c->mode != M_TRIAL && nvalid > 0)
+		page_trim(c);
+
+	core_parquet_rle_finish(&c->def);
+	b->len = 0;
+	buf_put32(b, (uint32_t)c->def.len);
+	buf_put(b, c->def.buf, c->def.len);
+	if (as_dict) {
+		bw = core_parquet_bit_width(c->ndict - 1);
+		buf_put(b, &(uint8_t){ (uint8_t)bw }, 1);
+		core_parquet_rle_reset(ir, bw);
+		for (i = 0; i < c->nidx; i++)
+			core_parquet_rle_put(ir, c->idx[i]);
+		core_parquet_rle_finish(ir);
+		buf_put(b, ir->buf, ir->len);
+	} else {
+		buf_put(b, c->plain.p, c->plain.len);
+	}
+	rc = put_page(w, c, PAGE_DATA, c->page_nvals,
+	    as_dict ? ENC_RLE_DICTIONARY : ENC_PLAIN, b->p, b->len, false,
+	    err);
+	if (rc != 0)
+		return rc;
+	if (as_dict)
+		c->npages_dict++;
+	else
+		c->npages_plain++;
+	c->nvalues += c->page_nvals;
+	page_reset(c);
+	return 0;
+}
+
+/* ---- values ---- */
+
+/* The open page's buffers are sized once for a full page (a value takes
+ * at least 4 PLAIN bytes unless it is a bool), so they never regrow by
+ * doubling to twice a page; malloc leaves the part a page does not use
+ * untouched, so it costs address space, not memory. */
+#define PAGE_PREALLOC_MAX ((size_t)8 << 20)
+
+static void
+page_prealloc(struct core_parquet_writer *w, struct col *c)
+{
+	size_t n = w->o.page_bytes < PAGE_PREALLOC_MAX ?
+	    (size_t)w->o.page_bytes : PAGE_PREALLOC_MAX;
+
+	if (c->plain.cap == 0 && c->mode != M_DICT) {
+		c->plain.cap = n + 4096;
+		c->plain.p = core_xmalloc(c->plain.cap);
+	}
+	if (c->idx_cap == 0 && c->mode != M_PLAIN) {
+		c->idx_cap = n / 4 + 2;
+		c->idx = core_xreallocarray(NULL, c->idx_cap,
+		    sizeof(*c->idx));
+	}
+}
+
+/* Gives back the page buffer the chunk's encoding no longer uses. */
+static void
+page_trim(struct col *c)
+{
+	if (c->mode == M_DICT)
+		buf_free(&c->plain);
+	if (c->mode == M_PLAIN) {
+		free(c->idx);
+		c->idx = NULL;
+		c->idx_cap = c->nidx = 0;
+	}
+}
+
+static inline void
+idx_push(struct col *c, uint32_t e)
+{
+	if (c->nidx == c->idx_cap) {
+		c->idx_cap = c->idx_cap ? 2 * c->idx_cap : 4096;
+		c->idx = core_xreallocarray(c->idx, c->idx_cap,
+		    sizeof(*c->idx));
+	}
+	c->idx[c->nidx++] = e;
+}
+
+static inline void
+plain_put(struct col *c, const uint8_t *p, size_t n)
+{
+	if (c->kind == K_STR)
+		buf_put32(&c->plain, (uint32_t)n);
+	buf_put(&c->plain, p, n);
+}
+
+/* Adds one non-NULL value (its PLAIN bytes, without a string's length
+ * prefix) to the open page.  Bools never come here. */
+static int
+put_value(struct core_parquet_writer *w, struct col *c, const uint8_t *p,
+    size_t n, struct core_err *err)
+{
+	uint32_t e;
+	int rc;
+
+	switch (c->mode) {
+	case M_DICT:
+		if (dict_lookup(c, w->o.dict_bytes, p, n, &e)) {
+			idx_push(c, e);
+			break;
+		}
+		/* The dictionary is full: what is encoded so far keeps it,
+		 * the rest of the chunk is PLAIN. */
+		if ((rc = flush_page(w, c, err)) != 0)
+			return rc;
+		c->mode = M_PLAIN;
+		page_trim(c);
+		page_prealloc(w, c);
+		plain_put(c, p, n);
+		break;
+	case M_TRIAL:
+		if (dict_lookup(c, w->o.dict_bytes, p, n, &e)) {
+			idx_push(c, e);
+		} else {
+			c->mode = M_PLAIN;
+			page_trim(c);
+			dict_clear(c);
+		}
+		plain_put(c, p, n);
+		break;
+	case M_PLAIN:
+		plain_put(c, p, n);
+		break;
+	}
+	c->page_plain += c->kind == K_STR ? 4 + n : n;
+	return 0;
+}
+
+static inline void
+stat_int(struct col *c, int64_t v)
+{
+	if (!c->has_minmax) {
+		c->imin = c->imax = v;
+		c->has_minmax = true;
+	} else if (v < c->imin) {
+		c->imin = v;
+	} else if (v > c->imax) {
+		c->imax = v;
+	}
+}
+
+static inline void
+stat_dbl(struct col *c, double v)
+{
+	if (isnan(v)) {
+		c->nans++;
+		return;
+	}
+	if (!c->has_minmax) {
+		c->dmin = c->dmax = v;
+		c->has_minmax = true;
+	} else if (v < c->dmin) {
+		c->dmin = v;
+	} else if (v > c->dmax) {
+		c->dmax = v;
+	}
+}
+
+/* Unsigned byte order, a prefix first. */
+static inline int
+bytes_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+	size_t n = an < bn ? an : bn;
+	int r = n > 0 ? memcmp(a, b, n) : 0;
+
+	if (r != 0)
+		return r;
+	return an < bn ? -1 : an > bn;
+}
+
+static inline void
+stat_str(struct col *c, const uint8_t *p, size_t n)
+{
+	if (!c->has_minmax) {
+		c->smin.len = c->smax.len = 0;
+		buf_put(&c->smin, p, n);
+		buf_put(&c->smax, p, n);
+		c->has_minmax = true;
+		return;
+	}
+	if (bytes_cmp(p, n, c->smin.p, c->smin.len) < 0) {
+		c->smin.len = 0;
+		buf_put(&c->smin, p, n);
+	} else if (bytes_cmp(p, n, c->smax.p, c->smax.len) > 0) {
+		c->smax.len = 0;
+		buf_put(&c->smax, p, n);
+	}
+}
+
+/* Adds rows [off, off + n) of column col of a batch. */
+static int
+write_slice(struct core_parquet_writer *w, struct col *c,
+    const struct core_column *col, uint32_t off, uint32_t n,
+    struct core_err *err)
+{
+	const int32_t *so = col->offsets;
+	const uint8_t *sb = col->values;
+	uint32_t r, end = off + n;
+	int32_t v32;
+	int64_t v64;
+	double d;
+	uint8_t bit;
+	int rc = 0;
+
+	page_prealloc(w, c);
+	for (r = off; r < end; r++) {
+		if (!core_col_is_valid(col, r)) {
+			core_parquet_rle_put(&c->def, 0);
+			c->page_nvals++;
+			c->page_nnulls++;
+			c->nulls++;
+			goto next;
+		}
+		switch (c->kind) {
+		case K_BOOL:
+			bit = ((const uint8_t *)col->values)[r] != 0;
+			buf_reserve(&c->plain, 1);
+			if (c->nbits % 8 == 0)
+				c->plain.p[c->plain.len++] = 0;
+			c->plain.p[c->plain.len - 1] |=
+			    (uint8_t)(bit << (c->nbits % 8));
+			c->nbits++;
+			/* Bits are counted in whole bytes per 8 values. */
+			c->page_plain = c->plain.len;
+			stat_int(c, bit);
+			break;
+		case K_I32:
+			v32 = ((const int32_t *)col->values)[r];
+			rc = put_value(w, c, (const uint8_t *)&v32, 4, err);
+			stat_int(c, v32);
+			break;
+		case K_DEC32:
+			v64 = ((const int64_t *)col->values)[r];
+			if (v64 < INT32_MIN || v64 > INT32_MAX)
+				return core_err_set(err, CORE_EDATA,
+				    "column %s: decimal value %lld does not "
+				    "fit precision %u", c->name, (long long)v64,
+				    c->type.precision);
+			v32 = (int32_t)v64;
+			rc = put_value(w, c, (const uint8_t *)&v32, 4, err);
+			stat_int(c, v32);
+			break;
+		case K_I64:
+			v64 = ((const int64_t *)col->values)[r];
+			rc = put_value(w, c, (const uint8_t *)&v64, 8, err);
+			stat_int(c, v64);
+			break;
+		case K_DBL:
+			d = ((const double *)col->values)[r];
+			rc = put_value(w, c, (const uint8_t *)&d, 8, err);
+			stat_dbl(c, d);
+			break;
+		case K_STR:
+			rc = put_value(w, c, sb + so[r],
+			    (size_t)(so[r + 1] - so[r]), err);
+			if (w->o.statistics)
+				stat_str(c, sb + so[r],
+				    (size_t)(so[r + 1] - so[r]));
+			break;
+		}
+		if (rc != 0)
+			return rc;
+		core_parquet_rle_put(&c->def, 1);
+		c->page_nvals++;
+next:
+		if (c->page_plain >= w->o.page_bytes ||
+		    c->page_nvals >= CORE_PARQUET_PAGE_MAX_VALUES) {
+			if ((rc = flush_page(w, c, err)) != 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* ---- row groups ---- */
+
+/* Bytes held for the open row group (see the header's memory note). */
+static uint64_t
+buffered(const struct core_parquet_writer *w)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < w->ncols; i++) {
+		const struct col *c = &w->cols[i];
+
+		/* The pages' capacity (what the process holds for them)
+		 * and the dictionary page to come.  The open page and the
+		 * hash table are per-column scratch, bounded by page_bytes
+		 * and dict_bytes, and reused from row group to row group. */
+		n += c->chunk.cap + c->dict.len;
+	}
+	return n;
+}
+
+/* The PLAIN bytes of a min or max statistic. */
+static void
+stat_bytes(const struct col *c, bool max, uint8_t tmp[8], const uint8_t **p,
+    size_t *n)
+{
+	int64_t iv = max ? c->imax : c->imin;
+	int32_t v32;
+	double d;
+
+	switch (c->kind) {
+	case K_BOOL:
+		tmp[0] = (uint8_t)iv;
+		*n = 1;
+		break;
+	case K_I32:
+	case K_DEC32:
+		v32 = (int32_t)iv;
+		memcpy(tmp, &v32, 4);
+		*n = 4;
+		break;
+	case K_I64:
+		memcpy(tmp, &iv, 8);
+		*n = 8;
+		break;
+	case K_DBL:
+		d = max ? c->dmax : c->dmin;
+		/* parquet.thrift: a zero minimum is written as -0.0, a
+		 * zero maximum as +0.0, whatever zeros were seen. */
+		if (d == 0.0)
+			d = max ? 0.0 : -0.0;
+		memcpy(tmp, &d, 8);
+		*n = 8;
+		break;
+	case K_STR:
+		*p = max ? c->smax.p : c->smin.p;
+		*n = max ? c->smax.len : c->smin.len;
+		return;
+	}
+	*p = tmp;
+}
+
+static void
+encode_statistics(const struct core_parquet_writer *w, const struct col *c,
+    struct core_thrift *t)
+{
+	uint8_t tmin[8], tmax[8];
+	const uint8_t *pmin = NULL, *pmax = NULL;
+	size_t nmin = 0, nmax = 0;
+	bool minmax = c->has_minmax;
+
+	if (minmax) {
+		stat_bytes(c, false, tmin, &pmin, &nmin);
+		stat_bytes(c, true, tmax, &pmax, &nmax);
+		if (nmin > CORE_PARQUET_STATS_MAX ||
+		    nmax > CORE_PARQUET_STATS_MAX)
+			minmax = false;
+	}
+	(void)w;
+	core_thrift_field_struct(t, 12);
+	core_thrift_field_i64(t, 3, (int64_t)c->nulls);
+	if (minmax) {
+		core_thrift_field_binary(t, 5, pmax, nmax);
+		core_thrift_field_binary(t, 6, pmin, nmin);
+		core_thrift_field_bool(t, 7, true);
+		core_thrift_field_bool(t, 8, true);
+	}
+	if (c->kind == K_DBL)
+		core_thrift_field_i64(t, 9, (int64_t)c->nans);
+	core_thrift_struct_end(t);
+}
+
+/* Resets a column for the next row group's chunk. */
+static void
+chunk_reset(struct col *c)
+{
+	page_reset(c);
+	dict_clear(c);
+	c->mode = c->mode0;
+	/* Given back, so that what buffered() counts is this row group's
+	 * pages and not the largest row group's slack. */
+	buf_free(&c->chunk);
+	c->chunk_raw = 0;
+	c->nvalues = 0;
+	c->npages_dict = c->npages_plain = 0;
+	c->nulls = c->nans = 0;
+	c->has_minmax = false;
+}
+
+/* Writes the open row group and appends its RowGroup struct to w->rg. */
+static int
+flush_row_group(struct core_parquet_writer *w, struct core_err *err)
+{
+	struct core_thrift *t = &w->rg;
+	uint64_t total_raw = 0, total_comp = 0, rg_start = w->pos, held;
+	uint32_t i, nenc, nes;
+	int rc;
+
+	if (w->rg_rows == 0)
+		return 0;
+	held = buffered(w);
+	if (held > w->st.peak_buffered)
+		w->st.peak_buffered = held;
+	for (i = 0; i < w->ncols; i++)
+		if ((rc = flush_page(w, &w->cols[i], err)) != 0)
+			return rc;
+
+	core_thrift_elem_struct(t);
+	core_thrift_field_list(t, 1, CORE_THRIFT_STRUCT, w->ncols);
+	for (i = 0; i < w->ncols; i++) {
+		struct col *c = &w->cols[i];
+		uint64_t start = w->pos, dict_off = 0, data_off;
+		bool has_dict = c->npages_dict > 0;
+
+		if (has_dict) {
+			dict_off = w->pos;
+			rc = put_page(w, c, PAGE_DICTIONARY, c->ndict,
+			    ENC_PLAIN, c->dict.p, c->dict.len, true, err);
+			if (rc != 0)
+				return rc;
+			w->st.dict_chunks++;
+		}
+		data_off = w->pos;
+		if ((rc = emit(w, c->chunk.p, c->chunk.len, err)) != 0)
+			return rc;
+		total_raw += c->chunk_raw;
+		total_comp += w->pos - start;
+
+		core_thrift_elem_struct(t);		/* ColumnChunk */
+		core_thrift_field_i64(t, 2, 0);		/* file_offset */
+		core_thrift_field_struct(t, 3);		/* ColumnMetaData */
+		core_thrift_field_i32(t, 1, c->ptype);
+		nenc = 1 + (c->npages_plain > 0 || has_dict) + has_dict;
+		core_thrift_field_list(t, 2, CORE_THRIFT_I32, nenc);
+		if (c->npages_plain > 0 || has_dict)
+			core_thrift_elem_i32(t, ENC_PLAIN);
+		core_thrift_elem_i32(t, ENC_RLE);
+		if (has_dict)
+			core_thrift_elem_i32(t, ENC_RLE_DICTIONARY);
+		core_thrift_field_list(t, 3, CORE_THRIFT_BINARY, 1);
+		core_thrift_elem_binary(t, c->name, strlen(c->name));
+		core_thrift_field_i32(t, 4, w->o.codec);
+		core_thrift_field_i64(t, 5, (int64_t)c->nvalues);
+		core_thrift_field_i64(t, 6, (int64_t)c->chunk_raw);
+		core_thrift_field_i64(t, 7, (int64_t)(w->pos - start));
+		core_thrift_field_i64(t, 9, (int64_t)data_off);
+		if (has_dict)
+			core_thrift_field_i64(t, 11, (int64_t)dict_off);
+		if (w->o.statistics)
+			encode_statistics(w, c, t);
+		nes = has_dict + (c->npages_dict > 0) +
+		    (c->npages_plain > 0);
+		core_thrift_field_list(t, 13, CORE_THRIFT_STRUCT, nes);
+		if (has_dict) {
+			core_thrift_elem_struct(t);
+			core_thrift_field_i32(t, 1, PAGE_DICTIONARY);
+			core_thrift_field_i32(t, 2, ENC_PLAIN);
+			core_thrift_field_i32(t, 3, 1);
+			core_thrift_struct_end(t);
+		}
+		if (c->npages_dict > 0) {
+			core_thrift_elem_struct(t);
+			core_thrift_field_i32(t, 1, PAGE_DATA);
+			core_thrift_field_i32(t, 2, ENC_RLE_DICTIONARY);
+			core_thrift_field_i32(t, 3, (int32_t)c->npages_dict);
+			core_thrift_struct_end(t);
+		}
+		if (c->npages_plain > 0) {
+			core_thrift_elem_struct(t);
+			core_thrift_field_i32(t, 1, PAGE_DATA);
+			core_thrift_field_i32(t, 2, ENC_PLAIN);
+			core_thrift_field_i32(t, 3, (int32_t)c->npages_plain);
+			core_thrift_struct_end(t);
+		}
+		core_thrift_struct_end(t);		/* ColumnMetaData */
+		core_thrift_struct_end(t);		/* ColumnChunk */
+		chunk_reset(c);
+	}
+	core_thrift_field_i64(t, 2, (int64_t)total_raw);
+	core_thrift_field_i64(t, 3, (int64_t)w->rg_rows);
+	core_thrift_field_i64(t, 5, (int64_t)rg_start);
+	core_thrift_field_i64(t, 6, (int64_t)total_comp);
+	if (w->nrg <= INT16_MAX)
+		core_thrift_field_i16(t, 7, (int16_t)w->nrg);
+	core_thrift_struct_end(t);			/* RowGroup */
+	w->nrg++;
+	w->rows += w->rg_rows;
+	w->rg_rows = 0;
+	return 0;
+}
+
+/* ---- the writer ---- */
+
+static void
+col_setup(struct col *c, const struct core_field *f,
+    const struct core_parquet_options *o)
+{
+	memset(c, 0, sizeof(*c));
+	c->name = f->name;
+	c->type = f->type;
+	switch (f->type.id) {
+	case CORE_TYPE_BOOL:
+		c->kind = K_BOOL, c->ptype = PT_BOOLEAN, c->width = 0;
+		break;
+	case CORE_TYPE_INT32:
+	case CORE_TYPE_DATE:
+		c->kind = K_I32, c->ptype = PT_INT32, c->width = 4;
+		break;
+	case CORE_TYPE_INT64:
+	case CORE_TYPE_TIMESTAMP:
+		c->kind = K_I64, c->ptype = PT_INT64, c->width = 8;
+		break;
+	case CORE_TYPE_DECIMAL:
+		if (f->type.precision <= 9)
+			c->kind = K_DEC32, c->ptype = PT_INT32, c->width = 4;
+		else
+			c->kind = K_I64, c->ptype = PT_INT64, c->width = 8;
+		break;
+	case CORE_TYPE_FLOAT64:
+		c->kind = K_DBL, c->ptype = PT_DOUBLE, c->width = 8;
+		break;
+	case CORE_TYPE_STRING:
+		c->kind = K_STR, c->ptype = PT_BYTE_ARRAY, c->width = 0;
+		break;
+	}
+	if (c->kind == K_BOOL || o->dict == CORE_PARQUET_DICT_OFF)
+		c->mode0 = M_PLAIN;
+	else if (o->dict == CORE_PARQUET_DICT_ON)
+		c->mode0 = M_DICT;
+	else
+		c->mode0 = M_TRIAL;
+	c->mode = c->mode0;
+	core_parquet_rle_init(&c->def, 1);
+}
+
+int
+core_parquet_writer_new(struct core_output *out,
+    const struct core_schema *schema, const struct core_parquet_options *o,
+    struct core_parquet_writer **wp, struct core_err *err)
+{
+	struct core_parquet_writer *w;
+	uint32_t i;
+	int rc;
+
+	*wp = NULL;
+	if (o->row_group_rows == 0 || o->row_group_bytes == 0 ||
+	    o->page_bytes == 0)
+		return core_err_set(err, CORE_EUSAGE,
+		    "row group and page sizes must be at least 1");
+	w = core_xcalloc(1, sizeof(*w));
+	w->out = out;
+	w->schema = schema;
+	w->o = *o;
+	w->ncols = schema->ncols;
+	w->cols = core_xcalloc(w->ncols ? w->ncols : 1, sizeof(*w->cols));
+	for (i = 0; i < w->ncols; i++)
+		col_setup(&w->cols[i], &schema->fields[i], o);
+	core_thrift_init(&w->rg);
+	core_thrift_init(&w->hdr);
+	core_parquet_rle_init(&w->ienc, 1);
+	if (o->codec == CORE_PARQUET_ZSTD) {
+		w->zctx = ZSTD_createCCtx();
+		if (w->zctx == NULL) {
+			core_parquet_writer_free(w);
+			return core_err_set(err, CORE_EINTERNAL,
+			    "cannot create a zstd context");
+		}
+	} else if (o->codec == CORE_PARQUET_GZIP) {
+		/* windowBits 15 + 16: the gzip wrapper Parquet's GZIP
+		 * codec means. */
+		if (deflateInit2(&w->zs, o->level, Z_DEFLATED, 15 + 16, 8,
+		    Z_DEFAULT_STRATEGY) != Z_OK) {
+			core_parquet_writer_free(w);
+			return core_err_set(err, CORE_EINTERNAL,
+			    "cannot start gzip compression");
+		}
+		w->zs_init = true;
+	}
+	if ((rc = emit(w, "PAR1", 4, err)) != 0) {
+		core_parquet_writer_free(w);
+		return rc;
+	}
+	*wp = w;
+	return 0;
+}
+
+int
+core_parquet_write_batch(struct core_parquet_writer *w,
+    const struct core_batch *b, struct core_err *err)
+{
+	uint32_t off = 0, n, i;
+	uint64_t room;
+	int rc;
+
+	while (off < b->nrows) {
+		room = w->o.row_group_rows - w->rg_rows;
+		n = b->nrows - off;
+		if (n > room)
+			n = (uint32_t)room;
+		for (i = 0; i < w->ncols; i++) {
+			rc = write_slice(w, &w->cols[i], &b->cols[i], off, n,
+			    err);
+			if (rc != 0)
+				return rc;
+		}
+		w->rg_rows += n;
+		off += n;
+		if (w->rg_rows >= w->o.row_group_rows ||
+		    buffered(w) >= w->o.row_group_bytes)
+			if ((rc = flush_row_group(w, err)) != 0)
+				return rc;
+	}
+	return 0;
+}
+
+static void
+encode_schema(const struct core_parquet_writer *w, struct core_thrift *t)
+{
+	uint32_t i;
+
+	core_thrift_field_list(t, 2, CORE_THRIFT_STRUCT, w->ncols + 1);
+	core_thrift_elem_struct(t);
+	core_thrift_field_string(t, 4, "schema");
+	core_thrift_field_i32(t, 5, (int32_t)w->ncols);
+	core_thrift_struct_end(t);
+	for (i = 0; i < w->ncols; i++) {
+		const struct col *c = &w->cols[i];
+
+		core_thrift_elem_struct(t);
+		core_thrift_field_i32(t, 1, c->ptype);
+		core_thrift_field_i32(t, 3, REP_OPTIONAL);
+		core_thrift_field_string(t, 4, c->name);
+		switch (c->type.id) {
+		case CORE_TYPE_DECIMAL:
+			core_thrift_field_i32(t, 6, CT_DECIMAL);
+			core_thrift_field_i32(t, 7, c->type.scale);
+			core_thrift_field_i32(t, 8, c->type.precision);
+			core_thrift_field_struct(t, 10);
+			core_thrift_field_struct(t, 5);
+			core_thrift_field_i32(t, 1, c->type.scale);
+			core_thrift_field_i32(t, 2, c->type.precision);
+			core_thrift_struct_end(t);
+			core_thrift_struct_end(t);
+			break;
+		case CORE_TYPE_DATE:
+			core_thrift_field_i32(t, 6, CT_DATE);
+			core_thrift_field_struct(t, 10);
+			core_thrift_field_struct(t, 6);
+			core_thrift_struct_end(t);
+			core_thrift_struct_end(t);
+			break;
+		case CORE_TYPE_TIMESTAMP:
+			core_thrift_field_i32(t, 6, CT_TIMESTAMP_MICROS);
+			core_thrift_field_struct(t, 10);
+			core_thrift_field_struct(t, 8);
+			core_thrift_field_bool(t, 1, true);
+			core_thrift_field_struct(t, 2);
+			core_thrift_field_struct(t, 2);		/* MICROS */
+			core_thrift_struct_end(t);
+			core_thrift_struct_end(t);
+			core_thrift_struct_end(t);
+			core_thrift_struct_end(t);
+			break;
+		case CORE_TYPE_STRING:
+			core_thrift_field_i32(t, 6, CT_UTF8);
+			core_thrift_field_struct(t, 10);
+			core_thrift_field_struct(t, 1);
+			core_thrift_struct_end(t);
+			core_thrift_struct_end(t);
+			break;
+		default:
+			break;
+		}
+		core_thrift_struct_end(t);
+	}
+}
+
+int
+core_parquet_writer_finish(struct core_parquet_writer *w,
+    struct core_err *err)
+{
+	struct core_thrift t;
+	uint32_t i, len;
+	char created_by[128];
+	int rc;
+
+	if ((rc = flush_row_group(w, err)) != 0)
+		return rc;
+	core_thrift_init(&t);
+	core_thrift_field_i32(&t, 1, 1);		/* version */
+	encode_schema(w, &t);
+	core_thrift_field_i64(&t, 3, (int64_t)w->rows);
+	core_thrift_field_list(&t, 4, CORE_THRIFT_STRUCT,
+	    (uint32_t)w->nrg);
+	core_thrift_raw(&t, w->rg.buf, w->rg.len);
+	snprintf(created_by, sizeof(created_by),
+	    "colpipe version %s (build %s)", COLPIPE_VERSION, COLPIPE_BUILD);
+	core_thrift_field_string(&t, 6, created_by);
+	core_thrift_field_list(&t, 7, CORE_THRIFT_STRUCT, w->ncols);
+	for (i = 0; i < w->ncols; i++) {
+		core_thrift_elem_struct(&t);
+		core_thrift_field_struct(&t, 1);	/* TYPE_ORDER */
+		core_thrift_struct_end(&t);
+		core_thrift_struct_end(&t);
+	}
+	core_thrift_struct_end(&t);
+	len = (uint32_t)t.len;
+	rc = emit(w, t.buf, t.len, err);
+	if (rc == 0)
+		rc = emit(w, &len, 4, err);
+	if (rc == 0)
+		rc = emit(w, "PAR1", 4, err);
+	core_thrift_release(&t);
+	if (rc == 0)
+		rc = core_output_flush(w->out, err);
+	if (rc == 0)
+		w->finished = true;
+	return rc;
+}
+
+void
+core_parquet_writer_stats(const struct core_parquet_writer *w,
+    struct core_parquet_stats *st)
+{
+	*st = w->st;
+	st->rows = w->rows + w->rg_rows;
+	st->row_groups = w->nrg;
+	st->bytes = w->pos;
+}
+
+void
+core_parquet_writer_free(struct core_parquet_writer *w)
+{
+	uint32_t i;
+
+	if (w == NULL)
+		return;
+	for (i = 0; i < w->ncols; i++) {
+		struct col *c = &w->cols[i];
+
+		core_parquet_rle_release(&c->def);
+		buf_free(&c->plain);
+		free(c->idx);
+		buf_free(&c->dict);
+		free(c->doff);
+		free(c->dtag);
+		free(c->slots);
+		buf_free(&c->chunk);
+		buf_free(&c->smin);
+		buf_free(&c->smax);
+	}
+	free(w->cols);
+	core_thrift_release(&w->rg);
+	core_thrift_release(&w->hdr);
+	buf_free(&w->body);
+	buf_free(&w->comp);
+	core_parquet_rle_release(&w->ienc);
+	ZSTD_freeCCtx(w->zctx);
+	if (w->zs_init)
+		deflateEnd(&w->zs);
+	free(w);
+}

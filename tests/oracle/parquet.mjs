@@ -1,0 +1,382 @@
+// parquet.mjs - col2parquet's files read back by DuckDB (and by hyparquet
+// when it is installed), value by value.
+//
+// 1. A random table of every colpipe type, from a fixed seed: NULL
+//    patterns none, some and all; empty and long strings; quotes, commas,
+//    newlines and UTF-8; integer extremes.  csv2col --schema turns it into
+//    MLSPILL3, col2csv --format jsonl of that stream is the truth, and
+//    every file col2parquet writes from it (each codec, dictionary auto,
+//    on and off, tiny pages and many row groups, no statistics) must read
+//    back in DuckDB as exactly those values, with the Parquet types
+//    colpipe promises.  Point queries on the many-row-group file check
+//    that DuckDB's use of the min/max statistics loses no row.  Zero rows
+//    make a valid file with the schema.
+// 2. TPC-H SF0.1: each table `csv2col T.csv | col2parquet`, read back by
+//    DuckDB, equals DuckDB's own reading of the CSV with the same column
+//    types (so decimals compare exactly): same row count and an empty
+//    EXCEPT ALL both ways.
+//
+// Environment: COLPIPE_BIN, TPCH_DIR, WORK (scratch, removed by the
+// caller), MODE (asan: smaller tables, TPC-H's two largest skipped).
+
+import { DuckDBInstance } from '@duckdb/node-api';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Tap, sh, shDiag, parseFlatLine, fileLines, sameValue, prng } from './lib.mjs';
+
+const BIN = process.env.COLPIPE_BIN;
+const TPCH = process.env.TPCH_DIR;
+const WORK = process.env.WORK;
+const ASAN = process.env.MODE === 'asan';
+const tap = new Tap();
+const env = { ...process.env, PATH: `${BIN}:${process.env.PATH}` };
+const q = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
+const sqlq = (s) => `'${s.replace(/'/g, "''")}'`;
+const run = (cmd) => sh(cmd, { env });
+
+const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
+const con = await instance.connect();
+
+let hyparquet = null;
+try {
+	const hp = await import('hyparquet');
+	const hc = await import('hyparquet-compressors');
+	hyparquet = { ...hp, compressors: hc.compressors };
+} catch {
+	hyparquet = null;
+}
+
+// ---- 1. the random table ----
+
+const SCHEMA = [
+	['b', 'bool'], ['i32', 'int32'], ['i64', 'int64'], ['f', 'float64'],
+	['d9', 'decimal(9,2)'], ['d18', 'decimal(18,4)'], ['dt', 'date'],
+	['ts', 'timestamp'], ['s', 'string'], ['sd', 'string'],
+	['sl', 'string'], ['n_all', 'int64'], ['n_none', 'int64'],
+	['n_some', 'string'],
+];
+// The Parquet physical type and DuckDB type each column must come back as.
+const WANT_TYPES = {
+	b: ['BOOLEAN', 'BOOLEAN'], i32: ['INT32', 'INTEGER'],
+	i64: ['INT64', 'BIGINT'], f: ['DOUBLE', 'DOUBLE'],
+	d9: ['INT32', 'DECIMAL(9,2)'], d18: ['INT64', 'DECIMAL(18,4)'],
+	dt: ['INT32', 'DATE'], ts: ['INT64', 'TIMESTAMP WITH TIME ZONE'],
+	s: ['BYTE_ARRAY', 'VARCHAR'], sd: ['BYTE_ARRAY', 'VARCHAR'],
+	sl: ['BYTE_ARRAY', 'VARCHAR'], n_all: ['INT64', 'BIGINT'],
+	n_none: ['INT64', 'BIGINT'], n_some: ['BYTE_ARRAY', 'VARCHAR'],
+};
+
+function csvField(v) {
+	if (v === null)
+		return '';
+	if (v === '' || /[",\r\n]/.test(v))
+		return `"${v.replace(/"/g, '""')}"`;
+	return v;
+}
+
+function makeTable(path, nrows, seed) {
+	const R = prng(seed);
+	const pad = (n, w) => String(n).padStart(w, '0');
+	const big = (digits) => {
+		let t = String(R.int(1, 9));
+		for (let i = 1; i < digits; i++) t += String(R.int(0, 9));
+		return t;
+	};
+	const dec = (ip, fp) => `${R.next() < 0.5 ? '-' : ''}${R.int(0, 10 ** ip - 1)}.${pad(R.int(0, 10 ** fp - 1), fp)}`;
+	const day = (ms) => new Date(ms).toISOString().slice(0, 10);
+	const alphabet = ['a', 'b', 'Z', ' ', ',', '"', '\n', 'é', '中', '🙂', ';', '\'', '\\', 'x'];
+	const lines = [SCHEMA.map(([n]) => n).join(',')];
+	for (let r = 0; r < nrows; r++) {
+		const nul = (p) => R.next() < p;
+		const row = [];
+		row.push(nul(0.1) ? null : R.next() < 0.5 ? 'true' : 'false');
+		row.push(nul(0.1) ? null : String(R.pick([-2147483648, 2147483647, 0, R.int(-1e9, 1e9), R.int(-100, 100)])));
+		row.push(nul(0.1) ? null : R.pick(['-9223372036854775807', '9223372036854775807', '0',
+			`${R.next() < 0.5 ? '-' : ''}${big(R.int(1, 18))}`, String(R.int(-5, 5))]));
+		row.push(nul(0.1) ? null : String(R.pick([R.next() * 1e6 - 5e5, (R.next() - 0.5) * 1e-300, 1.5e300, R.int(-9, 9), 0.1])));
+		row.push(nul(0.1) ? null : dec(7, 2));
+		row.push(nul(0.1) ? null : dec(14, 4));
+		row.push(nul(0.1) ? null : day(R.int(-2208988800, 4102444800) * 1000));
+		if (nul(0.1)) {
+			row.push(null);
+		} else {
+			const sec = R.int(-2208988800, 4102444800);
+			const us = R.next() < 0.5 ? 0 : R.int(0, 999999);
+			const t = new Date(sec * 1000).toISOString().slice(0, 19).replace('T', ' ');
+			row.push(us ? `${t}.${pad(us, 6)}` : t);
+		}
+		if (nul(0.1)) {
+			row.push(null);
+		} else {
+			let s = '';
+			const n = R.next() < 0.1 ? 0 : R.int(1, 30);
+			for (let i = 0; i < n; i++) s += R.pick(alphabet);
+			row.push(s);
+		}
+		row.push(nul(0.2) ? null : R.pick(['DELIVER IN PERSON', 'COLLECT COD', 'NONE', 'TAKE BACK RETURN', '']));
+		if (nul(0.05)) {
+			row.push(null);
+		} else {
+			const n = R.next() < 0.01 ? R.int(20000, 70000) : R.next() < 0.2 ? 0 : R.int(1, 300);
+			row.push('long text '.repeat(Math.ceil(n / 10)).slice(0, n));
+		}
+		row.push(null);
+		row.push(String(R.int(-1e6, 1e6)));
+		row.push(nul(0.5) ? null : `v${R.int(0, 1000)}`);
+		lines.push(row.map(csvField).join(','));
+	}
+	writeFileSync(path, `${lines.join('\n')}\n`);
+}
+
+// Reads the DuckDB result of sql and the truth jsonl side by side;
+// returns {rows, errors[]}.
+async function compareParquet(sql, jsonlPath) {
+	const res = await con.stream(sql);
+	const names = res.columnNames();
+	const types = res.columnTypes().map(String);
+	const errors = [];
+	const err = (m) => { if (errors.length < 10) errors.push(m); };
+	const lines = fileLines(jsonlPath)[Symbol.asyncIterator]();
+	let rows = 0;
+	for (;;) {
+		const chunk = await res.fetchChunk();
+		if (!chunk || chunk.rowCount === 0)
+			break;
+		const cols = chunk.getColumns();
+		for (let r = 0; r < chunk.rowCount; r++, rows++) {
+			const nx = await lines.next();
+			if (nx.done) {
+				err(`DuckDB has more than colpipe's ${rows} rows`);
+				return { rows, errors };
+			}
+			const vals = parseFlatLine(nx.value);
+			for (let c = 0; c < names.length; c++) {
+				const cp = vals[c];
+				if (cp.key !== names[c]) {
+					err(`row ${rows + 1}: column ${cp.key} vs ${names[c]}`);
+					continue;
+				}
+				const scale = types[c].startsWith('DECIMAL') ? 0 : -1;
+				const d = sameValue(cp, cols[c][r], types[c], scale);
+				if (d)
+					err(`row ${rows + 1} ${names[c]}: ${d}`);
+			}
+		}
+	}
+	if (!(await lines.next()).done)
+		err(`colpipe has more than DuckDB's ${rows} rows`);
+	return { rows, errors };
+}
+
+async function one(sql) {
+	const r = await con.runAndReadAll(sql);
+	return r.getRowsJson();
+}
+
+async function randomTable() {
+	const n = ASAN ? 3000 : 20000;
+	const csv = join(WORK, 'rand.csv');
+	const col = join(WORK, 'rand.col');
+	const truth = join(WORK, 'rand.jsonl');
+	makeTable(csv, n, 20261129);
+	const spec = SCHEMA.map(([a, t]) => `${a}:${t}`).join(',');
+	let r = run(`csv2col --schema ${q(spec)} ${q(csv)} > ${q(col)} && col2csv --format jsonl ${q(col)} > ${q(truth)}`);
+	if (!tap.ok(r.status === 0, 'random table: csv2col | col2csv --format jsonl (the truth)', shDiag(r)))
+		return;
+
+	const cases = [];
+	for (const c of ['none', 'snappy', 'zstd', 'gzip'])
+		for (const d of ['auto', 'on', 'off'])
+			cases.push([`${c}, dictionary ${d}`, `-c ${c} --dictionary ${d}`]);
+	cases.push(['zstd:19, 777-row row groups, 2K pages', '-c zstd:19 --row-group-rows 777 --page-bytes 2K']);
+	cases.push(['snappy, 64K row groups, dictionary on', '--row-group-bytes 64K --dictionary on']);
+	cases.push(['no statistics', '--no-statistics --row-group-rows 5000']);
+
+	let many = null;
+	for (const [i, [what, opts]] of cases.entries()) {
+		const pq = join(WORK, `rand-${i}.parquet`);
+		r = run(`col2parquet ${opts} -o ${q(pq)} ${q(col)}`);
+		if (!tap.ok(r.status === 0 && existsSync(pq), `random table, ${what}: col2parquet`, shDiag(r)))
+			continue;
+		const cmp = await compareParquet(
+			`SELECT * REPLACE (make_timestamp(epoch_us(ts)) AS ts) FROM read_parquet(${sqlq(pq)})`, truth);
+		tap.ok(cmp.errors.length === 0 && cmp.rows === n,
+			`random table, ${what}: DuckDB reads ${n} rows, every value equal`,
+			[`${cmp.rows} rows`, ...cmp.errors]);
+		if (opts.includes('777'))
+			many = pq;
+		if (hyparquet)
+			await hyparquetCheck(pq, truth, n, what);
+	}
+
+	// Types as promised, both in the Parquet schema and in DuckDB.
+	const pq0 = join(WORK, 'rand-3.parquet');	/* snappy, auto */
+	const schema = await one(`SELECT name, type FROM parquet_schema(${sqlq(pq0)}) WHERE type IS NOT NULL`);
+	const desc = await one(`DESCRIBE SELECT * FROM read_parquet(${sqlq(pq0)})`);
+	const bad = [];
+	for (const [name, [pt, dt]] of Object.entries(WANT_TYPES)) {
+		const s = schema.find((x) => x[0] === name);
+		const d = desc.find((x) => x[0] === name);
+		if (!s || s[1] !== pt) bad.push(`${name}: Parquet ${s ? s[1] : 'missing'}, want ${pt}`);
+		if (!d || d[1] !== dt) bad.push(`${name}: DuckDB ${d ? d[1] : 'missing'}, want ${dt}`);
+	}
+	tap.ok(bad.length === 0, 'random table: Parquet and DuckDB types of every column', bad);
+
+	const meta = await one(`SELECT created_by FROM parquet_file_metadata(${sqlq(pq0)})`);
+	tap.ok(/^colpipe version \S+ \(build \S+\)$/.test(meta[0][0]), 'created_by is "colpipe version X (build Y)"', [meta[0][0]]);
+
+	if (many) {
+		const rg = await one(`SELECT count(DISTINCT row_group_id) FROM parquet_metadata(${sqlq(many)})`);
+		tap.ok(Number(rg[0][0]) === Math.ceil(n / 777), `777-row row groups: ${Math.ceil(n / 777)} of them`, [`${rg[0][0]} row groups`]);
+		// Point lookups that DuckDB prunes by min/max: a wrong
+		// statistic drops rows.
+		const diffs = [];
+		for (const col of ['i32', 'i64', 'd9', 'dt', 'sd', 's']) {
+			const vals = await one(`SELECT DISTINCT ${col}::VARCHAR FROM read_parquet(${sqlq(many)}) WHERE ${col} IS NOT NULL USING SAMPLE 5 ROWS`);
+			for (const [v] of vals) {
+				const a = await one(`SELECT count(*) FROM read_parquet(${sqlq(many)}) WHERE ${col} = ${sqlq(v)}`);
+				const b = await one(`SELECT count(*) FROM (SELECT ${col}::VARCHAR AS x FROM read_parquet(${sqlq(many)})) WHERE x = ${sqlq(v)}`);
+				if (a[0][0] !== b[0][0])
+					diffs.push(`${col} = ${JSON.stringify(v)}: ${a[0][0]} with pruning, ${b[0][0]} without`);
+			}
+		}
+		tap.ok(diffs.length === 0, 'point lookups pruned by the statistics find every row', diffs);
+		const st = await one(`SELECT path_in_schema, stats_null_count, num_values FROM parquet_metadata(${sqlq(many)}) WHERE path_in_schema = 'n_all' AND stats_null_count <> num_values`);
+		tap.ok(st.length === 0, 'an all-NULL column: null_count = num_values in every row group', st.map(String));
+	}
+
+	// Zero rows.
+	const ecsv = join(WORK, 'empty.csv');
+	const epq = join(WORK, 'empty.parquet');
+	r = run(`head -n 1 ${q(csv)} > ${q(ecsv)} && csv2col --schema ${q(spec)} ${q(ecsv)} | col2parquet -o ${q(epq)}`);
+	if (tap.ok(r.status === 0, 'zero rows: col2parquet succeeds', shDiag(r))) {
+		const c = await one(`SELECT count(*) FROM read_parquet(${sqlq(epq)})`);
+		const d = await one(`DESCRIBE SELECT * FROM read_parquet(${sqlq(epq)})`);
+		tap.ok(Number(c[0][0]) === 0 && d.length === SCHEMA.length && d.every((x, i) => x[0] === SCHEMA[i][0]),
+			'zero rows: DuckDB reads 0 rows and every column name', [JSON.stringify(c), JSON.stringify(d)]);
+		if (hyparquet) {
+			let ok = false, why = '';
+			try {
+				const buf = await readAll(epq);
+				const md = hyparquet.parquetMetadata(buf);
+				ok = Number(md.num_rows) === 0 && md.schema.length === SCHEMA.length + 1;
+			} catch (e) { why = String(e); }
+			tap.ok(ok, 'zero rows: hyparquet reads the footer', [why]);
+		}
+	}
+}
+
+// ---- hyparquet, an independent reader ----
+
+async function readAll(path) {
+	const { readFile } = await import('node:fs/promises');
+	const b = await readFile(path);
+	return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength);
+}
+
+// hyparquet's value against the truth's {kind, v}.
+function hyEqual(cp, v, name) {
+	if (v === null || v === undefined)
+		return cp.kind === 'z';
+	if (cp.kind === 'z')
+		return false;
+	switch (name) {
+	case 'b': return cp.kind === 'b' && String(v) === cp.v;
+	case 'i32': case 'i64': case 'n_none': case 'n_all':
+		return BigInt(v) === BigInt(cp.v);
+	case 'f': return Number(cp.v) === v;
+	case 'd9': case 'd18': {
+		// hyparquet turns decimals into doubles; DuckDB checks them
+		// exactly, here they must agree to double precision.
+		const a = Number(cp.v), b = Number(v);
+		return Math.abs(a - b) <= 1e-15 * Math.max(1, Math.abs(a));
+	}
+	case 'dt': return v instanceof Date && v.toISOString().slice(0, 10) === cp.v;
+	case 'ts': {
+		// hyparquet gives a Date, whole milliseconds: compare with the
+		// text's microseconds cut to milliseconds either way.
+		if (!(v instanceof Date)) return false;
+		const sec = Date.parse(`${cp.v.slice(0, 19).replace(' ', 'T')}Z`);
+		const us = BigInt(sec) * 1000n + BigInt((cp.v.slice(20) || '0').padEnd(6, '0'));
+		const floor = us >= 0n ? us / 1000n : -((-us + 999n) / 1000n);
+		const trunc = us / 1000n;
+		return BigInt(v.getTime()) === floor || BigInt(v.getTime()) === trunc;
+	}
+	default: return cp.kind === 's' && v === cp.v;
+	}
+}
+
+async function hyparquetCheck(pq, truth, n, what) {
+	const errors = [];
+	let rows = 0;
+	try {
+		const file = await readAll(pq);
+		const data = await hyparquet.parquetReadObjects({ file, compressors: hyparquet.compressors });
+		const it = fileLines(truth)[Symbol.asyncIterator]();
+		for (const row of data) {
+			const nx = await it.next();
+			if (nx.done) { errors.push('hyparquet has more rows'); break; }
+			const vals = parseFlatLine(nx.value);
+			for (const cp of vals)
+				if (!hyEqual(cp, row[cp.key], cp.key) && errors.length < 8)
+					errors.push(`row ${rows + 1} ${cp.key}: colpipe ${cp.v} vs hyparquet ${String(row[cp.key])}`);
+			rows++;
+		}
+	} catch (e) {
+		errors.push(`hyparquet: ${e.stack ?? e}`);
+	}
+	tap.ok(errors.length === 0 && rows === n, `random table, ${what}: hyparquet reads ${n} rows, every value equal`, [`${rows} rows`, ...errors]);
+}
+
+// ---- 2. TPC-H ----
+
+async function tpchTable(zst) {
+	const name = zst.replace(/.*\//, '').replace(/\.csv\.zst$/, '');
+	const csv = join(WORK, `${name}.csv`);
+	let r = run(`zstd -qdc ${q(zst)} > ${q(csv)}`);
+	if (!tap.ok(r.status === 0, `${name}: zstd -dc`, shDiag(r)))
+		return;
+	const variants = [['snappy', '']];
+	if (name === 'lineitem')
+		variants.push(['zstd, 100000-row row groups', '-c zstd --row-group-rows 100000']);
+	for (const [what, opts] of variants) {
+		const pq = join(WORK, `${name}.parquet`);
+		r = run(`csv2col ${q(csv)} | col2parquet ${opts} -o ${q(pq)}`);
+		if (!tap.ok(r.status === 0, `${name} (${what}): csv2col | col2parquet`, shDiag(r)))
+			continue;
+		const desc = await one(`DESCRIBE SELECT * FROM read_parquet(${sqlq(pq)})`);
+		const cols = desc.map(([n, t]) => `${sqlq(n)}: ${sqlq(t.startsWith('TIMESTAMP') ? 'TIMESTAMP' : t)}`).join(', ');
+		const fromCsv = `read_csv(${sqlq(csv)}, header = true, delim = ',', quote = '"', auto_detect = false, columns = {${cols}})`;
+		const fromPq = `read_parquet(${sqlq(pq)})`;
+		const res = await one(`SELECT
+			(SELECT count(*) FROM ${fromPq}),
+			(SELECT count(*) FROM ${fromCsv}),
+			(SELECT count(*) FROM (FROM ${fromPq} EXCEPT ALL FROM ${fromCsv})),
+			(SELECT count(*) FROM (FROM ${fromCsv} EXCEPT ALL FROM ${fromPq}))`);
+		const [np, nc, a, b] = res[0].map(Number);
+		tap.ok(np === nc && a === 0 && b === 0 && np > 0,
+			`${name} (${what}): DuckDB reads the Parquet file as it reads the CSV (${nc} rows, types ${desc.map((x) => x[1]).filter((t, i, s) => s.indexOf(t) === i).join(' ')})`,
+			[`parquet ${np} rows, csv ${nc} rows, ${a} rows only in parquet, ${b} only in csv`]);
+	}
+}
+
+await randomTable();
+if (!hyparquet)
+	tap.note('hyparquet not installed in tests/oracle: only DuckDB reads the files');
+
+if (TPCH && existsSync(TPCH)) {
+	const tables = readdirSync(TPCH).filter((f) => f.endsWith('.csv.zst'))
+		.map((f) => join(TPCH, f))
+		.sort((a, b) => statSync(a).size - statSync(b).size);
+	for (const t of tables) {
+		if (ASAN && statSync(t).size > 8e6) {
+			tap.skip(`${t.replace(/.*\//, '')}: TPC-H round trip`, 'MODE=asan');
+			continue;
+		}
+		await tpchTable(t);
+	}
+} else {
+	tap.skip('TPC-H SF0.1 round trips', `no data in ${TPCH}`);
+}
+
+process.exitCode = tap.done();

@@ -1,0 +1,1310 @@
+/*
+ * test_parquet.c - the Thrift compact encoder, the RLE/bit-packing hybrid
+ * and the Parquet writer.
+ *
+ * The encoder is checked against bytes worked out by hand from the
+ * compact protocol specification.  The hybrid encoder is checked against
+ * a plain reference decoder on random runs at every bit width.  Written
+ * files are read back by a minimal Parquet reader below (a generic Thrift
+ * compact decoder, the page walk, PLAIN and dictionary decoding, every
+ * codec) and must give back every value, NULL and statistic of the
+ * batches that went in, for every codec, dictionary mode, page size and
+ * row group size tried.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <snappy-c.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "core_alloc.h"
+#include "core_col.h"
+#include "core_io.h"
+#include "core_parquet_write.h"
+#include "core_thrift.h"
+#include "unit.h"
+
+/* ---- Thrift encoder ---- */
+
+static void
+test_thrift_bytes(void)
+{
+	static const uint8_t want[] = {
+		0x15, 0x0a,			/* 1: i32 5 */
+		0x26, 0x01,			/* 3: i64 -1 */
+		0x08, 0x28, 0x02, 'a', 'b',	/* 20: binary "ab" (long) */
+		0x11,				/* 21: bool true */
+		0x19, 0x25, 0x02, 0x01,		/* 22: list<i32> [1, -1] */
+		0x1c,				/* 23: struct { */
+		0x15, 0xd8, 0x04,		/*   1: i32 300 */
+		0x12,				/*   2: bool false */
+		0x00,				/* } */
+		0x15, 0x00,			/* 24: i32 0 */
+		0x16, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0x01,			/* 25: i64 INT64_MIN */
+		0x19, 0xf5, 0x14,		/* 26: list<i32>, 20 elements */
+	};
+	struct core_thrift t;
+	int i;
+
+	core_thrift_init(&t);
+	core_thrift_field_i32(&t, 1, 5);
+	core_thrift_field_i64(&t, 3, -1);
+	core_thrift_field_binary(&t, 20, "ab", 2);
+	core_thrift_field_bool(&t, 21, true);
+	core_thrift_field_list(&t, 22, CORE_THRIFT_I32, 2);
+	core_thrift_elem_i32(&t, 1);
+	core_thrift_elem_i32(&t, -1);
+	core_thrift_field_struct(&t, 23);
+	core_thrift_field_i32(&t, 1, 300);
+	core_thrift_field_bool(&t, 2, false);
+	core_thrift_struct_end(&t);
+	core_thrift_field_i32(&t, 24, 0);
+	core_thrift_field_i64(&t, 25, INT64_MIN);
+	core_thrift_field_list(&t, 26, CORE_THRIFT_I32, 20);
+	CHECK_EQ_INT(t.len, sizeof(want));
+	for (i = 0; i < (int)sizeof(want) && i < (int)t.len; i++)
+		if (t.buf[i] != want[i]) {
+			printf("# byte %d: %02x, want %02x\n", i, t.buf[i],
+			    want[i]);
+			CHECK(t.buf[i] == want[i]);
+		}
+	for (i = 0; i < 20; i++)
+		core_thrift_elem_i32(&t, i);
+	/* Delta 15 is the last short form, 16 the first long one. */
+	core_thrift_field_i32(&t, 41, 1);
+	core_thrift_field_i32(&t, 57, 1);
+	core_thrift_struct_end(&t);
+	CHECK_EQ_INT(t.len, sizeof(want) + 20 + 2 + 3 + 1);
+	CHECK_EQ_INT(t.buf[t.len - 6], 0xf5);
+	CHECK_EQ_INT(t.buf[t.len - 5], 0x02);
+	CHECK_EQ_INT(t.buf[t.len - 4], 0x05);
+	CHECK_EQ_INT(t.buf[t.len - 3], 0x72);
+	CHECK_EQ_INT(t.buf[t.len - 2], 0x02);
+	CHECK_EQ_INT(t.buf[t.len - 1], 0);
+	CHECK_EQ_INT(t.depth, 0);
+	core_thrift_release(&t);
+}
+
+/* ---- a reference hybrid decoder ---- */
+
+static uint64_t
+varint(const uint8_t **p, const uint8_t *end, int *bad)
+{
+	uint64_t v = 0;
+	int shift = 0;
+
+	while (*p < end && shift < 64) {
+		uint8_t b = *(*p)++;
+
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+		shift += 7;
+	}
+	*bad = 1;
+	return 0;
+}
+
+/* Decodes n values of width w; -1 when the bytes run out first. */
+static int
+rle_decode(const uint8_t *p, size_t len, int w, uint32_t *out, size_t n)
+{
+	const uint8_t *end = p + len;
+	size_t got = 0, i, k;
+	int bad = 0, b;
+
+	while (got < n) {
+		uint64_t h = varint(&p, end, &bad);
+
+		if (bad)
+			return -1;
+		if (h & 1) {
+			size_t cnt = (size_t)(h >> 1) * 8;
+			uint64_t bitpos = 0;
+
+			if ((size_t)(end - p) < (h >> 1) * (size_t)w)
+				return -1;
+			for (i = 0; i < cnt; i++) {
+				uint32_t v = 0;
+
+				for (b = 0; b < w; b++, bitpos++)
+					v |= (uint32_t)((p[bitpos / 8] >>
+					    (bitpos % 8)) & 1) << b;
+				if (got < n)
+					out[got++] = v;
+			}
+			p += (h >> 1) * (size_t)w;
+		} else {
+			uint32_t v = 0;
+			int nb = (w + 7) / 8;
+
+			if (end - p < nb)
+				return -1;
+			for (b = 0; b < nb; b++)
+				v |= (uint32_t)p[b] << (8 * b);
+			p += nb;
+			for (k = 0; k < (h >> 1) && got < n; k++)
+				out[got++] = v;
+		}
+	}
+	return 0;
+}
+
+static void
+test_rle_known(void)
+{
+	struct core_parquet_rle r;
+	uint32_t i;
+
+	core_parquet_rle_init(&r, 1);
+	core_parquet_rle_put_run(&r, 0, 8);
+	core_parquet_rle_finish(&r);
+	CHECK_EQ_INT(r.len, 2);
+	CHECK_EQ_INT(r.buf[0], 0x10);
+	CHECK_EQ_INT(r.buf[1], 0x00);
+
+	core_parquet_rle_reset(&r, 1);
+	for (i = 0; i < 8; i++)
+		core_parquet_rle_put(&r, (i + 1) & 1);
+	core_parquet_rle_finish(&r);
+	CHECK_EQ_INT(r.len, 2);
+	CHECK_EQ_INT(r.buf[0], 0x03);
+	CHECK_EQ_INT(r.buf[1], 0x55);
+
+	/* Width 3, values 0..7: the example of Encodings.md. */
+	core_parquet_rle_reset(&r, 3);
+	for (i = 0; i < 8; i++)
+		core_parquet_rle_put(&r, i);
+	core_parquet_rle_finish(&r);
+	CHECK_EQ_INT(r.len, 4);
+	CHECK_EQ_INT(r.buf[0], 0x03);
+	CHECK_EQ_INT(r.buf[1], 0x88);
+	CHECK_EQ_INT(r.buf[2], 0xc6);
+	CHECK_EQ_INT(r.buf[3], 0xfa);
+
+	/* A 300-long run of 1000 at width 10: RLE, 2-byte value. */
+	core_parquet_rle_reset(&r, 10);
+	core_parquet_rle_put_run(&r, 1000, 300);
+	core_parquet_rle_finish(&r);
+	CHECK_EQ_INT(r.len, 4);
+	CHECK_EQ_INT(r.buf[0], 0xd8);	/* 600 = 0x258 */
+	CHECK_EQ_INT(r.buf[1], 0x04);
+	CHECK_EQ_INT(r.buf[2], 0xe8);
+	CHECK_EQ_INT(r.buf[3], 0x03);
+	core_parquet_rle_release(&r);
+
+	CHECK_EQ_INT(core_parquet_bit_width(0), 1);
+	CHECK_EQ_INT(core_parquet_bit_width(1), 1);
+	CHECK_EQ_INT(core_parquet_bit_width(2), 2);
+	CHECK_EQ_INT(core_parquet_bit_width(255), 8);
+	CHECK_EQ_INT(core_parquet_bit_width(256), 9);
+	CHECK_EQ_INT(core_parquet_bit_width(UINT32_MAX), 32);
+}
+
+/* Random runs and literals at every width, fed value by value and as
+ * runs, must decode to what went in. */
+static void
+test_rle_random(void)
+{
+	enum { N = 20000 };
+	uint32_t *in = core_xmalloc(N * sizeof(*in));
+	uint32_t *got = core_xmalloc(N * sizeof(*got));
+	struct core_parquet_rle r;
+	int w, trial, bad = 0;
+	size_t n, i;
+
+	core_parquet_rle_init(&r, 1);
+	for (w = 1; w <= 32; w++) {
+		for (trial = 0; trial < 12; trial++) {
+			uint32_t mask = w == 32 ? UINT32_MAX :
+			    ((uint32_t)1 << w) - 1;
+			size_t limit = (size_t)(unit_rand() % N) + 1;
+
+			if (trial == 0)
+				limit = (size_t)trial + 1;
+			n = 0;
+			core_parquet_rle_reset(&r, w);
+			while (n < limit) {
+				uint32_t v = (uint32_t)unit_rand() & mask;
+				size_t run = unit_rand() % 4 == 0 ?
+				    unit_rand() % 40 + 1 : 1;
+
+				if (run > limit - n)
+					run = limit - n;
+				if (unit_rand() % 3 == 0 && n > 0)
+					v = in[n - 1];
+				for (i = 0; i < run; i++)
+					in[n + i] = v;
+				if (unit_rand() % 2)
+					core_parquet_rle_put_run(&r, v, run);
+				else
+					for (i = 0; i < run; i++)
+						core_parquet_rle_put(&r, v);
+				n += run;
+			}
+			core_parquet_rle_finish(&r);
+			if (rle_decode(r.buf, r.len, w, got, n) != 0 ||
+			    memcmp(in, got, n * sizeof(*in)) != 0) {
+				if (bad++ < 5)
+					printf("# width %d, %zu values: "
+					    "mismatch\n", w, n);
+			}
+		}
+	}
+	CHECK_EQ_INT(bad, 0);
+	core_parquet_rle_release(&r);
+	free(in);
+	free(got);
+}
+
+/* ---- a minimal Thrift compact decoder ---- */
+
+struct tnode {
+	int16_t id;
+	uint8_t type;
+	int64_t i;		/* integers, bools (1/0) */
+	const uint8_t *bin;	/* binary */
+	size_t len;
+	struct tnode *kids;	/* struct fields or list elements */
+	size_t nkids;
+};
+
+struct tcur {
+	const uint8_t *p, *end;
+	int bad;
+};
+
+static int64_t
+unzig(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static void tparse(struct tcur *c, uint8_t type, struct tnode *n, int depth);
+
+static void
+tadd(struct tnode *n, struct tnode *k)
+{
+	n->kids = core_xreallocarray(n->kids, n->nkids + 1, sizeof(*k));
+	n->kids[n->nkids++] = *k;
+}
+
+static void
+tparse(struct tcur *c, uint8_t type, struct tnode *n, int depth)
+{
+	uint64_t size;
+	uint8_t b, et;
+	int16_t last = 0;
+	size_t k;
+
+	n->type = type;
+	if (depth > 32 || c->bad) {
+		c->bad = 1;
+		return;
+	}
+	switch (type) {
+	case CORE_THRIFT_TRUE:
+	case CORE_THRIFT_FALSE:
+		n->i = type == CORE_THRIFT_TRUE;
+		break;
+	case CORE_THRIFT_BYTE:
+		if (c->p >= c->end) {
+			c->bad = 1;
+			return;
+		}
+		n->i = (int8_t)*c->p++;
+		break;
+	case CORE_THRIFT_I16:
+	case CORE_THRIFT_I32:
+	case CORE_THRIFT_I64:
+		n->i = unzig(varint(&c->p, c->end, &c->bad));
+		break;
+	case CORE_THRIFT_DOUBLE:
+		if (c->end - c->p < 8) {
+			c->bad = 1;
+			return;
+		}
+		c->p += 8;
+		break;
+	case CORE_THRIFT_BINARY:
+		size = varint(&c->p, c->end, &c->bad);
+		if (c->bad || size > (uint64_t)(c->end - c->p)) {
+			c->bad = 1;
+			return;
+		}
+		n->bin = c->p;
+		n->len = (size_t)size;
+		c->p += size;
+		break;
+	case CORE_THRIFT_LIST:
+	case CORE_THRIFT_SET:
+		if (c->p >= c->end) {
+			c->bad = 1;
+			return;
+		}
+		b = *c->p++;
+		et = b & 15;
+		size = b >> 4;
+		if (size == 15)
+			size = varint(&c->p, c->end, &c->bad);
+		for (k = 0; k < size && !c->bad; k++) {
+			struct tnode e = { .id = (int16_t)k };
+
+			tparse(c, et, &e, depth + 1);
+			tadd(n, &e);
+		}
+		break;
+	case CORE_THRIFT_STRUCT:
+		for (;;) {
+			struct tnode f = { 0 };
+
+			if (c->p >= c->end) {
+				c->bad = 1;
+				return;
+			}
+			b = *c->p++;
+			if (b == 0)
+				break;
+			if (b >> 4)
+				f.id = (int16_t)(last + (b >> 4));
+			else
+				f.id = (int16_t)unzig(varint(&c->p, c->end,
+				    &c->bad));
+			last = f.id;
+			tparse(c, b & 15, &f, depth + 1);
+			tadd(n, &f);
+			if (c->bad)
+				return;
+		}
+		break;
+	default:
+		c->bad = 1;
+	}
+}
+
+static void
+tfree(struct tnode *n)
+{
+	size_t k;
+
+	for (k = 0; k < n->nkids; k++)
+		tfree(&n->kids[k]);
+	free(n->kids);
+	n->kids = NULL;
+	n->nkids = 0;
+}
+
+static const struct tnode *
+tget(const struct tnode *n, int16_t id)
+{
+	size_t k;
+
+	if (n == NULL)
+		return NULL;
+	for (k = 0; k < n->nkids; k++)
+		if (n->kids[k].id == id)
+			return &n->kids[k];
+	return NULL;
+}
+
+static int64_t
+tint(const struct tnode *n, int16_t id, int64_t dflt)
+{
+	const struct tnode *f = tget(n, id);
+
+	return f ? f->i : dflt;
+}
+
+/* ---- the data written, and reading it back ---- */
+
+enum { NCOLS = 12 };
+
+static const char *const col_spec[NCOLS] = {
+	"bool", "int32", "int64", "float64", "decimal(9,2)",
+	"decimal(15,3)", "date", "timestamp", "string", "string",
+	"int64", "string",
+};
+
+/* A decoded cell. */
+struct cell {
+	bool null;
+	int64_t i;
+	double d;
+	const uint8_t *s;
+	size_t len;
+};
+
+/* Null patterns by column: 0 none, 1 some, 2 all. */
+static int
+null_mode(uint32_t col)
+{
+	return col == 10 ? 2 : col % 3 == 1 ? 1 : col == 11 ? 1 : 0;
+}
+
+static struct core_schema *
+make_schema(void)
+{
+	struct core_schema *s = core_schema_new(NCOLS);
+	struct core_coltype t;
+	char name[16];
+	uint32_t i;
+
+	for (i = 0; i < NCOLS; i++) {
+		core_type_parse(col_spec[i], strlen(col_spec[i]), &t, NULL);
+		snprintf(name, sizeof(name), "c%u", i);
+		core_schema_set(s, i, name, t);
+	}
+	return s;
+}
+
+/* Fills b with n rows; row numbers continue from first (so values are
+ * reproducible from the row number in want_cell). */
+static void
+fill_batch(struct core_batch *b, uint32_t n, uint64_t first)
+{
+	uint32_t i, r;
+	size_t used;
+
+	core_batch_reset(b);
+	core_batch_reserve(b, n, 64);
+	for (i = 0; i < NCOLS; i++) {
+		struct core_column *c = &b->cols[i];
+
+		used = 0;
+		c->offsets = c->type.id == CORE_TYPE_STRING ? c->offsets :
+		    NULL;
+		for (r = 0; r < n; r++) {
+			uint64_t row = first + r;
+			uint64_t x = row * 0x9E3779B97F4A7C15ull;
+			bool null = null_mode(i) == 2 ||
+			    (null_mode(i) == 1 && x % 5 == 0);
+
+			x ^= x >> 31;
+			if (null)
+				core_col_set_null(c, r, n);
+			switch (c->type.id) {
+			case CORE_TYPE_BOOL:
+				((uint8_t *)c->values)[r] = null ? 0 :
+				    (uint8_t)(x & 1);
+				break;
+			case CORE_TYPE_INT32:
+				((int32_t *)c->values)[r] = null ? 0 :
+				    (int32_t)(x % 100) - 50;
+				break;
+			case CORE_TYPE_DATE:
+				((int32_t *)c->values)[r] = null ? 0 :
+				    (int32_t)(x % 20000) - 3000;
+				break;
+			case CORE_TYPE_DECIMAL:
+				((int64_t *)c->values)[r] = null ? 0 :
+				    c->type.precision <= 9 ?
+				    (int64_t)(x % 1999999999) - 999999999 :
+				    (int64_t)(x % 100000) * 1000003;
+				break;
+			case CORE_TYPE_INT64:
+			case CORE_TYPE_TIMESTAMP:
+				((int64_t *)c->values)[r] = null ? 0 :
+				    (int64_t)x;
+				break;
+			case CORE_TYPE_FLOAT64: {
+				double d = (double)(int64_t)x / 1e9;
+
+				if (x % 97 == 0)
+					d = NAN;
+				if (x % 89 == 0)
+					d = -0.0;
+				if (null)
+					d = 0;
+				memcpy((char *)c->values + 8 * r, &d, 8);
+				break;
+			}
+			case CORE_TYPE_STRING: {
+				/* c8: few distinct, c9: mostly distinct and
+				 * sometimes long or empty, c11: a few. */
+				char tmp[64];
+				size_t len = 0, k;
+
+				if (!null && i == 8)
+					len = (size_t)snprintf(tmp, sizeof(tmp),
+					    "v%u", (unsigned)(x % 7));
+				else if (!null && i == 11)
+					len = (size_t)snprintf(tmp, sizeof(tmp),
+					    "\xc3\xa9%u", (unsigned)(x % 3));
+				else if (!null)
+					len = x % 11 == 0 ? 0 : x % 13 == 0 ?
+					    300 : (size_t)snprintf(tmp,
+					    sizeof(tmp), "s%llu",
+					    (unsigned long long)x);
+				core_col_reserve_bytes(c, used, len);
+				for (k = 0; k < len; k++)
+					((char *)c->values)[used + k] =
+					    len > 64 ? (char)('a' + k % 26) :
+					    tmp[k];
+				used += len;
+				c->offsets[r + 1] = (int32_t)used;
+				break;
+			}
+			}
+		}
+	}
+	b->nrows = n;
+}
+
+/* Reads n bytes of the file at off. */
+struct file {
+	uint8_t *p;
+	size_t len;
+};
+
+static int
+decompress(int codec, const uint8_t *src, size_t n, uint8_t *dst,
+    size_t want)
+{
+	size_t got = want;
+	uLongf glen;
+	z_stream zs;
+	int rc;
+
+	switch (codec) {
+	case 0:
+		if (n != want)
+			return -1;
+		memcpy(dst, src, n);
+		return 0;
+	case 1:
+		if (snappy_uncompress((const char *)src, n, (char *)dst,
+		    &got) != SNAPPY_OK)
+			return -1;
+		return got == want ? 0 : -1;
+	case 6:
+		got = ZSTD_decompress(dst, want, src, n);
+		return !ZSTD_isError(got) && got == want ? 0 : -1;
+	case 2:
+		memset(&zs, 0, sizeof(zs));
+		if (inflateInit2(&zs, 15 + 16) != Z_OK)
+			return -1;
+		zs.next_in = (Bytef *)(uintptr_t)src;
+		zs.avail_in = (uInt)n;
+		zs.next_out = dst;
+		zs.avail_out = (uInt)want;
+		rc = inflate(&zs, Z_FINISH);
+		glen = zs.total_out;
+		inflateEnd(&zs);
+		return rc == Z_STREAM_END && glen == want ? 0 : -1;
+	}
+	return -1;
+}
+
+/* Decodes one PLAIN value of physical type pt at *p. */
+static int
+plain_value(int pt, const uint8_t **p, const uint8_t *end, unsigned *bit,
+    struct cell *out)
+{
+	int32_t v32;
+	uint32_t len;
+
+	memset(out, 0, sizeof(*out));
+	switch (pt) {
+	case 0:
+		if (*p >= end)
+			return -1;
+		out->i = (**p >> *bit) & 1;
+		if (++*bit == 8) {
+			*bit = 0;
+			(*p)++;
+		}
+		return 0;
+	case 1:
+		if (end - *p < 4)
+			return -1;
+		memcpy(&v32, *p, 4);
+		out->i = v32;
+		*p += 4;
+		return 0;
+	case 2:
+		if (end - *p < 8)
+			return -1;
+		memcpy(&out->i, *p, 8);
+		*p += 8;
+		return 0;
+	case 5:
+		if (end - *p < 8)
+			return -1;
+		memcpy(&out->d, *p, 8);
+		*p += 8;
+		return 0;
+	case 6:
+		if (end - *p < 4)
+			return -1;
+		memcpy(&len, *p, 4);
+		*p += 4;
+		if ((size_t)(end - *p) < len)
+			return -1;
+		out->s = *p;
+		out->len = len;
+		*p += len;
+		return 0;
+	}
+	return -1;
+}
+
+/* What row `row` of column col holds (mirrors fill_batch via a batch of
+ * one row). */
+static void
+want_cell(struct core_batch *one, uint32_t col, uint64_t row, struct cell *c)
+{
+	const struct core_column *k;
+
+	fill_batch(one, 1, row);
+	k = &one->cols[col];
+	memset(c, 0, sizeof(*c));
+	c->null = !core_col_is_valid(k, 0);
+	if (c->null)
+		return;
+	switch (k->type.id) {
+	case CORE_TYPE_BOOL:
+		c->i = ((uint8_t *)k->values)[0];
+		break;
+	case CORE_TYPE_INT32:
+	case CORE_TYPE_DATE:
+		c->i = ((int32_t *)k->values)[0];
+		break;
+	case CORE_TYPE_FLOAT64:
+		memcpy(&c->d, k->values, 8);
+		break;
+	case CORE_TYPE_STRING:
+		c->s = k->values;
+		c->len = (size_t)k->offsets[1];
+		break;
+	default:
+		c->i = ((int64_t *)k->values)[0];
+		break;
+	}
+}
+
+static bool
+cell_equal(int pt, const struct cell *a, const struct cell *b)
+{
+	if (a->null || b->null)
+		return a->null == b->null;
+	if (pt == 5)
+		return memcmp(&a->d, &b->d, 8) == 0 ||
+		    (isnan(a->d) && isnan(b->d));
+	if (pt == 6)
+		return a->len == b->len &&
+		    (a->len == 0 || memcmp(a->s, b->s, a->len) == 0);
+	return a->i == b->i;
+}
+
+/* Statistics the reader computes itself, to check the footer's. */
+struct colstat {
+	uint64_t nulls, nans;
+	bool any;
+	struct cell min, max;
+	uint8_t smin[512], smax[512];
+};
+
+static int
+cell_cmp(int pt, const struct cell *a, const struct cell *b)
+{
+	int r;
+
+	if (pt == 5)
+		return a->d < b->d ? -1 : a->d > b->d;
+	if (pt == 6) {
+		r = memcmp(a->s, b->s, a->len < b->len ? a->len : b->len);
+		if (r != 0)
+			return r;
+		return a->len < b->len ? -1 : a->len > b->len;
+	}
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static void
+stat_add(struct colstat *st, int pt, const struct cell *c)
+{
+	if (c->null) {
+		st->nulls++;
+		return;
+	}
+	if (pt == 5 && isnan(c->d)) {
+		st->nans++;
+		return;
+	}
+	if (!st->any || cell_cmp(pt, c, &st->min) < 0) {
+		st->min = *c;
+		if (pt == 6) {
+			memcpy(st->smin, c->s, c->len);
+			st->min.s = st->smin;
+		}
+	}
+	if (!st->any || cell_cmp(pt, c, &st->max) > 0) {
+		st->max = *c;
+		if (pt == 6) {
+			memcpy(st->smax, c->s, c->len);
+			st->max.s = st->smax;
+		}
+	}
+	st->any = true;
+}
+
+/* The PLAIN statistic bytes for a cell. */
+static bool
+stat_match(int pt, const struct cell *c, const struct tnode *bin)
+{
+	struct cell d;
+	const uint8_t *p;
+	unsigned bit = 0;
+	uint8_t tmp[4 + 512];
+
+	if (bin == NULL)
+		return false;
+	if (pt == 6)
+		return bin->len == c->len &&
+		    memcmp(bin->bin, c->s, c->len) == 0;
+	if (pt == 0) {
+		if (bin->len != 1)
+			return false;
+		return bin->bin[0] == c->i;
+	}
+	if (bin->len > sizeof(tmp))
+		return false;
+	memcpy(tmp, bin->bin, bin->len);
+	p = tmp;
+	if (plain_value(pt, &p, tmp + bin->len, &bit, &d) != 0 ||
+	    p != tmp + bin->len)
+		return false;
+	if (pt == 5)
+		return d.d == c->d;	/* -0.0 == 0.0: the zero rule */
+	return d.i == c->i;
+}
+
+/* Walks every page of the file and compares every value with fill_batch's;
+ * returns the number of problems (each printed). */
+static int
+check_file(const struct file *f, uint64_t nrows, int codec, bool stats,
+    uint64_t rg_rows, int *ndict_chunks)
+{
+	struct core_schema *schema = make_schema();
+	struct core_batch one;
+	struct tnode fm = { 0 };
+	struct tcur cur;
+	uint32_t flen, i;
+	uint64_t row0 = 0, total = 0;
+	int bad = 0;
+	size_t g;
+	const struct tnode *rgs, *sch;
+
+#define FAIL(...) do { if (bad++ < 8) { printf("# " __VA_ARGS__); \
+    printf("\n"); } } while (0)
+
+	core_batch_init(&one, schema);
+	if (f->len < 12 || memcmp(f->p, "PAR1", 4) != 0 ||
+	    memcmp(f->p + f->len - 4, "PAR1", 4) != 0) {
+		FAIL("no PAR1 magic at both ends");
+		goto out;
+	}
+	memcpy(&flen, f->p + f->len - 8, 4);
+	if (flen > f->len - 12) {
+		FAIL("footer length %u too large", flen);
+		goto out;
+	}
+	cur.p = f->p + f->len - 8 - flen;
+	cur.end = f->p + f->len - 8;
+	cur.bad = 0;
+	tparse(&cur, CORE_THRIFT_STRUCT, &fm, 0);
+	if (cur.bad || cur.p != cur.end) {
+		FAIL("footer does not parse");
+		goto out;
+	}
+	if (tint(&fm, 1, -1) != 1)
+		FAIL("version %lld", (long long)tint(&fm, 1, -1));
+	if ((uint64_t)tint(&fm, 3, -1) != nrows)
+		FAIL("num_rows %lld, want %llu", (long long)tint(&fm, 3, -1),
+		    (unsigned long long)nrows);
+	sch = tget(&fm, 2);
+	if (sch == NULL || sch->nkids != NCOLS + 1) {
+		FAIL("schema has %zu elements", sch ? sch->nkids : 0);
+		goto out;
+	}
+	if (tint(&sch->kids[0], 5, -1) != NCOLS)
+		FAIL("root num_children");
+	if (tget(&fm, 6) == NULL || tget(&fm, 6)->len < 16 ||
+	    memcmp(tget(&fm, 6)->bin, "colpipe version ", 16) != 0)
+		FAIL("created_by");
+	if (tget(&fm, 7) == NULL || tget(&fm, 7)->nkids != NCOLS ||
+	    tget(&tget(&fm, 7)->kids[0], 1) == NULL)
+		FAIL("column_orders");
+	rgs = tget(&fm, 4);
+	if (rgs == NULL) {
+		FAIL("no row_groups");
+		goto out;
+	}
+	if (rgs->nkids != (nrows + rg_rows - 1) / rg_rows)
+		FAIL("%zu row groups for %llu rows of %llu", rgs->nkids,
+		    (unsigned long long)nrows, (unsigned long long)rg_rows);
+	for (g = 0; g < rgs->nkids; g++) {
+		const struct tnode *rg = &rgs->kids[g];
+		const struct tnode *cols = tget(rg, 1);
+		uint64_t rgn = (uint64_t)tint(rg, 3, -1);
+		int64_t rg_comp = 0;
+
+		total += rgn;
+		if (cols == NULL || cols->nkids != NCOLS) {
+			FAIL("row group %zu: columns", g);
+			continue;
+		}
+		for (i = 0; i < NCOLS; i++) {
+			const struct tnode *md = tget(&cols->kids[i], 3);
+			const struct tnode *se = &sch->kids[i + 1];
+			int pt = (int)tint(md, 1, -1);
+			int64_t doff = tint(md, 11, -1);
+			int64_t dataoff = tint(md, 9, -1);
+			int64_t csize = tint(md, 7, -1);
+			int64_t pos = doff >= 0 ? doff : dataoff;
+			int64_t end = pos + csize;
+			struct cell *dict = NULL, got, want;
+			struct colstat st = { 0 };
+			size_t ndict = 0;
+			uint64_t r = 0;
+			int npage = 0;
+
+			rg_comp += csize;
+			if (pt != tint(se, 1, -2))
+				FAIL("col %u: type %d vs schema", i, pt);
+			if (tint(se, 3, -1) != 1)
+				FAIL("col %u: not OPTIONAL", i);
+			if (tint(md, 4, -1) != codec)
+				FAIL("col %u: codec", i);
+			if ((uint64_t)tint(md, 5, -1) != rgn)
+				FAIL("col %u: num_values", i);
+			if (doff >= 0) {
+				++*ndict_chunks;
+				if (doff >= dataoff)
+					FAIL("col %u: dictionary after data", i);
+			}
+			if (pos < 4 || end > (int64_t)f->len - 8) {
+				FAIL("col %u: chunk out of the file", i);
+				continue;
+			}
+			while (pos < end) {
+				struct tnode ph = { 0 };
+				const struct tnode *dph;
+				int64_t usize, psize;
+				uint8_t *body;
+				const uint8_t *p, *pe;
+				uint32_t dlen, *lv = NULL, *ix = NULL, nv, k;
+				uint32_t nix = 0;
+				unsigned bit = 0;
+				int enc, bw;
+
+				cur.p = f->p + pos;
+				cur.end = f->p + end;
+				cur.bad = 0;
+				tparse(&cur, CORE_THRIFT_STRUCT, &ph, 0);
+				usize = tint(&ph, 2, -1);
+				psize = tint(&ph, 3, -1);
+				if (cur.bad || usize < 0 || psize < 0 ||
+				    psize > f->p + end - cur.p) {
+					FAIL("col %u: bad page header", i);
+					tfree(&ph);
+					break;
+				}
+				/* The dictionary page first, at its offset;
+				 * the first data page at data_page_offset. */
+				if (npage == 0 && doff >= 0 &&
+				    (tint(&ph, 1, -1) != 2 || pos != doff))
+					FAIL("col %u: dictionary_page_offset",
+					    i);
+				if (npage == (doff >= 0) &&
+				    (tint(&ph, 1, -1) != 0 || pos != dataoff))
+					FAIL("col %u: data_page_offset", i);
+				if (npage > 0 && tint(&ph, 1, -1) != 0)
+					FAIL("col %u: page type", i);
+				body = core_xmalloc((size_t)usize + 1);
+				if (decompress(codec, cur.p, (size_t)psize, body,
+				    (size_t)usize) != 0) {
+					FAIL("col %u: page does not "
+					    "decompress", i);
+					free(body);
+					tfree(&ph);
+					break;
+				}
+				p = body;
+				pe = body + usize;
+				if (tint(&ph, 1, -1) == 2) {
+					dph = tget(&ph, 7);
+					ndict = (size_t)tint(dph, 1, 0);
+					if (ndict == 0)
+						FAIL("col %u: empty dictionary",
+						    i);
+					dict = core_xcalloc(ndict + 1,
+					    sizeof(*dict));
+					for (k = 0; k < ndict; k++)
+						if (plain_value(pt, &p, pe, &bit,
+						    &dict[k]) != 0)
+							FAIL("col %u: dict", i);
+					/* Strings point into body: keep it. */
+					goto next_page;
+				}
+				dph = tget(&ph, 5);
+				nv = (uint32_t)tint(dph, 1, 0);
+				enc = (int)tint(dph, 2, -1);
+				if (pe - p < 4) {
+					FAIL("col %u: short page", i);
+					goto next_page;
+				}
+				memcpy(&dlen, p, 4);
+				p += 4;
+				lv = core_xcalloc(nv + 1, sizeof(*lv));
+				if (dlen > (size_t)(pe - p) ||
+				    rle_decode(p, dlen, 1, lv, nv) != 0)
+					FAIL("col %u: def levels", i);
+				p += dlen;
+				if (enc == 8) {
+					uint32_t nval = 0;
+
+					for (k = 0; k < nv; k++)
+						nval += lv[k];
+					bw = p < pe ? *p++ : -1;
+					ix = core_xcalloc(nval + 1, sizeof(*ix));
+					if (bw < 1 || bw > 32 ||
+					    rle_decode(p, (size_t)(pe - p), bw,
+					    ix, nval) != 0)
+						FAIL("col %u: indices", i);
+				} else if (enc != 0) {
+					FAIL("col %u: encoding %d", i, enc);
+				}
+				for (k = 0, bit = 0; k < nv; k++, r++) {
+					memset(&got, 0, sizeof(got));
+					got.null = lv[k] == 0;
+					if (!got.null && enc == 8) {
+						uint32_t e = ix[nix++];
+
+						if (e >= ndict)
+							FAIL("col %u: index", i);
+						else
+							got = dict[e];
+					} else if (!got.null &&
+					    plain_value(pt, &p, pe, &bit,
+					    &got) != 0) {
+						FAIL("col %u: short values", i);
+						break;
+					}
+					want_cell(&one, i, row0 + r, &want);
+					if (!cell_equal(pt, &got, &want))
+						FAIL("col %u row %llu: value "
+						    "differs", i,
+						    (unsigned long long)(row0 +
+						    r));
+					stat_add(&st, pt, &got);
+				}
+				free(ix);
+				free(lv);
+				free(body);
+				body = NULL;
+next_page:
+				if (body != NULL && dict == NULL)
+					free(body);
+				else if (body != NULL)
+					dict[ndict].s = body;	/* owner */
+				pos = cur.p + psize - f->p;
+				npage++;
+				tfree(&ph);
+			}
+			if (r != rgn)
+				FAIL("col %u: %llu values, want %llu", i,
+				    (unsigned long long)r,
+				    (unsigned long long)rgn);
+			if (pos != end)
+				FAIL("col %u: pages overrun the chunk", i);
+			{
+				const struct tnode *s = tget(md, 12);
+
+				if (stats != (s != NULL))
+					FAIL("col %u: statistics present: %d",
+					    i, s != NULL);
+				if (s == NULL)
+					s = &(struct tnode){ 0 };
+				if (stats && (uint64_t)tint(s, 3, -1) !=
+				    st.nulls)
+					FAIL("col %u: null_count", i);
+				if (stats && pt == 5 &&
+				    (uint64_t)tint(s, 9, -1) != st.nans)
+					FAIL("col %u: nan_count", i);
+				if (stats && st.any &&
+				    (!stat_match(pt, &st.min, tget(s, 6)) ||
+				    !stat_match(pt, &st.max, tget(s, 5))))
+					FAIL("col %u: min/max", i);
+				if (stats && !st.any && tget(s, 5) != NULL)
+					FAIL("col %u: min/max without values",
+					    i);
+			}
+			if (dict != NULL)
+				free((void *)(uintptr_t)dict[ndict].s);
+			free(dict);
+		}
+		if (tint(rg, 6, -1) != rg_comp)
+			FAIL("row group %zu: total_compressed_size", g);
+		row0 += rgn;
+	}
+	if (total != nrows)
+		FAIL("row groups hold %llu rows", (unsigned long long)total);
+out:
+	tfree(&fm);
+	core_batch_release(&one);
+	core_schema_free(schema);
+	return bad;
+#undef FAIL
+}
+
+/* Writes nrows rows in batches of batch_rows with options o into a memfd
+ * and returns its bytes. */
+static int
+write_file(const struct core_parquet_options *o, uint64_t nrows,
+    uint32_t batch_rows, struct file *f)
+{
+	struct core_schema *schema = make_schema();
+	struct core_parquet_writer *w = NULL;
+	struct core_output out;
+	struct core_batch b;
+	struct core_err err = { 0, "" };
+	uint64_t done = 0;
+	off_t len;
+	int fd, rc;
+
+	fd = memfd_create("pq", 0);
+	if (fd < 0)
+		return -1;
+	core_output_init(&out, fd, "memfd", 0);
+	core_batch_init(&b, schema);
+	rc = core_parquet_writer_new(&out, schema, o, &w, &err);
+	while (rc == 0 && done < nrows) {
+		uint32_t n = nrows - done < batch_rows ?
+		    (uint32_t)(nrows - done) : batch_rows;
+
+		fill_batch(&b, n, done);
+		rc = core_parquet_write_batch(w, &b, &err);
+		done += n;
+	}
+	if (rc == 0)
+		rc = core_parquet_writer_finish(w, &err);
+	if (rc != 0)
+		printf("# write failed: %s\n", err.msg);
+	core_parquet_writer_free(w);
+	core_output_release(&out);
+	core_batch_release(&b);
+	core_schema_free(schema);
+	len = lseek(fd, 0, SEEK_END);
+	f->len = (size_t)len;
+	f->p = core_xmalloc(f->len + 1);
+	if (pread(fd, f->p, f->len, 0) != (ssize_t)f->len)
+		rc = -1;
+	close(fd);
+	return rc;
+}
+
+static void
+roundtrip(int codec, enum core_parquet_dict dict, uint64_t page_bytes,
+    uint64_t rg_rows, uint64_t nrows, uint32_t batch_rows, bool stats,
+    int *ndict_chunks)
+{
+	struct core_parquet_options o;
+	struct file f = { 0 };
+	int bad;
+
+	core_parquet_options_init(&o);
+	o.codec = (enum core_parquet_codec)codec;
+	o.level = codec == CORE_PARQUET_ZSTD ? 3 : codec ==
+	    CORE_PARQUET_GZIP ? 6 : 0;
+	o.dict = dict;
+	o.page_bytes = page_bytes;
+	o.row_group_rows = rg_rows;
+	o.statistics = stats;
+	o.dict_bytes = 4096;	/* small: exercise the fallback too */
+	CHECK_EQ_INT(write_file(&o, nrows, batch_rows, &f), 0);
+	bad = check_file(&f, nrows, codec, stats, rg_rows, ndict_chunks);
+	if (bad)
+		printf("# codec %d dict %d page %llu rg %llu rows %llu: %d "
+		    "problems\n", codec, dict, (unsigned long long)page_bytes,
+		    (unsigned long long)rg_rows, (unsigned long long)nrows,
+		    bad);
+	CHECK_EQ_INT(bad, 0);
+	free(f.p);
+}
+
+static void
+test_roundtrip_codecs(void)
+{
+	static const int codecs[] = { 0, 1, 2, 6 };
+	int k, nd = 0;
+
+	for (k = 0; k < 4; k++)
+		roundtrip(codecs[k], CORE_PARQUET_DICT_AUTO, 1 << 20, 1 << 20,
+		    5000, 1024, true, &nd);
+	CHECK(nd > 0);
+}
+
+static void
+test_roundtrip_dictionary(void)
+{
+	int nd_on = 0, nd_off = 0, nd_auto = 0;
+
+	roundtrip(1, CORE_PARQUET_DICT_ON, 2000, 3000, 10000, 777, true,
+	    &nd_on);
+	roundtrip(1, CORE_PARQUET_DICT_OFF, 2000, 3000, 10000, 777, true,
+	    &nd_off);
+	roundtrip(0, CORE_PARQUET_DICT_AUTO, 700, 2500, 10000, 4096, true,
+	    &nd_auto);
+	CHECK_EQ_INT(nd_off, 0);
+	CHECK(nd_on > nd_auto);
+	CHECK(nd_auto > 0);
+}
+
+static void
+test_roundtrip_shapes(void)
+{
+	int nd = 0;
+
+	/* Zero rows, one row, a row group per row, tiny pages, no
+	 * statistics. */
+	roundtrip(1, CORE_PARQUET_DICT_AUTO, 1 << 20, 100, 0, 10, true, &nd);
+	roundtrip(1, CORE_PARQUET_DICT_AUTO, 1 << 20, 100, 1, 10, true, &nd);
+	roundtrip(6, CORE_PARQUET_DICT_AUTO, 1 << 20, 1, 37, 5, true, &nd);
+	roundtrip(6, CORE_PARQUET_DICT_ON, 1, 1000, 3000, 1000, true, &nd);
+	roundtrip(0, CORE_PARQUET_DICT_AUTO, 64, 4097, 9000, 4096, false,
+	    &nd);
+}
+
+/* Writes one float64 column of the given values and returns the
+ * footer's min_value and max_value of its only chunk as doubles, and
+ * whether they are there. */
+static bool
+float_stats(const double *v, uint32_t n, double *min, double *max,
+    int64_t *nans)
+{
+	struct core_schema *s = core_schema_new(1);
+	struct core_parquet_writer *w = NULL;
+	struct core_parquet_options o;
+	struct core_output out;
+	struct core_batch b;
+	struct core_err err;
+	struct tnode fm = { 0 };
+	struct tcur cur;
+	const struct tnode *st, *mn, *mx;
+	struct file f;
+	uint32_t flen;
+	bool ok = false;
+	int fd;
+
+	core_schema_set(s, 0, "f", (struct core_coltype){
+	    CORE_TYPE_FLOAT64, 0, 0 });
+	core_batch_init(&b, s);
+	core_batch_reserve(&b, n, 0);
+	memcpy(b.cols[0].values, v, n * sizeof(*v));
+	b.nrows = n;
+	core_parquet_options_init(&o);
+	fd = memfd_create("pq", 0);
+	core_output_init(&out, fd, "memfd", 0);
+	if (core_parquet_writer_new(&out, s, &o, &w, &err) != 0 ||
+	    core_parquet_write_batch(w, &b, &err) != 0 ||
+	    core_parquet_writer_finish(w, &err) != 0)
+		goto done;
+	f.len = (size_t)lseek(fd, 0, SEEK_END);
+	f.p = core_xmalloc(f.len);
+	if (pread(fd, f.p, f.len, 0) == (ssize_t)f.len) {
+		memcpy(&flen, f.p + f.len - 8, 4);
+		cur.p = f.p + f.len - 8 - flen;
+		cur.end = f.p + f.len - 8;
+		cur.bad = 0;
+		tparse(&cur, CORE_THRIFT_STRUCT, &fm, 0);
+		st = tget(&fm, 4);	/* row_groups */
+		st = st && st->nkids ? tget(&st->kids[0], 1) : NULL;
+		st = st && st->nkids ? tget(&st->kids[0], 3) : NULL;
+		st = tget(st, 12);	/* statistics */
+		mn = tget(st, 6);
+		mx = tget(st, 5);
+		*nans = tint(st, 9, -1);
+		if (mn != NULL && mx != NULL && mn->len == 8 && mx->len == 8) {
+			memcpy(min, mn->bin, 8);
+			memcpy(max, mx->bin, 8);
+			ok = true;
+		}
+		tfree(&fm);
+	}
+	free(f.p);
+done:
+	core_parquet_writer_free(w);
+	core_output_release(&out);
+	close(fd);
+	core_batch_release(&b);
+	core_schema_free(s);
+	return ok;
+}
+
+/* parquet.thrift: NaN never in min/max (and counted), a zero minimum is
+ * -0.0, a zero maximum +0.0; all-NaN means no min/max. */
+static void
+test_float_statistics(void)
+{
+	double a[] = { 0.0, 1.5, NAN, 0.0 }, b[] = { -2.0, -0.0, NAN };
+	double c[] = { NAN, NAN }, min, max;
+	int64_t nans;
+
+	CHECK(float_stats(a, 4, &min, &max, &nans));
+	CHECK(min == 0.0 && signbit(min));
+	CHECK(max == 1.5);
+	CHECK_EQ_INT(nans, 1);
+	CHECK(float_stats(b, 3, &min, &max, &nans));
+	CHECK(min == -2.0);
+	CHECK(max == 0.0 && !signbit(max));
+	CHECK_EQ_INT(nans, 1);
+	CHECK(!float_stats(c, 2, &min, &max, &nans));
+	CHECK_EQ_INT(nans, 2);
+}
+
+static void
+test_codec_parse(void)
+{
+	struct core_parquet_options o;
+	struct core_err err;
+
+	core_parquet_options_init(&o);
+	CHECK_EQ_INT(o.codec, CORE_PARQUET_SNAPPY);
+	CHECK_EQ_INT(core_parquet_codec_parse("zstd", &o, &err), 0);
+	CHECK_EQ_INT(o.codec, CORE_PARQUET_ZSTD);
+	CHECK_EQ_INT(o.level, 3);
+	CHECK_EQ_INT(core_parquet_codec_parse("zstd:19", &o, &err), 0);
+	CHECK_EQ_INT(o.level, 19);
+	CHECK_EQ_INT(core_parquet_codec_parse("gzip", &o, &err), 0);
+	CHECK_EQ_INT(o.codec, CORE_PARQUET_GZIP);
+	CHECK_EQ_INT(core_parquet_codec_parse("none", &o, &err), 0);
+	CHECK_EQ_INT(o.codec, CORE_PARQUET_UNCOMPRESSED);
+	CHECK_EQ_INT(core_parquet_codec_parse("zstd:0", &o, &err),
+	    CORE_EUSAGE);
+	CHECK_EQ_INT(core_parquet_codec_parse("zstd:x", &o, &err),
+	    CORE_EUSAGE);
+	CHECK_EQ_INT(core_parquet_codec_parse("gzip:10", &o, &err),
+	    CORE_EUSAGE);
+	CHECK_EQ_INT(core_parquet_codec_parse("lz4", &o, &err), CORE_EUSAGE);
+	CHECK_EQ_INT(core_parquet_codec_parse("snappy:1", &o, &err),
+	    CORE_EUSAGE);
+}
+
+int
+main(void)
+{
+	RUN(test_thrift_bytes);
+	RUN(test_rle_known);
+	RUN(test_rle_random);
+	RUN(test_codec_parse);
+	RUN(test_float_statistics);
+	RUN(test_roundtrip_codecs);
+	RUN(test_roundtrip_dictionary);
+	RUN(test_roundtrip_shapes);
+	return unit_done();
+}
