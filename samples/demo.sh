@@ -13,7 +13,7 @@ case $BUILD in /*) ;; *) BUILD="$here/../$BUILD" ;; esac
 bin="$BUILD/bin"
 data="$here/orders.csv.gz"
 
-for t in csv2col col2csv; do
+for t in csv2col col2csv col2parquet; do
 	if [ ! -x "$bin/$t" ]; then
 		echo "demo: $bin/$t: not built (run make first)" >&2
 		exit 2
@@ -77,6 +77,18 @@ sed 's/^/  stderr: /' "$tmp/cut.err"
 echo "  exit status $status, $(wc -l < "$tmp/cut.csv" | tr -d ' ') lines" \
     "on stdout"
 [ "$status" -eq 3 ] || fail "truncated stream: exit $status, want 3"
+
+say "col2parquet writes the same stream as a Parquet file in one pass" \
+    "(typed: DECIMAL, DATE, TIMESTAMP; zstd pages; min/max statistics)," \
+    "under a temporary name renamed only when complete:"
+csv2col "$data" | col2parquet --compression zstd --stats \
+    -o "$tmp/orders.parquet" 2> "$tmp/pq.err" || fail "col2parquet failed"
+sed 's/^/  /' "$tmp/pq.err"
+[ "$(head -c 4 "$tmp/orders.parquet")" = PAR1 ] &&
+    [ "$(tail -c 4 "$tmp/orders.parquet")" = PAR1 ] ||
+    fail "orders.parquet is not a Parquet file"
+echo "  orders.parquet: $(wc -c < "$tmp/orders.parquet" | tr -d ' ') bytes," \
+    "PAR1 at both ends"
 
 say "and a pipeline into head ends quietly (SIGPIPE is a normal end):"
 csv2col "$data" | col2csv --format tsv --no-header | head -n 2
