@@ -1,0 +1,1490 @@
+/*
+ * core_sort.c - the external merge sort (core_sort.h).
+ *
+ * Run formation: core_sort_add copies each input batch (or, when the
+ * budget is nearly spent, a slice of it) into one charged chunk and
+ * appends an entry per row: the row's normalized key words
+ * (core_sort_private.h) and a reference (buffer, row, output bytes; see
+ * ENT_MAKE).  Per row it charges the entry twice, the second for the
+ * merge sort's scratch.  When the next slice does not fit, the whole
+ * buffer is sorted at once (a stable bottom-up merge sort over the
+ * entries; never batch by batch) and written as one run, then its charge
+ * is released.  The memory itself is kept for the next buffer (an arena
+ * on huge pages, a pool of chunks, the entry arrays), because fresh pages
+ * cost a fault each and the gather is TLB-bound on small ones.
+ *
+ * Accounting: every buffer above is charged while it holds rows; spare
+ * merge frames and pooled chunks stay charged while kept.  The input
+ * reader's frame, the output writer and the small per-column tables are
+ * the uncharged constant colsort(1) states.
+ *
+ * Output: rows are chosen as references, then gathered column by column
+ * into one reused output chunk sized by out_budget, so a batch is never
+ * assembled row by row and its size stays inside the budget whatever the
+ * row width.
+ *
+ * Merge: one loser tree over the runs' current frames.  A frame that is
+ * used up is "retired", not freed, while output references still point
+ * into it; the output batch is flushed early when the budget has no room
+ * for the next frame, which frees the retired ones.  Ties go to the
+ * lower run, and runs are kept in input order (multi-pass merges combine
+ * neighbouring runs), which keeps the whole sort stable.  With more runs
+ * than frames fit in the budget, neighbouring groups are merged into
+ * longer runs first, only as many as needed to make the last merge fit.
+ *
+ * --unique keeps the first row of each equal-key run by comparing every
+ * candidate with the last row kept (copied aside before the memory it
+ * lives in is released); --limit stops each run and the output after N
+ * rows and, when N rows are few, compacts the buffer to its best N rows
+ * whenever it holds 2N, so memory stays O(N).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "core_alloc.h"
+#include "core_sort.h"
+#include "core_sort_private.h"
+#include "core_spill.h"
+
+#define A8(n) (((n) + 7) & ~(uint64_t)7)
+#define DEFAULT_BATCH_ROWS 8192
+#define MIN_OUT_BUDGET ((uint64_t)16 << 10)
+#define MAX_OUT_BUDGET ((uint64_t)2 << 20)
+#define ISORT_RUN 16
+
+/*
+ * The last word of a sort entry: the buffer (24 bits), the row's output
+ * bytes (16 bits, saturated: ENT_SIZE_MAX means "look it up") and the row
+ * (24 bits).  Keeping the size here lets the output side cut batches
+ * without touching the rows' string offsets again, which in sorted order
+ * are random accesses.
+ */
+#define ENT_BUF_MAX (((uint64_t)1 << 24) - 1)
+#define ENT_ROW_MAX ((1u << 24) - 1)
+#define ENT_SIZE_MAX 0xffffu
+#define ENT_MAKE(buf, size, row) ((uint64_t)(buf) << 40 | \
+	(uint64_t)(size) << 24 | (uint64_t)(row))
+#define ENT_BUF(x) ((x) >> 40)
+#define ENT_ROW(x) ((uint32_t)(x) & ENT_ROW_MAX)
+#define ENT_SIZE(x) (((x) >> 24) & ENT_SIZE_MAX)
+/* As a gather reference: source << 32 | row. */
+#define ENT_REF(x) (ENT_BUF(x) << 32 | ENT_ROW(x))
+
+/* A spill frame being merged, with its rows' key words. */
+struct mframe {
+	struct core_spill_frame f;
+	uint64_t *words;		/* owned: nw words per row */
+	uint32_t wrows;			/* rows words has room for */
+	uint64_t wcharge;
+	uint32_t slot;			/* index in slots[] */
+};
+
+/* One run in a merge. */
+struct msrc {
+	struct core_spill_cursor cur;
+	struct mframe *fr;		/* current frame; NULL when done */
+	uint32_t row;			/* next row of fr */
+};
+
+struct core_sort {
+	struct core_sort_options o;
+	struct core_sort_plan plan;
+	const struct core_schema *schema;	/* borrowed */
+	struct core_mem *mem;			/* borrowed */
+	struct core_spill *spill;		/* owned, on first spill */
+	size_t stride;			/* uint64_t per entry: nw + 1 */
+	uint32_t batch_rows;
+	uint64_t out_budget;		/* bytes of one output batch */
+	uint64_t fixed_row;		/* output bytes of a row sans text */
+	uint64_t fixed_charge;		/* out chunk (+ zstd) charged */
+
+	/* The buffer of run formation. */
+	struct core_batch **bufs;	/* owned; views into chunks */
+	void **chunks;			/* owned */
+	uint64_t *charges;		/* bytes charged per chunk */
+	size_t nbufs, bufs_cap;
+	unsigned char *arena;		/* owned: mapping for chunks */
+	uint64_t arena_cap, arena_used;
+	void **pool;			/* owned: chunks kept for reuse, */
+	uint64_t *pool_caps;		/* still charged (pool_bytes) */
+	size_t npool, pool_cap;
+	uint64_t pool_bytes;
+	uint64_t *ent;			/* owned: stride words per row */
+	size_t nent, ent_cap;
+	uint64_t *tmp;			/* owned: merge sort scratch */
+	size_t tmp_cap;
+	uint64_t ent_charge;
+
+	/* Output assembly. */
+	const struct core_batch *const *srcs;	/* what refs index */
+	uint64_t *refs;			/* owned: batch_rows entries */
+	uint32_t nrefs;
+	uint64_t refs_bytes;
+	unsigned char *ochunk;		/* owned output chunk */
+	uint64_t ocap;
+	struct core_batch out;
+	uint64_t *strb;			/* owned: text bytes by column */
+	const void **gvals;		/* owned: gather's source tables */
+	const int32_t **goffs;
+	size_t gcap;
+	uint32_t *strcols;		/* owned: indexes of string columns */
+	uint32_t nstrcols;
+	size_t nsrcs;			/* entries of srcs */
+	bool to_spill;			/* sink: a run, else emit */
+	core_sort_emit_fn emit;
+	void *arg;
+	uint64_t sink_rows;		/* rows sent to this sink */
+
+	/* --unique: the last row kept. */
+	const struct core_batch *prev_b;
+	uint32_t prev_r;
+	const uint64_t *prev_w;
+	struct core_batch prevcopy;
+	unsigned char *prev_chunk;
+	uint64_t prev_cap;
+	uint64_t prev_words[CORE_SORT_MAX_WORDS];
+	bool *keymask;			/* owned: ncols, key columns */
+
+	/* Merge frames. */
+	const struct core_batch **slots;	/* owned array */
+	uint32_t *free_slots;
+	size_t nslots, nfree, slots_cap;
+	struct mframe **retired;
+	size_t nretired, retired_cap;
+	struct mframe **spares;		/* idle, buffers kept, charged */
+	size_t nspares, spares_cap;
+	uint64_t frame_est;		/* largest frame charge seen */
+
+	struct core_spill_run *runs;	/* owned, in input order */
+	size_t nruns, runs_cap;
+	struct core_sort_stats st;
+};
+
+/* ------------------------------------------------------------------ */
+/* chunks: a batch's buffers in one allocation */
+
+/* Bytes of rows [r0, r0 + n) of b laid out in a chunk. */
+static uint64_t
+slice_bytes(const struct core_batch *b, uint32_t r0, uint32_t n)
+{
+	uint64_t t = 0;
+	uint32_t i;
+
+	for (i = 0; i < b->ncols; i++) {
+		const struct core_column *c = &b->cols[i];
+
+		if (c->validity != NULL)
+			t += A8(core_bitmap_bytes(n));
+		if (c->type.id == CORE_TYPE_STRING)
+			t += A8(((uint64_t)n + 1) * 4) +
+			    A8((uint64_t)(c->offsets[r0 + n] - c->offsets[r0]));
+		else
+			t += A8((uint64_t)n * core_type_width(c->type.id));
+	}
+	return t;
+}
+
+/* Copies bits [from, from + n) of src to dst starting at bit 0. */
+static void
+copy_bits(uint8_t *dst, const uint8_t *src, uint32_t from, uint32_t n)
+{
+	uint32_t i;
+
+	if ((from & 7) == 0) {
+		memcpy(dst, src + from / 8, core_bitmap_bytes(n));
+		return;
+	}
+	memset(dst, 0, core_bitmap_bytes(n));
+	for (i = 0; i < n; i++)
+		if ((src[(from + i) >> 3] >> ((from + i) & 7)) & 1)
+			dst[i >> 3] |= (uint8_t)(1u << (i & 7));
+}
+
+/* Copies rows [r0, r0 + n) of b into chunk into (at least size bytes),
+ * or a new one when into is NULL; *out is a heap batch of views. */
+static void *
+copy_slice(const struct core_sort *s, const struct core_batch *b, uint32_t r0,
+    uint32_t n, void *into, uint64_t size, struct core_batch **out)
+{
+	unsigned char *chunk = into ? into : core_xmalloc_aligned((size_t)size);
+	unsigned char *p = chunk;
+	struct core_batch *nb = core_xmalloc(sizeof(*nb));
+	uint32_t i, j;
+
+	core_batch_init(nb, s->schema);
+	for (i = 0; i < b->ncols; i++) {
+		const struct core_column *c = &b->cols[i];
+		struct core_column *d = &nb->cols[i];
+		size_t w = core_type_width(c->type.id);
+
+		if (c->validity != NULL) {
+			copy_bits(p, c->validity, r0, n);
+			d->validity = p;
+			p += A8(core_bitmap_bytes(n));
+		}
+		if (c->type.id == CORE_TYPE_STRING) {
+			int32_t base = c->offsets[r0];
+			int32_t *off = (int32_t *)p;
+
+			for (j = 0; j <= n; j++)
+				off[j] = c->offsets[r0 + j] - base;
+			d->offsets = off;
+			p += A8(((uint64_t)n + 1) * 4);
+			memcpy(p, (const char *)c->values + base,
+			    (size_t)off[n]);
+			d->values = p;
+			p += A8((uint64_t)off[n]);
+		} else {
+			memcpy(p, (const char *)c->values + (size_t)r0 * w,
+			    (size_t)n * w);
+			d->values = p;
+			p += A8((uint64_t)n * w);
+		}
+	}
+	nb->nrows = n;
+	*out = nb;
+	return chunk;
+}
+
+#define GATHER_AHEAD 16
+
+static inline void
+prefetch_ref(const void *const *vals, const uint64_t *refs, uint32_t j,
+    uint32_t n, size_t w)
+{
+	if (j + GATHER_AHEAD < n) {
+		uint64_t f = refs[j + GATHER_AHEAD];
+
+		__builtin_prefetch((const char *)vals[f >> 32] +
+		    (size_t)(uint32_t)f * w);
+	}
+}
+
+/* Makes room for the per-source pointer tables of gather(). */
+static void
+gather_tables(struct core_sort *s, size_t nsrcs)
+{
+	if (nsrcs <= s->gcap)
+		return;
+	s->gcap = nsrcs * 2;
+	s->gvals = core_xreallocarray(s->gvals, s->gcap, sizeof(*s->gvals));
+	s->goffs = core_xreallocarray(s->goffs, s->gcap, sizeof(*s->goffs));
+}
+
+/*
+ * Gathers rows refs[0..n) (srcs index << 32 | row) into out, whose
+ * buffers are views of *chunk (grown as needed; growth is charged to
+ * the budget).  Columns with want[i] false are left empty.  Per column,
+ * the sources' buffers are looked up once into a table, so the row loops
+ * are one indexed load per value.
+ */
+static void
+gather(struct core_sort *s, const struct core_batch *const *srcs,
+    size_t nsrcs, const uint64_t *refs, uint32_t n, struct core_batch *out,
+    unsigned char **chunk, uint64_t *cap, const bool *want)
+{
+	uint32_t ncols = s->schema->ncols, i, j;
+	uint64_t total = 0;
+	unsigned char *p;
+	size_t k;
+
+	gather_tables(s, nsrcs);
+	for (i = 0; i < ncols; i++) {
+		enum core_type t = s->schema->fields[i].type.id;
+
+		if (want != NULL && !want[i])
+			continue;
+		total += A8(core_bitmap_bytes(n));
+		if (t == CORE_TYPE_STRING) {
+			const int32_t *const *offs = s->goffs;
+			uint64_t sb = 0;
+
+			for (k = 0; k < nsrcs; k++)
+				s->goffs[k] = srcs[k] ? srcs[k]->cols[i].offsets
+				    : NULL;
+			for (j = 0; j < n; j++) {
+				const int32_t *o = offs[refs[j] >> 32];
+				uint32_t r = (uint32_t)refs[j];
+
+				if (j + GATHER_AHEAD < n)
+					__builtin_prefetch(offs[refs[j +
+					    GATHER_AHEAD] >> 32] + (uint32_t)
+					    refs[j + GATHER_AHEAD]);
+				sb += (uint64_t)(o[r + 1] - o[r]);
+			}
+			s->strb[i] = sb;
+			total += A8(((uint64_t)n + 1) * 4) + A8(sb);
+		} else {
+			total += A8((uint64_t)n * core_type_width(t));
+		}
+	}
+	if (total > *cap) {
+		/* Only a row wider than the output budget gets here: it
+		 * must be held to make progress. */
+		core_mem_charge(s->mem, total - *cap);
+		core_free_aligned(*chunk);
+		*chunk = core_xmalloc_aligned((size_t)total);
+		if (chunk == &s->ochunk)
+			s->fixed_charge += total - *cap;
+		*cap = total;
+	}
+	p = *chunk;
+	for (i = 0; i < ncols; i++) {
+		struct core_column *d = &out->cols[i];
+		enum core_type t = s->schema->fields[i].type.id;
+		size_t w = core_type_width(t);
+		const void *const *vals = (const void *const *)s->gvals;
+		const int32_t *const *offs = s->goffs;
+		bool maybe_null = false;
+		uint8_t *bits;
+
+		d->validity = NULL;
+		d->values = NULL;
+		d->offsets = NULL;
+		if (want != NULL && !want[i])
+			continue;
+		for (k = 0; k < nsrcs; k++)
+			if (srcs[k] != NULL && srcs[k]->cols[i].validity)
+				maybe_null = true;
+		bits = p;
+		p += A8(core_bitmap_bytes(n));
+		if (maybe_null) {
+			bool nulls = false;
+
+			memset(bits, 0xff, core_bitmap_bytes(n));
+			for (j = 0; j < n; j++) {
+				const struct core_column *c =
+				    &srcs[refs[j] >> 32]->cols[i];
+
+				if (!core_col_is_valid(c, (uint32_t)refs[j])) {
+					bits[j >> 3] &= (uint8_t)~(1u <<
+					    (j & 7));
+					nulls = true;
+				}
+			}
+			if (nulls)
+				d->validity = bits;
+		}
+		for (k = 0; k < nsrcs; k++) {
+			s->gvals[k] = srcs[k] ? srcs[k]->cols[i].values : NULL;
+			s->goffs[k] = srcs[k] ? srcs[k]->cols[i].offsets :
+			    NULL;
+		}
+		if (t == CORE_TYPE_STRING) {
+			int32_t *off = (int32_t *)p;
+			char *v = (char *)p + A8(((uint64_t)n + 1) * 4);
+			int32_t at = 0;
+
+			off[0] = 0;
+			for (j = 0; j < n; j++) {
+				uint64_t src = refs[j] >> 32;
+				const int32_t *o = offs[src];
+
+				if (j + GATHER_AHEAD < n) {
+					uint64_t f = refs[j + GATHER_AHEAD];
+					const int32_t *fo = offs[f >> 32];
+
+					__builtin_prefetch((const char *)
+					    vals[f >> 32] +
+					    fo[(uint32_t)f]);
+				}
+				uint32_t r = (uint32_t)refs[j];
+				int32_t len = o[r + 1] - o[r];
+
+				memcpy(v + at, (const char *)vals[src] + o[r],
+				    (size_t)len);
+				at += len;
+				off[j + 1] = at;
+			}
+			d->offsets = off;
+			d->values = v;
+			p = (unsigned char *)v + A8((uint64_t)at);
+			continue;
+		}
+		d->values = p;
+		/* The loads below are random: ask for rows well ahead so
+		 * that many cache misses are in flight at once. */
+		for (j = 0; j < n && j < GATHER_AHEAD; j++)
+			__builtin_prefetch((const char *)vals[refs[j] >> 32] +
+			    (size_t)(uint32_t)refs[j] * w);
+		switch (w) {
+		case 1:
+			for (j = 0; j < n; j++) {
+				prefetch_ref(vals, refs, j, n, 1);
+				p[j] = ((const uint8_t *)vals[refs[j] >> 32])
+				    [(uint32_t)refs[j]];
+			}
+			break;
+		case 4:
+			for (j = 0; j < n; j++) {
+				prefetch_ref(vals, refs, j, n, 4);
+				((uint32_t *)p)[j] = ((const uint32_t *)
+				    vals[refs[j] >> 32])[(uint32_t)refs[j]];
+			}
+			break;
+		default:
+			for (j = 0; j < n; j++) {
+				prefetch_ref(vals, refs, j, n, 8);
+				((uint64_t *)p)[j] = ((const uint64_t *)
+				    vals[refs[j] >> 32])[(uint32_t)refs[j]];
+			}
+			break;
+		}
+		p += A8((uint64_t)n * w);
+	}
+	out->nrows = n;
+}
+
+/* ------------------------------------------------------------------ */
+/* the in-memory sort of entries */
+
+static inline int
+ent_cmp(const struct core_sort *s, const uint64_t *a, const uint64_t *b)
+{
+	size_t nw = s->plan.nw;
+
+	if (a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	return core_sort_cmp(&s->plan, a, b, s->bufs[ENT_BUF(a[nw])],
+	    ENT_ROW(a[nw]), s->bufs[ENT_BUF(b[nw])], ENT_ROW(b[nw]));
+}
+
+static inline void
+ent_copy(uint64_t *d, const uint64_t *src, size_t stride)
+{
+	size_t i;
+
+	for (i = 0; i < stride; i++)
+		d[i] = src[i];
+}
+
+/* Stable insertion sort of a short range. */
+static void
+isort(const struct core_sort *s, uint64_t *a, size_t n)
+{
+	size_t st = s->stride, i, j;
+	uint64_t t[CORE_SORT_MAX_WORDS + 1];
+
+	for (i = 1; i < n; i++) {
+		if (ent_cmp(s, a + (i - 1) * st, a + i * st) <= 0)
+			continue;
+		ent_copy(t, a + i * st, st);
+		j = i;
+		do {
+			ent_copy(a + j * st, a + (j - 1) * st, st);
+			j--;
+		} while (j > 0 && ent_cmp(s, a + (j - 1) * st, t) > 0);
+		ent_copy(a + j * st, t, st);
+	}
+}
+
+/* Merges l[0..nl) and r[0..nr) into out; ties take l (stability). */
+static void
+merge2(const struct core_sort *s, const uint64_t *l, size_t nl,
+    const uint64_t *r, size_t nr, uint64_t *out)
+{
+	size_t st = s->stride;
+	const uint64_t *le = l + nl * st, *re = r + nr * st;
+
+	if (nl > 0 && nr > 0 && ent_cmp(s, le - st, r) <= 0) {
+		/* Already in order: common for sorted input. */
+		memcpy(out, l, nl * st * 8);
+		memcpy(out + nl * st, r, nr * st * 8);
+		return;
+	}
+	while (l < le && r < re) {
+		if (ent_cmp(s, r, l) < 0) {
+			ent_copy(out, r, st);
+			r += st;
+		} else {
+			ent_copy(out, l, st);
+			l += st;
+		}
+		out += st;
+	}
+	if (l < le)
+		memcpy(out, l, (size_t)(le - l) * 8);
+	if (r < re)
+		memcpy(out, r, (size_t)(re - r) * 8);
+}
+
+static void
+sort_entries(struct core_sort *s)
+{
+	size_t n = s->nent, st = s->stride, w, i;
+	uint64_t *src = s->ent, *dst, *tmp;
+
+	for (i = 0; i < n; i += ISORT_RUN)
+		isort(s, src + i * st, n - i < ISORT_RUN ? n - i : ISORT_RUN);
+	if (n <= ISORT_RUN)
+		return;
+	/* Charged by core_sort_add with the entries; kept from run to run
+	 * like the entries themselves. */
+	if (s->tmp_cap < n) {
+		free(s->tmp);
+		s->tmp = core_xmalloc(core_mul_size(s->ent_cap, st * 8));
+		s->tmp_cap = s->ent_cap;
+	}
+	tmp = s->tmp;
+	dst = tmp;
+	for (w = ISORT_RUN; w < n; w *= 2) {
+		uint64_t *x;
+
+		for (i = 0; i < n; i += 2 * w) {
+			size_t nl = n - i < w ? n - i : w;
+			size_t nr = n - i - nl < w ? n - i - nl : w;
+
+			merge2(s, src + i * st, nl, src + (i + nl) * st, nr,
+			    dst + i * st);
+		}
+		x = src;
+		src = dst;
+		dst = x;
+	}
+	if (src != s->ent)
+		memcpy(s->ent, src, n * st * 8);
+}
+
+/* ------------------------------------------------------------------ */
+/* output: choose rows, gather, send to the sink */
+
+static uint64_t
+row_bytes(const struct core_sort *s, const struct core_batch *b, uint32_t r)
+{
+	uint64_t n = s->fixed_row;
+	uint32_t i;
+
+	for (i = 0; i < s->nstrcols; i++) {
+		const int32_t *o = b->cols[s->strcols[i]].offsets;
+
+		n += (uint64_t)(o[r + 1] - o[r]);
+	}
+	return n;
+}
+
+/* Copies the last kept row aside, before its memory goes away. */
+static void
+save_prev(struct core_sort *s)
+{
+	uint64_t ref;
+	const struct core_batch *src;
+
+	if (!s->o.unique || s->prev_b == NULL || s->prev_b == &s->prevcopy)
+		return;
+	src = s->prev_b;
+	ref = s->prev_r;
+	memcpy(s->prev_words, s->prev_w, s->plan.nw * 8);
+	gather(s, &src, 1, &ref, 1, &s->prevcopy, &s->prev_chunk,
+	    &s->prev_cap, s->keymask);
+	s->prev_b = &s->prevcopy;
+	s->prev_r = 0;
+	s->prev_w = s->prev_words;
+}
+
+static void release_retired(struct core_sort *s);
+
+static int
+flush_out(struct core_sort *s, struct core_err *err)
+{
+	int rc;
+
+	if (s->nrefs == 0)
+		return 0;
+	gather(s, s->srcs, s->nsrcs, s->refs, s->nrefs, &s->out, &s->ochunk,
+	    &s->ocap, NULL);
+	s->nrefs = 0;
+	s->refs_bytes = 0;
+	if (s->to_spill) {
+		rc = core_spill_run_write(s->spill, &s->out, err);
+	} else {
+		s->st.rows_out += s->out.nrows;
+		rc = s->emit(s->arg, &s->out, err);
+	}
+	save_prev(s);
+	release_retired(s);
+	return rc;
+}
+
+/* Offers one row in sorted order to the sink; size is its output bytes
+ * when known (below ENT_SIZE_MAX).  *stop is set once the sink has all
+ * the rows it may take (--limit). */
+static int
+put_row(struct core_sort *s, const struct core_batch *b, uint32_t r,
+    const uint64_t *w, uint64_t ref, uint64_t size, bool *stop,
+    struct core_err *err)
+{
+	uint64_t rb;
+	int rc;
+
+	if (s->o.has_limit && s->sink_rows >= s->o.limit) {
+		*stop = true;
+		return 0;
+	}
+	if (s->o.unique && s->prev_b != NULL &&
+	    core_sort_cmp(&s->plan, s->prev_w, w, s->prev_b, s->prev_r, b,
+	    r) == 0)
+		return 0;
+	rb = size < ENT_SIZE_MAX ? size : row_bytes(s, b, r);
+	if (s->nrefs > 0 && (s->nrefs == s->batch_rows ||
+	    s->refs_bytes + rb > s->out_budget) &&
+	    (rc = flush_out(s, err)) != 0)
+		return rc;
+	s->refs[s->nrefs++] = ref;
+	s->refs_bytes += rb;
+	s->sink_rows++;
+	s->prev_b = b;
+	s->prev_r = r;
+	s->prev_w = w;
+	return 0;
+}
+
+static void
+sink_begin(struct core_sort *s, bool to_spill,
+    const struct core_batch *const *srcs)
+{
+	s->to_spill = to_spill;
+	s->srcs = srcs;
+	s->sink_rows = 0;
+	s->prev_b = NULL;
+	s->nrefs = 0;
+	s->refs_bytes = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* run formation */
+
+/*
+ * Under a budget, buffer chunks are carved from one mapping the size of
+ * the budget, asked to be backed by huge pages: the gather after the sort
+ * reads every column at random rows, and with 4 KiB pages nearly every
+ * such read is also a TLB miss.  The mapping is reused from run to run
+ * (no page faults after the first) and dropped before merging.
+ */
+static void
+arena_init(struct core_sort *s)
+{
+	uint64_t cap = s->mem->limit;
+	void *p;
+
+	if (cap == CORE_MEM_UNLIMITED || cap < ((uint64_t)4 << 20) ||
+	    cap > ((uint64_t)1 << 40))
+		return;
+	cap = (cap + ((2 << 20) - 1)) & ~(uint64_t)((2 << 20) - 1);
+	p = mmap(NULL, (size_t)cap, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return;	/* chunks then come from malloc, only slower */
+	(void)madvise(p, (size_t)cap, MADV_HUGEPAGE);
+	s->arena = p;
+	s->arena_cap = cap;
+	s->arena_used = 0;
+}
+
+static void
+arena_free(struct core_sort *s)
+{
+	if (s->arena != NULL)
+		munmap(s->arena, (size_t)s->arena_cap);
+	s->arena = NULL;
+	s->arena_cap = s->arena_used = 0;
+}
+
+static bool
+in_arena(const struct core_sort *s, const void *p)
+{
+	return s->arena != NULL && (const unsigned char *)p >= s->arena &&
+	    (const unsigned char *)p < s->arena + s->arena_cap;
+}
+
+/* size bytes from the arena (not yet charged), or NULL. */
+static void *
+arena_take(struct core_sort *s, uint64_t size, uint64_t *cap)
+{
+	uint64_t need = (size + 63) & ~(uint64_t)63;
+	void *p;
+
+	if (s->arena == NULL || need > s->arena_cap - s->arena_used)
+		return NULL;
+	p = s->arena + s->arena_used;
+	s->arena_used += need;
+	*cap = size;
+	return p;
+}
+
+/* Buffer chunks outlive a spill, still charged, for the next buffer:
+ * new memory would cost a page fault per 4 KiB all over again. */
+static void
+pool_put(struct core_sort *s, void *chunk, uint64_t cap)
+{
+	if (s->npool == s->pool_cap) {
+		s->pool_cap = s->pool_cap ? s->pool_cap * 2 : 64;
+		s->pool = core_xreallocarray(s->pool, s->pool_cap,
+		    sizeof(*s->pool));
+		s->pool_caps = core_xreallocarray(s->pool_caps, s->pool_cap,
+		    sizeof(*s->pool_caps));
+	}
+	s->pool[s->npool] = chunk;
+	s->pool_caps[s->npool++] = cap;
+	s->pool_bytes += cap;
+}
+
+/* The smallest pooled chunk of at least size bytes, or NULL. */
+static void *
+pool_take(struct core_sort *s, uint64_t size, uint64_t *cap)
+{
+	size_t i, best = SIZE_MAX;
+	void *p;
+
+	for (i = 0; i < s->npool; i++)
+		if (s->pool_caps[i] >= size && (best == SIZE_MAX ||
+		    s->pool_caps[i] < s->pool_caps[best]))
+			best = i;
+	if (best == SIZE_MAX)
+		return NULL;
+	p = s->pool[best];
+	*cap = s->pool_caps[best];
+	s->pool_bytes -= *cap;
+	s->pool[best] = s->pool[--s->npool];
+	s->pool_caps[best] = s->pool_caps[s->npool];
+	return p;
+}
+
+/* Frees one pooled chunk (the last), giving its charge back. */
+static void
+pool_drop(struct core_sort *s)
+{
+	s->npool--;
+	core_free_aligned(s->pool[s->npool]);
+	core_mem_release(s->mem, s->pool_caps[s->npool]);
+	s->pool_bytes -= s->pool_caps[s->npool];
+}
+
+static void
+release_buffer(struct core_sort *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nbufs; i++) {
+		core_batch_release(s->bufs[i]);
+		free(s->bufs[i]);
+		if (in_arena(s, s->chunks[i]))
+			core_mem_release(s->mem, s->charges[i]);
+		else
+			pool_put(s, s->chunks[i], s->charges[i]);
+	}
+	s->arena_used = 0;
+	s->nbufs = 0;
+	s->nent = 0;
+	core_mem_release(s->mem, s->ent_charge);
+	s->ent_charge = 0;
+}
+
+/* Sorts the buffer and sends it, deduplicated and cut to --limit, to
+ * the sink chosen by the caller. */
+static int
+drain_buffer(struct core_sort *s, struct core_err *err)
+{
+	size_t i, nw = s->plan.nw;
+	bool stop = false;
+	int rc;
+
+	sort_entries(s);
+	sink_begin(s, s->to_spill, (const struct core_batch *const *)s->bufs);
+	s->nsrcs = s->nbufs;
+	for (i = 0; i < s->nent && !stop; i++) {
+		const uint64_t *e = s->ent + i * s->stride;
+
+		if ((rc = put_row(s, s->bufs[ENT_BUF(e[nw])], ENT_ROW(e[nw]),
+		    e, ENT_REF(e[nw]), ENT_SIZE(e[nw]), &stop, err)) != 0)
+			return rc;
+	}
+	return flush_out(s, err);
+}
+
+static void
+add_run(struct core_sort *s, const struct core_spill_run *run)
+{
+	if (s->nruns == s->runs_cap) {
+		s->runs_cap = s->runs_cap ? s->runs_cap * 2 : 16;
+		s->runs = core_xreallocarray(s->runs, s->runs_cap,
+		    sizeof(*s->runs));
+	}
+	s->runs[s->nruns++] = *run;
+}
+
+static int
+spill_begin(struct core_sort *s, struct core_err *err)
+{
+	if (s->spill == NULL)
+		s->spill = core_spill_new(s->o.tmpdirs, s->o.ntmpdirs,
+		    s->o.max_spill, s->o.compress_spill ? 1 : 0, s->schema);
+	return core_spill_run_begin(s->spill, err);
+}
+
+static int
+spill_buffer(struct core_sort *s, struct core_err *err)
+{
+	struct core_spill_run run;
+	int rc;
+
+	if ((rc = spill_begin(s, err)) != 0)
+		return rc;
+	s->to_spill = true;
+	if ((rc = drain_buffer(s, err)) != 0)
+		return rc;
+	if ((rc = core_spill_run_end(s->spill, &run, err)) != 0)
+		return rc;
+	add_run(s, &run);
+	s->st.runs++;
+	s->st.spill_bytes = core_spill_bytes(s->spill);
+	release_buffer(s);
+	return 0;
+}
+
+/* Appends rows [r0, r0 + n) of b (size bytes) into chunk (NULL: a new
+ * one), which is charged charge bytes; ent bytes were charged for the
+ * entries. */
+static void
+append_slice(struct core_sort *s, const struct core_batch *b, uint32_t r0,
+    uint32_t n, void *chunk, uint64_t charge, uint64_t size, uint64_t ent)
+{
+	struct core_batch *nb;
+	size_t i, need = s->nent + n;
+	uint64_t *e;
+
+	if (s->nbufs == s->bufs_cap) {
+		s->bufs_cap = s->bufs_cap ? s->bufs_cap * 2 : 64;
+		s->bufs = core_xreallocarray(s->bufs, s->bufs_cap,
+		    sizeof(*s->bufs));
+		s->chunks = core_xreallocarray(s->chunks, s->bufs_cap,
+		    sizeof(*s->chunks));
+		s->charges = core_xreallocarray(s->charges, s->bufs_cap,
+		    sizeof(*s->charges));
+	}
+	s->chunks[s->nbufs] = copy_slice(s, b, r0, n, chunk, size, &nb);
+	s->bufs[s->nbufs] = nb;
+	s->charges[s->nbufs] = charge;
+	if (need > s->ent_cap) {
+		size_t cap = s->ent_cap + s->ent_cap / 2;
+
+		s->ent_cap = cap > need ? cap : need < 1024 ? 1024 : need;
+		s->ent = core_xreallocarray(s->ent, s->ent_cap,
+		    s->stride * 8);
+	}
+	e = s->ent + s->nent * s->stride;
+	core_sort_encode(&s->plan, nb, e, s->stride);
+	for (i = 0; i < n; i++) {
+		uint64_t sz = row_bytes(s, nb, (uint32_t)i);
+
+		e[i * s->stride + s->plan.nw] = ENT_MAKE(s->nbufs,
+		    sz < ENT_SIZE_MAX ? sz : ENT_SIZE_MAX, i);
+	}
+	s->ent_charge += ent;
+	s->nbufs++;
+	s->nent += n;
+}
+
+/* Keeps only the best --limit rows of the buffer, in one new chunk. */
+static void
+compact(struct core_sort *s)
+{
+	uint64_t *refs, size, cap = 0, cost;
+	struct core_batch tmp;
+	unsigned char *chunk = NULL;
+	const struct core_batch *pb = NULL;
+	const uint64_t *pw = NULL;
+	uint32_t pr = 0, n = 0;
+	size_t i, nw = s->plan.nw;
+
+	sort_entries(s);
+	refs = core_xmalloc(core_mul_size(s->o.limit, 8));
+	for (i = 0; i < s->nent && n < s->o.limit; i++) {
+		const uint64_t *e = s->ent + i * s->stride;
+		const struct core_batch *b = s->bufs[ENT_BUF(e[nw])];
+
+		if (s->o.unique && pb != NULL && core_sort_cmp(&s->plan, pw,
+		    e, pb, pr, b, ENT_ROW(e[nw])) == 0)
+			continue;
+		refs[n++] = ENT_REF(e[nw]);
+		pb = b;
+		pr = ENT_ROW(e[nw]);
+		pw = e;
+	}
+	core_batch_init(&tmp, s->schema);
+	gather(s, (const struct core_batch *const *)s->bufs, s->nbufs, refs, n,
+	    &tmp, &chunk, &cap, NULL);
+	free(refs);
+	size = slice_bytes(&tmp, 0, n);
+	cost = size + (uint64_t)n * s->stride * 16;
+	release_buffer(s);
+	while (s->npool > 0)
+		pool_drop(s);
+	core_mem_charge(s->mem, cost);
+	/* The gathered chunk was charged while it was built; the copy
+	 * below is what stays. */
+	core_mem_release(s->mem, cap);
+	append_slice(s, &tmp, 0, n, NULL, size, size, cost - size);
+	core_batch_release(&tmp);
+	core_free_aligned(chunk);
+}
+
+int
+core_sort_add(struct core_sort *s, const struct core_batch *b,
+    struct core_err *err)
+{
+	uint32_t n = b->nrows, r0 = 0, take;
+	uint64_t per, avail, size, cost, ent = s->stride * 16;
+	int rc;
+
+	s->st.rows_in += n;
+	if (n == 0 || (s->o.has_limit && s->o.limit == 0))
+		return 0;
+	per = slice_bytes(b, 0, n) / n + ent + 1;
+	while (r0 < n) {
+		void *chunk;
+		uint64_t cap = 0;
+
+		avail = core_mem_available(s->mem) + s->pool_bytes;
+		take = avail / per > n - r0 ? n - r0 : (uint32_t)(avail / per);
+		if (take > ENT_ROW_MAX)
+			take = ENT_ROW_MAX;
+		/* Entries address at most ENT_BUF_MAX buffers. */
+		if (s->nbufs == ENT_BUF_MAX) {
+			if ((rc = spill_buffer(s, err)) != 0)
+				return rc;
+			continue;
+		}
+		/* No slivers: a nearly full buffer is better spilled. */
+		if (take < n - r0 && take < 64 && s->nent > 0) {
+			if ((rc = spill_buffer(s, err)) != 0)
+				return rc;
+			continue;
+		}
+		if (take == 0)
+			take = 1;
+		size = slice_bytes(b, r0, take);
+		chunk = arena_take(s, size, &cap);
+		if (chunk == NULL)
+			chunk = pool_take(s, size, &cap);
+		/* A pooled chunk is still charged; arena space is not. */
+		cost = (chunk != NULL && !in_arena(s, chunk) ? 0 : size) +
+		    (uint64_t)take * ent;
+		while ((rc = core_mem_try_charge(s->mem, cost)) != 0 &&
+		    s->npool > 0)
+			pool_drop(s);
+		if (rc != 0) {
+			if (s->nent > 0) {
+				if (chunk != NULL && in_arena(s, chunk))
+					s->arena_used -= (cap + 63) &
+					    ~(uint64_t)63;
+				else if (chunk != NULL)
+					pool_put(s, chunk, cap);
+				if ((rc = spill_buffer(s, err)) != 0)
+					return rc;
+				continue;
+			}
+			/* An empty buffer must take something to make
+			 * progress. */
+			core_mem_charge(s->mem, cost);
+		}
+		append_slice(s, b, r0, take, chunk, chunk ? cap : size, size,
+		    (uint64_t)take * ent);
+		r0 += take;
+	}
+	if (s->o.has_limit && s->nent >= 2 * s->o.limit &&
+	    s->o.limit <= ENT_ROW_MAX / 2)
+		compact(s);
+	s->st.peak_mem = s->mem->peak;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* merging */
+
+static uint32_t
+slot_get(struct core_sort *s)
+{
+	if (s->nfree > 0)
+		return s->free_slots[--s->nfree];
+	if (s->nslots == s->slots_cap) {
+		s->slots_cap = s->slots_cap ? s->slots_cap * 2 : 64;
+		s->slots = core_xreallocarray(s->slots, s->slots_cap,
+		    sizeof(*s->slots));
+		s->free_slots = core_xreallocarray(s->free_slots,
+		    s->slots_cap, sizeof(*s->free_slots));
+	}
+	return (uint32_t)s->nslots++;
+}
+
+/* Frames are recycled within a merge with their buffers (and their
+ * charge): a fresh buffer per frame would cost a page fault per 4 KiB. */
+static struct mframe *
+mframe_get(struct core_sort *s)
+{
+	struct mframe *m;
+
+	if (s->nspares > 0) {
+		m = s->spares[--s->nspares];
+	} else {
+		m = core_xcalloc(1, sizeof(*m));
+		core_batch_init(&m->f.batch, s->schema);
+	}
+	m->slot = slot_get(s);
+	s->slots[m->slot] = &m->f.batch;
+	return m;
+}
+
+static void
+mframe_put(struct core_sort *s, struct mframe *m)
+{
+	if (m == NULL)
+		return;
+	s->slots[m->slot] = NULL;
+	s->free_slots[s->nfree++] = m->slot;
+	if (s->nspares == s->spares_cap) {
+		s->spares_cap = s->spares_cap ? s->spares_cap * 2 : 16;
+		s->spares = core_xreallocarray(s->spares, s->spares_cap,
+		    sizeof(*s->spares));
+	}
+	s->spares[s->nspares++] = m;
+}
+
+static void
+free_spares(struct core_sort *s)
+{
+	struct mframe *m;
+
+	while (s->nspares > 0) {
+		m = s->spares[--s->nspares];
+		core_spill_frame_release(&m->f, s->mem);
+		core_batch_release(&m->f.batch);
+		free(m->words);
+		core_mem_release(s->mem, m->wcharge);
+		free(m);
+	}
+}
+
+static void
+release_retired(struct core_sort *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nretired; i++)
+		mframe_put(s, s->retired[i]);
+	s->nretired = 0;
+}
+
+/* Moves src to its run's next frame, keeping the used one alive while
+ * output references point into it. */
+static int
+next_frame(struct core_sort *s, struct msrc *src, struct core_err *err)
+{
+	struct mframe *m;
+	int rc;
+
+	if (src->fr != NULL) {
+		if (s->nretired == s->retired_cap) {
+			s->retired_cap = s->retired_cap ? s->retired_cap * 2 :
+			    16;
+			s->retired = core_xreallocarray(s->retired,
+			    s->retired_cap, sizeof(*s->retired));
+		}
+		s->retired[s->nretired++] = src->fr;
+		src->fr = NULL;
+		if (s->nrefs == 0) {
+			save_prev(s);
+			release_retired(s);
+		}
+	}
+	if (s->nrefs > 0 && s->nspares == 0 &&
+	    core_mem_available(s->mem) < s->frame_est &&
+	    (rc = flush_out(s, err)) != 0)
+		return rc;
+	m = mframe_get(s);
+	rc = core_spill_read_frame(s->spill, &src->cur, &m->f, s->mem, err);
+	if (rc != 0) {
+		mframe_put(s, m);
+		return rc == CORE_EOF ? 0 : rc;
+	}
+	if (m->f.batch.nrows > m->wrows) {
+		uint64_t more = (uint64_t)(m->f.batch.nrows - m->wrows) *
+		    s->plan.nw * 8;
+
+		core_mem_charge(s->mem, more);
+		m->wcharge += more;
+		m->wrows = m->f.batch.nrows;
+		free(m->words);
+		m->words = core_xmalloc(core_mul_size(m->wrows,
+		    s->plan.nw * 8));
+	}
+	core_sort_encode(&s->plan, &m->f.batch, m->words, s->plan.nw);
+	if (m->f.charged + m->wcharge > s->frame_est)
+		s->frame_est = m->f.charged + m->wcharge;
+	src->fr = m;
+	src->row = 0;
+	if (s->mem->peak > s->st.peak_mem)
+		s->st.peak_mem = s->mem->peak;
+	return 0;
+}
+
+/* Does run a's current row go before run b's?  Ties: the earlier run. */
+static inline bool
+src_less(const struct core_sort *s, const struct msrc *v, uint32_t a,
+    uint32_t b)
+{
+	const struct msrc *x = &v[a], *y = &v[b];
+	size_t nw = s->plan.nw;
+	int c;
+
+	if (x->fr == NULL)
+		return false;
+	if (y->fr == NULL)
+		return true;
+	c = core_sort_cmp(&s->plan, x->fr->words + (size_t)x->row * nw,
+	    y->fr->words + (size_t)y->row * nw, &x->fr->f.batch, x->row,
+	    &y->fr->f.batch, y->row);
+	return c < 0 || (c == 0 && a < b);
+}
+
+/* Merges runs [lo, hi) into the sink set up by the caller. */
+static int
+merge_runs(struct core_sort *s, size_t lo, size_t hi, struct core_err *err)
+{
+	uint32_t k = (uint32_t)(hi - lo), i, p, x, t;
+	struct msrc *v = core_xcalloc(k, sizeof(*v));
+	uint32_t *tree = core_xcalloc(k, sizeof(*tree));
+	uint32_t *w = core_xcalloc(2 * (size_t)k, sizeof(*w));
+	size_t nw = s->plan.nw;
+	bool stop = false;
+	int rc = 0;
+
+	sink_begin(s, s->to_spill, s->slots);
+	for (i = 0; i < k && rc == 0; i++) {
+		rc = core_spill_cursor_open(s->spill, &v[i].cur,
+		    &s->runs[lo + i], err);
+		if (rc == 0)
+			rc = next_frame(s, &v[i], err);
+	}
+	if (rc != 0)
+		goto out;
+	/* Play the initial tournament; losers stay in the inner nodes. */
+	for (i = 0; i < k; i++)
+		w[k + i] = i;
+	for (p = k - 1; p >= 1; p--) {
+		if (src_less(s, v, w[2 * p], w[2 * p + 1])) {
+			w[p] = w[2 * p];
+			tree[p] = w[2 * p + 1];
+		} else {
+			w[p] = w[2 * p + 1];
+			tree[p] = w[2 * p];
+		}
+	}
+	tree[0] = k > 1 ? w[1] : 0;
+	for (;;) {
+		struct msrc *m;
+
+		x = tree[0];
+		m = &v[x];
+		if (m->fr == NULL)
+			break;
+		/* slots[] may move when next_frame adds one: put_row
+		 * reads srcs only at flush time, through s->slots. */
+		s->srcs = s->slots;
+		s->nsrcs = s->nslots;
+		rc = put_row(s, &m->fr->f.batch, m->row,
+		    m->fr->words + (size_t)m->row * nw,
+		    (uint64_t)m->fr->slot << 32 | m->row, ENT_SIZE_MAX, &stop,
+		    err);
+		if (rc != 0 || stop)
+			break;
+		if (++m->row == m->fr->f.batch.nrows &&
+		    (rc = next_frame(s, m, err)) != 0)
+			break;
+		for (p = (x + k) >> 1; p >= 1; p >>= 1)
+			if (src_less(s, v, tree[p], x)) {
+				t = tree[p];
+				tree[p] = x;
+				x = t;
+			}
+		tree[0] = x;
+	}
+	s->srcs = s->slots;
+	s->nsrcs = s->nslots;
+	if (rc == 0)
+		rc = flush_out(s, err);
+out:
+	save_prev(s);
+	for (i = 0; i < k; i++)
+		mframe_put(s, v[i].fr);
+	release_retired(s);
+	free_spares(s);
+	for (i = lo; i < hi; i++)
+		core_spill_run_discard(s->spill, &s->runs[i]);
+	free(v);
+	free(tree);
+	free(w);
+	return rc;
+}
+
+/* Runs one merge fits in the budget. */
+static size_t
+fan_in(const struct core_sort *s)
+{
+	uint64_t avail, per;
+
+	if (s->mem->limit == CORE_MEM_UNLIMITED)
+		return SIZE_MAX;
+	avail = core_mem_available(s->mem);
+	/* A frame per run, and a quarter more for frames retired before
+	 * the output batch is flushed. */
+	per = s->frame_est + s->frame_est / 4;
+	if (per == 0 || avail / per < 2)
+		return 2;
+	return avail / per > 100000 ? 100000 : (size_t)(avail / per);
+}
+
+/* Merges neighbouring groups until the rest fits one merge. */
+static int
+merge_passes(struct core_sort *s, struct core_err *err)
+{
+	size_t k, i, j, g, excess;
+	struct core_spill_run run;
+	int rc;
+
+	while (s->nruns > (k = fan_in(s))) {
+		excess = s->nruns - k;
+		i = j = 0;
+		while (i < s->nruns) {
+			g = excess + 1 < k ? excess + 1 : k;
+			if (g > s->nruns - i)
+				g = s->nruns - i;
+			if (excess == 0 || g < 2) {
+				s->runs[j++] = s->runs[i++];
+				continue;
+			}
+			if ((rc = spill_begin(s, err)) != 0)
+				return rc;
+			s->to_spill = true;
+			if ((rc = merge_runs(s, i, i + g, err)) != 0 ||
+			    (rc = core_spill_run_end(s->spill, &run,
+			    err)) != 0)
+				return rc;
+			s->runs[j++] = run;
+			i += g;
+			excess -= g - 1;
+		}
+		s->nruns = j;
+		s->st.merge_passes++;
+		s->st.spill_bytes = core_spill_bytes(s->spill);
+	}
+	return 0;
+}
+
+int
+core_sort_finish(struct core_sort *s, core_sort_emit_fn emit, void *arg,
+    struct core_err *err)
+{
+	int rc;
+
+	s->emit = emit;
+	s->arg = arg;
+	if (s->nruns == 0) {
+		s->to_spill = false;
+		rc = drain_buffer(s, err);
+		release_buffer(s);
+		s->st.peak_mem = s->mem->peak;
+		return rc;
+	}
+	if (s->nent > 0 && (rc = spill_buffer(s, err)) != 0)
+		return rc;
+	while (s->npool > 0)
+		pool_drop(s);
+	arena_free(s);
+	if ((rc = merge_passes(s, err)) != 0)
+		return rc;
+	s->to_spill = false;
+	rc = merge_runs(s, 0, s->nruns, err);
+	s->st.merge_passes++;
+	s->st.spill_bytes = core_spill_bytes(s->spill);
+	if (s->mem->peak > s->st.peak_mem)
+		s->st.peak_mem = s->mem->peak;
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* life cycle */
+
+struct core_sort *
+core_sort_new(const struct core_sort_options *o,
+    const struct core_schema *schema, struct core_mem *mem)
+{
+	struct core_sort *s = core_xcalloc(1, sizeof(*s));
+	uint32_t i;
+	size_t k;
+
+	s->o = *o;
+	s->schema = schema;
+	s->mem = mem;
+	core_sort_plan_init(&s->plan, o->keys, o->nkeys, schema);
+	s->stride = s->plan.nw + 1;
+	s->batch_rows = o->batch_rows ? o->batch_rows : DEFAULT_BATCH_ROWS;
+	if (mem->limit == CORE_MEM_UNLIMITED)
+		s->out_budget = MAX_OUT_BUDGET * 2;
+	else
+		s->out_budget = mem->limit / 64 < MIN_OUT_BUDGET ?
+		    MIN_OUT_BUDGET : mem->limit / 64 > MAX_OUT_BUDGET ?
+		    MAX_OUT_BUDGET : mem->limit / 64;
+	for (i = 0; i < schema->ncols; i++) {
+		enum core_type t = schema->fields[i].type.id;
+
+		s->fixed_row += 1 + (t == CORE_TYPE_STRING ? 4 :
+		    core_type_width(t));
+	}
+	/* The output batch, the reference list and (when spills are
+	 * compressed) the writer's staging buffer live for the whole
+	 * sort: charge them once. */
+	s->ocap = s->out_budget + (uint64_t)schema->ncols * 32;
+	s->ochunk = core_xmalloc_aligned((size_t)s->ocap);
+	s->refs = core_xmalloc(core_mul_size(s->batch_rows, 8));
+	s->fixed_charge = s->ocap + (uint64_t)s->batch_rows * 8 +
+	    (o->compress_spill ? s->out_budget + s->out_budget / 8 : 0);
+	core_mem_charge(mem, s->fixed_charge);
+	s->frame_est = s->out_budget + s->out_budget / 4;
+	arena_init(s);
+	core_batch_init(&s->out, schema);
+	core_batch_init(&s->prevcopy, schema);
+	s->strb = core_xcalloc(schema->ncols ? schema->ncols : 1,
+	    sizeof(*s->strb));
+	s->keymask = core_xcalloc(schema->ncols ? schema->ncols : 1,
+	    sizeof(*s->keymask));
+	for (k = 0; k < o->nkeys; k++)
+		s->keymask[o->keys[k].col] = true;
+	s->strcols = core_xcalloc(schema->ncols ? schema->ncols : 1,
+	    sizeof(*s->strcols));
+	for (i = 0; i < schema->ncols; i++)
+		if (schema->fields[i].type.id == CORE_TYPE_STRING)
+			s->strcols[s->nstrcols++] = i;
+	return s;
+}
+
+void
+core_sort_free(struct core_sort *s)
+{
+	if (s == NULL)
+		return;
+	release_buffer(s);
+	while (s->npool > 0)
+		pool_drop(s);
+	arena_free(s);
+	release_retired(s);
+	free_spares(s);
+	core_mem_release(s->mem, s->fixed_charge + s->prev_cap);
+	core_spill_free(s->spill);
+	free(s->bufs);
+	free(s->chunks);
+	free(s->charges);
+	free(s->pool);
+	free(s->pool_caps);
+	free(s->ent);
+	free(s->tmp);
+	free(s->refs);
+	core_free_aligned(s->ochunk);
+	core_free_aligned(s->prev_chunk);
+	core_batch_release(&s->out);
+	core_batch_release(&s->prevcopy);
+	free(s->strb);
+	free(s->keymask);
+	free(s->strcols);
+	free(s->gvals);
+	free(s->goffs);
+	free(s->slots);
+	free(s->free_slots);
+	free(s->retired);
+	free(s->spares);
+	free(s->runs);
+	free(s);
+}
+
+void
+core_sort_get_stats(const struct core_sort *s, struct core_sort_stats *st)
+{
+	*st = s->st;
+	if (s->mem->peak > st->peak_mem)
+		st->peak_mem = s->mem->peak;
+	if (s->spill != NULL)
+		st->spill_bytes = core_spill_bytes(s->spill);
+}
+
+/* ------------------------------------------------------------------ */
+/* order checking */
+
+struct core_sort_check {
+	struct core_sort *s;		/* for gather and the key mask */
+	struct core_mem mem;
+	bool strict;
+	bool has_last;
+	uint64_t rows;			/* rows fed before this batch */
+	struct core_sort_options o;
+};
+
+struct core_sort_check *
+core_sort_check_new(const struct core_sort_key *keys, size_t nkeys,
+    const struct core_schema *schema, bool strict)
+{
+	struct core_sort_check *c = core_xcalloc(1, sizeof(*c));
+
+	core_mem_init(&c->mem, CORE_MEM_UNLIMITED);
+	c->o.keys = keys;
+	c->o.nkeys = nkeys;
+	c->o.batch_rows = 1;
+	c->o.unique = true;
+	c->s = core_sort_new(&c->o, schema, &c->mem);
+	c->strict = strict;
+	return c;
+}
+
+void
+core_sort_check_free(struct core_sort_check *c)
+{
+	if (c == NULL)
+		return;
+	core_sort_free(c->s);
+	free(c);
+}
+
+int
+core_sort_check_batch(struct core_sort_check *c, const struct core_batch *b,
+    uint64_t *bad)
+{
+	struct core_sort *s = c->s;
+	const struct core_batch *src = b;
+	uint64_t ref;
+	uint32_t r;
+	int cmp;
+
+	if (b->nrows == 0)
+		return 0;
+	for (r = 0; r < b->nrows; r++) {
+		if (r == 0 && !c->has_last)
+			continue;
+		if (r == 0)
+			cmp = core_sort_compare(c->o.keys, c->o.nkeys,
+			    &s->prevcopy, 0, b, 0);
+		else
+			cmp = core_sort_compare(c->o.keys, c->o.nkeys, b,
+			    r - 1, b, r);
+		if (cmp > 0 || (cmp == 0 && c->strict)) {
+			*bad = c->rows + r;
+			return 1;
+		}
+	}
+	/* The last row's keys are the next batch's predecessor. */
+	ref = b->nrows - 1;
+	gather(s, &src, 1, &ref, 1, &s->prevcopy, &s->prev_chunk,
+	    &s->prev_cap, s->keymask);
+	c->has_last = true;
+	c->rows += b->nrows;
+	return 0;
+}

@@ -1,0 +1,111 @@
+/*
+ * core_sort.h - sort keys and the external merge sort behind colsort.
+ *
+ * A key is a column, a direction and a NULL placement.  Values compare by
+ * type: numbers numerically (decimals exactly, as scaled integers of the
+ * column's one scale), dates and timestamps in time order, strings
+ * bytewise (memcmp, then the shorter first), booleans false < true,
+ * float64 with -0 == +0 and NaN after every other number.  NULLs go last
+ * unless the key asks for nulls-first; the direction does not move them.
+ *
+ * The sorter (struct core_sort) takes batches in input order, buffers
+ * copies of them under a struct core_mem budget, sorts the whole buffer
+ * when the budget is reached and spills it as one sorted run (an MLSPILL3
+ * stream in an anonymous temporary file, core_spill.h), then merges the
+ * runs with a loser tree, in several passes when there are more runs than
+ * merge buffers fit in the budget.  The sort is stable: rows with equal
+ * keys come out in input order.  Output batches are gathered column by
+ * column from row references, never copied row by row.
+ */
+#ifndef CORE_SORT_H
+#define CORE_SORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core_col.h"
+#include "core_err.h"
+#include "core_mem.h"
+
+struct core_sort_key {
+	uint32_t col;		/* column index in the schema */
+	bool desc;		/* descending values */
+	bool nulls_first;	/* NULLs before values (default after) */
+};
+
+/* Parses "COL[:asc|:desc][:nulls-first|:nulls-last]" against schema.
+ * A column whose own name contains ':' is found by its whole name first.
+ * 0, or CORE_EUSAGE with a message naming the spec. */
+int core_sort_key_parse(const char *spec, const struct core_schema *schema,
+    struct core_sort_key *out, struct core_err *err);
+
+/* Compares row ra of batch a with row rb of batch b (same schema) by the
+ * keys in order: <0, 0 or >0.  The one definition of the order; the fast
+ * paths inside the sorter agree with it. */
+int core_sort_compare(const struct core_sort_key *keys, size_t nkeys,
+    const struct core_batch *a, uint32_t ra, const struct core_batch *b,
+    uint32_t rb);
+
+struct core_sort_options {
+	const struct core_sort_key *keys;	/* borrowed, nkeys >= 1 */
+	size_t nkeys;
+	uint64_t limit;			/* emit at most limit rows ... */
+	bool has_limit;			/* ... when set (--limit) */
+	bool unique;			/* first row of equal-key runs */
+	const char *const *tmpdirs;	/* borrowed; used in turn */
+	size_t ntmpdirs;		/* 0 = core_tmpdir_default() */
+	uint64_t max_spill;		/* bytes; 0 = no cap */
+	bool compress_spill;		/* zstd level 1 on spill frames */
+	uint32_t batch_rows;		/* most rows per output batch; 0 =
+					   8192 */
+};
+
+struct core_sort_stats {
+	uint64_t rows_in;
+	uint64_t rows_out;
+	uint64_t runs;			/* runs formed from the input */
+	uint64_t spill_bytes;		/* bytes written to spill files */
+	uint64_t merge_passes;		/* 0 when everything fit */
+	uint64_t peak_mem;		/* most bytes charged at once */
+};
+
+struct core_sort;
+
+/* Called with each output batch in order; b is valid during the call
+ * only.  A non-zero return stops the sort and is passed back. */
+typedef int (*core_sort_emit_fn)(void *arg, const struct core_batch *b,
+    struct core_err *err);
+
+/* schema, mem and o's arrays are borrowed for the sorter's life. */
+struct core_sort *core_sort_new(const struct core_sort_options *o,
+    const struct core_schema *schema, struct core_mem *mem);
+void core_sort_free(struct core_sort *s);	/* accepts NULL */
+
+/* Takes a copy of b's rows (b may be a reader's view). */
+int core_sort_add(struct core_sort *s, const struct core_batch *b,
+    struct core_err *err);
+
+/* Sorts and merges what was added and emits it; call once. */
+int core_sort_finish(struct core_sort *s, core_sort_emit_fn emit, void *arg,
+    struct core_err *err);
+
+void core_sort_get_stats(const struct core_sort *s,
+    struct core_sort_stats *st);
+
+/*
+ * Order checking (colsort --check): feed batches in order; the first row
+ * out of order (or, with strict, equal to the row before it) is reported.
+ */
+struct core_sort_check;
+
+struct core_sort_check *core_sort_check_new(const struct core_sort_key *keys,
+    size_t nkeys, const struct core_schema *schema, bool strict);
+void core_sort_check_free(struct core_sort_check *c);	/* accepts NULL */
+
+/* 0 when b continues the order, 1 when row *bad (0-based, counted over
+ * every batch fed so far) breaks it. */
+int core_sort_check_batch(struct core_sort_check *c,
+    const struct core_batch *b, uint64_t *bad);
+
+#endif

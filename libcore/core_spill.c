@@ -1,0 +1,434 @@
+/*
+ * core_spill.c - sorted runs in anonymous temporary files (core_spill.h).
+ *
+ * Writing goes through core_mlspill3's writer, so a run is a well-formed
+ * MLSPILL3 stream (mlspill3(5)) appended at the end of its file; the
+ * file's own offset is always at its end because reads use pread(2).
+ * Reading is a minimal frame decoder for exactly that layout: a 32-byte
+ * record header (kind, check, body length, rows, body XXH3-64), then the
+ * body: per column three 24-byte buffer descriptors (codec, reserved, raw
+ * length, stored length) followed by the stored buffers, each padded to
+ * 8 bytes.  Everything read is verified (record check, body checksum,
+ * buffer bounds, string offsets) before a batch points into it, because a
+ * file on a full or failing disk is input like any other.
+ *
+ * Invariants: files[i] >= 0 once opened; ends[i] is the size of file i;
+ * at most one run is open for writing (writer != NULL).
+ */
+#define _FILE_OFFSET_BITS 64
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+#include <zstd.h>
+
+#include "core_alloc.h"
+#include "core_io.h"
+#include "core_mlspill3.h"
+#include "core_spill.h"
+
+#define KIND_FRAME 0x4d415246u	/* "FRAM" */
+#define KIND_END 0x21444e45u	/* "END!" */
+#define REC_HDR 32
+#define DESC_LEN 24
+#define NBUF 3
+#define CODEC_RAW 0
+#define CODEC_ZSTD 1
+
+struct core_spill {
+	const char *const *dirs;	/* borrowed */
+	size_t ndirs;
+	const char *default_dir[1];
+	int *files;			/* owned fds, -1 until first use */
+	uint64_t *ends;
+	char **names;			/* owned: "spill file in DIR" */
+	uint64_t max_bytes;
+	int level;
+	const struct core_schema *schema;	/* borrowed */
+	uint32_t next;			/* file for the next run */
+	struct core_mlspill3_writer *writer;	/* the run being written */
+	uint32_t wfile;
+	uint64_t woff;
+	uint64_t written;		/* bytes of finished runs */
+	ZSTD_DCtx *dctx;
+};
+
+static inline uint32_t
+get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t
+get64(const unsigned char *p)
+{
+	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+static inline uint64_t
+pad8(uint64_t n)
+{
+	return (8 - (n & 7)) & 7;
+}
+
+struct core_spill *
+core_spill_new(const char *const *dirs, size_t ndirs, uint64_t max_bytes,
+    int zstd_level, const struct core_schema *schema)
+{
+	struct core_spill *sp = core_xcalloc(1, sizeof(*sp));
+	size_t i;
+
+	if (ndirs == 0) {
+		sp->default_dir[0] = core_tmpdir_default();
+		dirs = sp->default_dir;
+		ndirs = 1;
+	}
+	sp->dirs = dirs;
+	sp->ndirs = ndirs;
+	sp->files = core_xcalloc(ndirs, sizeof(*sp->files));
+	sp->ends = core_xcalloc(ndirs, sizeof(*sp->ends));
+	sp->names = core_xcalloc(ndirs, sizeof(*sp->names));
+	for (i = 0; i < ndirs; i++) {
+		size_t len = strlen(dirs[i]) + 32;
+
+		sp->files[i] = -1;
+		sp->names[i] = core_xmalloc(len);
+		snprintf(sp->names[i], len, "spill file in %s", dirs[i]);
+	}
+	sp->max_bytes = max_bytes;
+	sp->level = zstd_level;
+	sp->schema = schema;
+	return sp;
+}
+
+void
+core_spill_free(struct core_spill *sp)
+{
+	size_t i;
+
+	if (sp == NULL)
+		return;
+	core_mlspill3_writer_free(sp->writer);
+	for (i = 0; i < sp->ndirs; i++) {
+		if (sp->files[i] >= 0)
+			close(sp->files[i]);
+		free(sp->names[i]);
+	}
+	free(sp->files);
+	free(sp->ends);
+	free(sp->names);
+	ZSTD_freeDCtx(sp->dctx);
+	free(sp);
+}
+
+uint64_t
+core_spill_bytes(const struct core_spill *sp)
+{
+	struct core_mlspill3_stats st;
+
+	if (sp->writer == NULL)
+		return sp->written;
+	core_mlspill3_writer_stats(sp->writer, &st);
+	return sp->written + st.bytes;
+}
+
+static int
+check_cap(struct core_spill *sp, struct core_err *err)
+{
+	if (sp->max_bytes != 0 && core_spill_bytes(sp) > sp->max_bytes)
+		return core_err_set(err, CORE_ELIMIT,
+		    "temporary files would exceed --max-spill (%llu bytes): "
+		    "raise --max-spill or --memory",
+		    (unsigned long long)sp->max_bytes);
+	return 0;
+}
+
+int
+core_spill_run_begin(struct core_spill *sp, struct core_err *err)
+{
+	uint32_t f = sp->next;
+	int fd;
+
+	if (sp->files[f] < 0) {
+		if ((fd = core_tmpfile_open(sp->dirs[f], err)) < 0)
+			return fd;
+		sp->files[f] = fd;
+	}
+	sp->next = (uint32_t)((f + 1) % sp->ndirs);
+	if (lseek(sp->files[f], (off_t)sp->ends[f], SEEK_SET) < 0)
+		return core_err_errno(err, CORE_EIO, errno, "%s",
+		    sp->names[f]);
+	sp->wfile = f;
+	sp->woff = sp->ends[f];
+	sp->writer = core_mlspill3_writer_new(sp->files[f], sp->names[f],
+	    sp->schema, sp->level);
+	return 0;
+}
+
+int
+core_spill_run_write(struct core_spill *sp, const struct core_batch *b,
+    struct core_err *err)
+{
+	int rc = core_mlspill3_write_batch(sp->writer, b, err);
+
+	return rc != 0 ? rc : check_cap(sp, err);
+}
+
+int
+core_spill_run_end(struct core_spill *sp, struct core_spill_run *run,
+    struct core_err *err)
+{
+	struct core_mlspill3_stats st;
+	int rc;
+
+	if ((rc = core_mlspill3_writer_finish(sp->writer, err)) != 0)
+		return rc;
+	core_mlspill3_writer_stats(sp->writer, &st);
+	core_mlspill3_writer_free(sp->writer);
+	sp->writer = NULL;
+	run->file = sp->wfile;
+	run->off = sp->woff;
+	run->len = st.bytes;
+	run->rows = st.rows;
+	sp->ends[sp->wfile] += st.bytes;
+	sp->written += st.bytes;
+	return check_cap(sp, err);
+}
+
+void
+core_spill_run_discard(struct core_spill *sp, const struct core_spill_run *run)
+{
+	/* Best effort: a file system without hole punching keeps the
+	 * space until exit, which is only less thrifty. */
+	(void)fallocate(sp->files[run->file],
+	    FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)run->off,
+	    (off_t)run->len);
+}
+
+/* Reads exactly n bytes at off of the run's file. */
+static int
+read_at(struct core_spill *sp, const struct core_spill_run *run, void *buf,
+    size_t n, uint64_t off, struct core_err *err)
+{
+	int fd = sp->files[run->file];
+	size_t got = 0;
+	ssize_t k;
+
+	while (got < n) {
+		k = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return core_err_errno(err, CORE_EIO, errno,
+			    "read error on %s", sp->names[run->file]);
+		}
+		if (k == 0)
+			return core_err_set(err, CORE_ECORRUPT,
+			    "%s: run ends early at byte %llu",
+			    sp->names[run->file],
+			    (unsigned long long)(off + got));
+		got += (size_t)k;
+	}
+	return 0;
+}
+
+static int
+corrupt(struct core_spill *sp, const struct core_spill_cursor *c,
+    const char *why, struct core_err *err)
+{
+	return core_err_set(err, CORE_ECORRUPT,
+	    "%s: corrupt run at byte %llu: %s", sp->names[c->run->file],
+	    (unsigned long long)c->pos, why);
+}
+
+int
+core_spill_cursor_open(struct core_spill *sp, struct core_spill_cursor *c,
+    const struct core_spill_run *run, struct core_err *err)
+{
+	unsigned char h[24];
+	uint64_t len;
+	int rc;
+
+	c->run = run;
+	c->pos = run->off;
+	c->rows = 0;
+	c->done = false;
+	if ((rc = read_at(sp, run, h, sizeof(h), c->pos, err)) != 0)
+		return rc;
+	if (memcmp(h, "MLSPILL3", 8) != 0 || get32(h + 16) !=
+	    sp->schema->ncols)
+		return corrupt(sp, c, "bad stream header", err);
+	/* The header was written by this process for this schema; its
+	 * length is all a reader needs from it. */
+	len = 24 + (uint64_t)get32(h + 20);
+	len += pad8(len) + 8;
+	if (len > run->len)
+		return corrupt(sp, c, "bad stream header", err);
+	c->pos += len;
+	return 0;
+}
+
+void
+core_spill_frame_release(struct core_spill_frame *f, struct core_mem *mem)
+{
+	core_free_aligned(f->body);
+	core_free_aligned(f->raw);
+	f->body = f->raw = NULL;
+	f->body_cap = f->raw_cap = 0;
+	core_mem_release(mem, f->charged);
+	f->charged = 0;
+}
+
+/* A frame keeps its buffers from one read to the next (fresh pages cost
+ * a fault each); only growth is allocated and charged. */
+static void
+grow(unsigned char **buf, uint64_t *cap, uint64_t need,
+    struct core_spill_frame *f, struct core_mem *mem)
+{
+	if (need <= *cap)
+		return;
+	core_free_aligned(*buf);
+	*buf = core_xmalloc_aligned((size_t)need);
+	core_mem_charge(mem, need - *cap);
+	f->charged += need - *cap;
+	*cap = need;
+}
+
+/* Points column c's buffers into the frame after checking them. */
+static int
+decode_column(struct core_spill *sp, struct core_spill_cursor *c,
+    struct core_column *col, const void *p[NBUF], const uint64_t len[NBUF],
+    uint32_t n, struct core_err *err)
+{
+	if (len[0] != 0 && len[0] != core_bitmap_bytes(n))
+		return corrupt(sp, c, "bad validity length", err);
+	col->validity = len[0] ? (uint8_t *)p[0] : NULL;
+	if (col->type.id == CORE_TYPE_STRING) {
+		const int32_t *off = p[1];
+		uint32_t i;
+
+		if (len[1] != ((uint64_t)n + 1) * 4 || off[0] != 0)
+			return corrupt(sp, c, "bad string offsets", err);
+		for (i = 0; i < n; i++)
+			if (off[i + 1] < off[i])
+				return corrupt(sp, c, "bad string offsets",
+				    err);
+		if ((uint64_t)off[n] != len[2])
+			return corrupt(sp, c, "bad string length", err);
+		col->offsets = (int32_t *)p[1];
+	} else {
+		if (len[1] != 0 ||
+		    len[2] != (uint64_t)n * core_type_width(col->type.id))
+			return corrupt(sp, c, "bad values length", err);
+		col->offsets = NULL;
+	}
+	col->values = (void *)p[2];
+	col->values_cap = col->offsets_cap = 0;
+	return 0;
+}
+
+int
+core_spill_read_frame(struct core_spill *sp, struct core_spill_cursor *c,
+    struct core_spill_frame *f, struct core_mem *mem, struct core_err *err)
+{
+	const struct core_spill_run *run = c->run;
+	uint32_t ncols = sp->schema->ncols, i, j;
+	uint64_t body_len, nrows, dirlen, pos, rawtot = 0, rawpos = 0;
+	unsigned char h[REC_HDR], tmp[REC_HDR];
+	const unsigned char *d;
+	int rc;
+
+	if (c->done)
+		return CORE_EOF;
+	if ((rc = read_at(sp, run, h, REC_HDR, c->pos, err)) != 0)
+		return rc;
+	memcpy(tmp, h, REC_HDR);
+	memset(tmp + 4, 0, 4);
+	if (get32(h + 4) != (uint32_t)XXH3_64bits(tmp, REC_HDR))
+		return corrupt(sp, c, "record check mismatch", err);
+	body_len = get64(h + 8);
+	nrows = get64(h + 16);
+	if (get32(h) == KIND_END) {
+		c->done = true;
+		if (c->rows != run->rows)
+			return corrupt(sp, c, "row count mismatch", err);
+		return CORE_EOF;
+	}
+	dirlen = (uint64_t)ncols * NBUF * DESC_LEN;
+	if (get32(h) != KIND_FRAME || body_len < dirlen || (body_len & 7) ||
+	    nrows == 0 || nrows > UINT32_MAX / 2 ||
+	    c->pos + REC_HDR + body_len > run->off + run->len)
+		return corrupt(sp, c, "bad frame header", err);
+	grow(&f->body, &f->body_cap, body_len, f, mem);
+	if ((rc = read_at(sp, run, f->body, (size_t)body_len,
+	    c->pos + REC_HDR, err)) != 0)
+		return rc;
+	if (XXH3_64bits(f->body, (size_t)body_len) != get64(h + 24))
+		return corrupt(sp, c, "checksum mismatch", err);
+	/* First pass: bounds of every buffer and room for the compressed
+	 * ones, so the decompressed copies can share one allocation. */
+	pos = dirlen;
+	for (i = 0; i < ncols * NBUF; i++) {
+		d = f->body + (size_t)i * DESC_LEN;
+		uint64_t raw = get64(d + 8), stored = get64(d + 16);
+
+		if (stored > body_len - pos ||
+		    pad8(stored) > body_len - pos - stored)
+			return corrupt(sp, c, "bad buffer descriptor", err);
+		if (get32(d) == CODEC_ZSTD) {
+			if (raw > CORE_MLSPILL3_MAX_BODY)
+				return corrupt(sp, c, "bad buffer length",
+				    err);
+			rawtot += raw + pad8(raw);
+		} else if (get32(d) != CODEC_RAW || raw != stored) {
+			return corrupt(sp, c, "bad buffer descriptor", err);
+		}
+		pos += stored + pad8(stored);
+	}
+	if (pos != body_len)
+		return corrupt(sp, c, "bad frame length", err);
+	if (rawtot > 0) {
+		grow(&f->raw, &f->raw_cap, rawtot, f, mem);
+		if (sp->dctx == NULL && (sp->dctx = ZSTD_createDCtx()) == NULL)
+			core_xmalloc(SIZE_MAX);	/* out of memory */
+	}
+	pos = dirlen;
+	for (i = 0; i < ncols; i++) {
+		const void *p[NBUF];
+		uint64_t len[NBUF];
+
+		for (j = 0; j < NBUF; j++) {
+			d = f->body + ((size_t)i * NBUF + j) * DESC_LEN;
+			uint64_t raw = get64(d + 8), stored = get64(d + 16);
+
+			len[j] = raw;
+			if (get32(d) == CODEC_RAW) {
+				p[j] = f->body + pos;
+			} else {
+				size_t got = ZSTD_decompressDCtx(sp->dctx,
+				    f->raw + rawpos, (size_t)raw,
+				    f->body + pos, (size_t)stored);
+
+				if (ZSTD_isError(got) || got != raw)
+					return corrupt(sp, c,
+					    "bad compressed buffer", err);
+				p[j] = f->raw + rawpos;
+				rawpos += raw + pad8(raw);
+			}
+			pos += stored + pad8(stored);
+		}
+		if ((rc = decode_column(sp, c, &f->batch.cols[i], p, len,
+		    (uint32_t)nrows, err)) != 0)
+			return rc;
+	}
+	f->batch.nrows = (uint32_t)nrows;
+	c->pos += REC_HDR + body_len;
+	c->rows += nrows;
+	return 0;
+}
