@@ -47,7 +47,7 @@ usage(FILE *fp)
 	    "(default 3),\n"
 	    "                           gzip[:LEVEL] (default 6)\n"
 	    "      --row-group-rows N   rows per row group (default "
-	    "1048576)\n"
+	    "262144)\n"
 	    "      --row-group-bytes S  buffered bytes per row group "
 	    "(default 32M)\n"
 	    "      --page-bytes S       PLAIN bytes per data page (default "
