@@ -13,7 +13,7 @@ case $BUILD in /*) ;; *) BUILD="$here/../$BUILD" ;; esac
 bin="$BUILD/bin"
 data="$here/orders.csv.gz"
 
-for t in csv2col col2csv col2parquet; do
+for t in csv2col col2csv colsort col2parquet; do
 	if [ ! -x "$bin/$t" ]; then
 		echo "demo: $bin/$t: not built (run make first)" >&2
 		exit 2
@@ -77,6 +77,22 @@ sed 's/^/  stderr: /' "$tmp/cut.err"
 echo "  exit status $status, $(wc -l < "$tmp/cut.csv" | tr -d ' ') lines" \
     "on stdout"
 [ "$status" -eq 3 ] || fail "truncated stream: exit $status, want 3"
+
+say "colsort sorts the stream under a memory budget (spilling sorted" \
+    "runs to disk and merging them when it must): the three orders with" \
+    "the largest amount, then all of them by country and date under a" \
+    "256K budget, checked against sort(1):"
+csv2col "$data" | colsort -k amount:desc --limit 3 | col2csv --format table
+csv2col "$data" | colsort -k country -k order_date -k order_id \
+    --memory 256K --stats 2> "$tmp/sort.err" > "$tmp/sorted.col" ||
+    fail "colsort failed"
+sed 's/^/  /' "$tmp/sort.err"
+tab=$(printf '\t')
+col2csv -f tsv --no-header "$tmp/sorted.col" | cut -f 1,2,4 > "$tmp/got"
+csv2col "$data" | col2csv -f tsv --no-header | cut -f 1,2,4 |
+    LC_ALL=C sort -t "$tab" -k3,3 -k2,2 -k1,1n > "$tmp/want"
+cmp -s "$tmp/got" "$tmp/want" || fail "colsort order differs from sort(1)"
+echo "  same order as sort(1) on the text"
 
 say "col2parquet writes the same stream as a Parquet file in one pass" \
     "(typed: DECIMAL, DATE, TIMESTAMP; zstd pages; min/max statistics)," \
