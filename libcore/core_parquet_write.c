@@ -30,6 +30,8 @@
  * little-endian, as Parquet stores them (checked at compile time below).
  */
 #include <limits.h>
+#include <pthread.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +125,22 @@ struct col {
 	struct buf smin, smax;
 };
 
+/* Scratch for building and compressing pages, one per encoding thread:
+ * a column is encoded by one thread at a time, so everything per column
+ * lives in struct col and everything shared per thread here. */
+struct enc {
+	struct core_thrift hdr;		/* a page header */
+	struct buf body;		/* a page body */
+	struct buf comp;		/* a compressed body */
+	struct core_parquet_rle ienc;	/* dictionary indices */
+	ZSTD_CCtx *zctx;		/* owned, zstd only */
+	z_stream zs;			/* gzip only */
+	bool zs_init;
+	uint64_t pages;			/* pages this scratch built */
+	int rc;				/* the slice's first failure */
+	struct core_err err;
+};
+
 struct core_parquet_writer {
 	struct core_output *out;	/* borrowed */
 	const struct core_schema *schema;	/* borrowed */
@@ -134,14 +152,22 @@ struct core_parquet_writer {
 	uint64_t rg_rows;		/* rows in the open row group */
 	uint64_t nrg;
 	struct core_thrift rg;		/* encoded RowGroup structs */
-	struct core_thrift hdr;		/* scratch: a page header */
-	struct buf body;		/* scratch: a page body */
-	struct buf comp;		/* scratch: a compressed body */
-	struct core_parquet_rle ienc;	/* scratch: dictionary indices */
-	ZSTD_CCtx *zctx;		/* owned, zstd only */
-	z_stream zs;			/* gzip only */
-	bool zs_init;
+	struct enc enc[2];		/* [1] used by the worker only */
+	unsigned nenc;			/* 1, or 2 with a worker thread */
 	struct core_parquet_stats st;
+
+	/* The worker thread encodes columns of a slice alongside the
+	 * caller: both take the next column from next_col until none is
+	 * left.  Columns are independent, so the file is the same bytes
+	 * whatever thread encoded what. */
+	pthread_t tid;
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	uint64_t gen;			/* slices handed out so far */
+	bool busy, quit;
+	const struct core_batch *job;	/* the slice: rows off..off+n */
+	uint32_t job_off, job_n;
+	uint32_t next_col;		/* atomic: next column to take */
 	bool finished;
 };
 
@@ -428,58 +454,58 @@ emit(struct core_parquet_writer *w, const void *p, size_t n,
 	return 0;
 }
 
-/* Compresses src into w->comp; returns its length in *outlen. */
+/* Compresses src into e->comp; returns its length in *outlen. */
 static int
-compress_page(struct core_parquet_writer *w, const uint8_t *src, size_t n,
-    size_t *outlen, struct core_err *err)
+compress_page(struct core_parquet_writer *w, struct enc *e,
+    const uint8_t *src, size_t n, size_t *outlen, struct core_err *err)
 {
 	size_t bound, r;
 	int zrc;
 
-	w->comp.len = 0;
+	e->comp.len = 0;
 	switch (w->o.codec) {
 	case CORE_PARQUET_UNCOMPRESSED:
-		buf_put(&w->comp, src, n);
+		buf_put(&e->comp, src, n);
 		break;
 	case CORE_PARQUET_SNAPPY:
 		bound = snappy_max_compressed_length(n);
-		buf_reserve(&w->comp, bound);
+		buf_reserve(&e->comp, bound);
 		r = bound;
-		if (snappy_compress((const char *)src, n, (char *)w->comp.p,
+		if (snappy_compress((const char *)src, n, (char *)e->comp.p,
 		    &r) != SNAPPY_OK)
 			return core_err_set(err, CORE_EINTERNAL,
 			    "snappy compression failed");
-		w->comp.len = r;
+		e->comp.len = r;
 		break;
 	case CORE_PARQUET_ZSTD:
 		bound = ZSTD_compressBound(n);
-		buf_reserve(&w->comp, bound);
-		r = ZSTD_compressCCtx(w->zctx, w->comp.p, bound, src, n,
+		buf_reserve(&e->comp, bound);
+		r = ZSTD_compressCCtx(e->zctx, e->comp.p, bound, src, n,
 		    w->o.level);
 		if (ZSTD_isError(r))
 			return core_err_set(err, CORE_EINTERNAL,
 			    "zstd compression failed: %s",
 			    ZSTD_getErrorName(r));
-		w->comp.len = r;
+		e->comp.len = r;
 		break;
 	case CORE_PARQUET_GZIP:
-		if (deflateReset(&w->zs) != Z_OK)
+		if (deflateReset(&e->zs) != Z_OK)
 			return core_err_set(err, CORE_EINTERNAL,
 			    "gzip compression failed");
-		bound = deflateBound(&w->zs, (uLong)n);
-		buf_reserve(&w->comp, bound);
-		w->zs.next_in = (Bytef *)(uintptr_t)src;
-		w->zs.avail_in = (uInt)n;
-		w->zs.next_out = w->comp.p;
-		w->zs.avail_out = (uInt)bound;
-		zrc = deflate(&w->zs, Z_FINISH);
+		bound = deflateBound(&e->zs, (uLong)n);
+		buf_reserve(&e->comp, bound);
+		e->zs.next_in = (Bytef *)(uintptr_t)src;
+		e->zs.avail_in = (uInt)n;
+		e->zs.next_out = e->comp.p;
+		e->zs.avail_out = (uInt)bound;
+		zrc = deflate(&e->zs, Z_FINISH);
 		if (zrc != Z_STREAM_END)
 			return core_err_set(err, CORE_EINTERNAL,
 			    "gzip compression failed (%d)", zrc);
-		w->comp.len = bound - w->zs.avail_out;
+		e->comp.len = bound - e->zs.avail_out;
 		break;
 	}
-	*outlen = w->comp.len;
+	*outlen = e->comp.len;
 	return 0;
 }
 
@@ -644,18 +670,18 @@ page_reset(struct col *c)
  * buffer (data pages) or straight to the output (dictionary page, which
  * is written only when the row group is). */
 static int
-put_page(struct core_parquet_writer *w, struct col *c, int page_type,
-    uint32_t nvals, int encoding, const uint8_t *body, size_t n,
-    bool to_output, struct core_err *err)
+put_page(struct core_parquet_writer *w, struct enc *e, struct col *c,
+    int page_type, uint32_t nvals, int encoding, const uint8_t *body,
+    size_t n, bool to_output, struct core_err *err)
 {
-	struct core_thrift *t = &w->hdr;
+	struct core_thrift *t = &e->hdr;
 	size_t clen = 0;
 	int rc;
 
 	if (n > INT32_MAX)
 		return core_err_set(err, CORE_ELIMIT, "column %s: a page of "
 		    "%zu bytes is over Parquet's 2 GiB limit", c->name, n);
-	if ((rc = compress_page(w, body, n, &clen, err)) != 0)
+	if ((rc = compress_page(w, e, body, n, &clen, err)) != 0)
 		return rc;
 	if (clen > INT32_MAX)
 		return core_err_set(err, CORE_ELIMIT, "column %s: a "
@@ -679,23 +705,24 @@ put_page(struct core_parquet_writer *w, struct col *c, int page_type,
 	}
 	core_thrift_struct_end(t);
 	c->chunk_raw += t->len + n;
-	w->st.pages++;
+	e->pages++;
 	if (to_output) {
 		if ((rc = emit(w, t->buf, t->len, err)) != 0)
 			return rc;
-		return emit(w, w->comp.p, clen, err);
+		return emit(w, e->comp.p, clen, err);
 	}
 	buf_put(&c->chunk, t->buf, t->len);
-	buf_put(&c->chunk, w->comp.p, clen);
+	buf_put(&c->chunk, e->comp.p, clen);
 	return 0;
 }
 
 /* Writes the open page (if it has any level) into the chunk buffer. */
 static int
-flush_page(struct core_parquet_writer *w, struct col *c, struct core_err *err)
+flush_page(struct core_parquet_writer *w, struct enc *e, struct col *c,
+    struct core_err *err)
 {
-	struct buf *b = &w->body;
-	struct core_parquet_rle *ir = &w->ienc;
+	struct buf *b = &e->body;
+	struct core_parquet_rle *ir = &e->ienc;
 	uint32_t nvalid, i;
 	bool as_dict;
 	uint64_t dict_cost;
@@ -736,7 +763,7 @@ flush_page(struct core_parquet_writer *w, struct col *c, struct core_err *err)
 	} else {
 		buf_put(b, c->plain.p, c->plain.len);
 	}
-	rc = put_page(w, c, PAGE_DATA, c->page_nvals,
+	rc = put_page(w, e, c, PAGE_DATA, c->page_nvals,
 	    as_dict ? ENC_RLE_DICTIONARY : ENC_PLAIN, b->p, b->len, false,
 	    err);
 	if (rc != 0)
@@ -810,21 +837,21 @@ plain_put(struct col *c, const uint8_t *p, size_t n)
 /* Adds one non-NULL value (its PLAIN bytes, without a string's length
  * prefix) to the open page.  Bools never come here. */
 static int
-put_value(struct core_parquet_writer *w, struct col *c, const uint8_t *p,
-    size_t n, struct core_err *err)
+put_value(struct core_parquet_writer *w, struct enc *e, struct col *c,
+    const uint8_t *p, size_t n, struct core_err *err)
 {
-	uint32_t e;
+	uint32_t ent;
 	int rc;
 
 	switch (c->mode) {
 	case M_DICT:
-		if (dict_lookup(c, w->o.dict_bytes, p, n, &e)) {
-			idx_push(c, e);
+		if (dict_lookup(c, w->o.dict_bytes, p, n, &ent)) {
+			idx_push(c, ent);
 			break;
 		}
 		/* The dictionary is full: what is encoded so far keeps it,
 		 * the rest of the chunk is PLAIN. */
-		if ((rc = flush_page(w, c, err)) != 0)
+		if ((rc = flush_page(w, e, c, err)) != 0)
 			return rc;
 		c->mode = M_PLAIN;
 		page_trim(c);
@@ -832,8 +859,8 @@ put_value(struct core_parquet_writer *w, struct col *c, const uint8_t *p,
 		plain_put(c, p, n);
 		break;
 	case M_TRIAL:
-		if (dict_lookup(c, w->o.dict_bytes, p, n, &e)) {
-			idx_push(c, e);
+		if (dict_lookup(c, w->o.dict_bytes, p, n, &ent)) {
+			idx_push(c, ent);
 		} else {
 			c->mode = M_PLAIN;
 			page_trim(c);
@@ -912,7 +939,7 @@ stat_str(struct col *c, const uint8_t *p, size_t n)
 
 /* Adds rows [off, off + n) of column col of a batch. */
 static int
-write_slice(struct core_parquet_writer *w, struct col *c,
+write_slice(struct core_parquet_writer *w, struct enc *e, struct col *c,
     const struct core_column *col, uint32_t off, uint32_t n,
     struct core_err *err)
 {
@@ -949,7 +976,7 @@ write_slice(struct core_parquet_writer *w, struct col *c,
 			break;
 		case K_I32:
 			v32 = ((const int32_t *)col->values)[r];
-			rc = put_value(w, c, (const uint8_t *)&v32, 4, err);
+			rc = put_value(w, e, c, (const uint8_t *)&v32, 4, err);
 			stat_int(c, v32);
 			break;
 		case K_DEC32:
@@ -960,21 +987,21 @@ write_slice(struct core_parquet_writer *w, struct col *c,
 				    "fit precision %u", c->name, (long long)v64,
 				    c->type.precision);
 			v32 = (int32_t)v64;
-			rc = put_value(w, c, (const uint8_t *)&v32, 4, err);
+			rc = put_value(w, e, c, (const uint8_t *)&v32, 4, err);
 			stat_int(c, v32);
 			break;
 		case K_I64:
 			v64 = ((const int64_t *)col->values)[r];
-			rc = put_value(w, c, (const uint8_t *)&v64, 8, err);
+			rc = put_value(w, e, c, (const uint8_t *)&v64, 8, err);
 			stat_int(c, v64);
 			break;
 		case K_DBL:
 			d = ((const double *)col->values)[r];
-			rc = put_value(w, c, (const uint8_t *)&d, 8, err);
+			rc = put_value(w, e, c, (const uint8_t *)&d, 8, err);
 			stat_dbl(c, d);
 			break;
 		case K_STR:
-			rc = put_value(w, c, sb + so[r],
+			rc = put_value(w, e, c, sb + so[r],
 			    (size_t)(so[r + 1] - so[r]), err);
 			if (w->o.statistics)
 				stat_str(c, sb + so[r],
@@ -988,7 +1015,7 @@ write_slice(struct core_parquet_writer *w, struct col *c,
 next:
 		if (c->page_plain >= w->o.page_bytes ||
 		    c->page_nvals >= CORE_PARQUET_PAGE_MAX_VALUES) {
-			if ((rc = flush_page(w, c, err)) != 0)
+			if ((rc = flush_page(w, e, c, err)) != 0)
 				return rc;
 		}
 	}
@@ -1119,7 +1146,7 @@ flush_row_group(struct core_parquet_writer *w, struct core_err *err)
 	if (held > w->st.peak_buffered)
 		w->st.peak_buffered = held;
 	for (i = 0; i < w->ncols; i++)
-		if ((rc = flush_page(w, &w->cols[i], err)) != 0)
+		if ((rc = flush_page(w, &w->enc[0], &w->cols[i], err)) != 0)
 			return rc;
 
 	core_thrift_elem_struct(t);
@@ -1131,7 +1158,7 @@ flush_row_group(struct core_parquet_writer *w, struct core_err *err)
 
 		if (has_dict) {
 			dict_off = w->pos;
-			rc = put_page(w, c, PAGE_DICTIONARY, c->ndict,
+			rc = put_page(w, &w->enc[0], c, PAGE_DICTIONARY, c->ndict,
 			    ENC_PLAIN, c->dict.p, c->dict.len, true, err);
 			if (rc != 0)
 				return rc;
@@ -1250,6 +1277,127 @@ col_setup(struct col *c, const struct core_field *f,
 	core_parquet_rle_init(&c->def, 1);
 }
 
+static int
+enc_init(struct enc *e, const struct core_parquet_options *o,
+    struct core_err *err)
+{
+	memset(e, 0, sizeof(*e));
+	core_thrift_init(&e->hdr);
+	core_parquet_rle_init(&e->ienc, 1);
+	if (o->codec == CORE_PARQUET_ZSTD) {
+		e->zctx = ZSTD_createCCtx();
+		if (e->zctx == NULL)
+			return core_err_set(err, CORE_EINTERNAL,
+			    "cannot create a zstd context");
+	} else if (o->codec == CORE_PARQUET_GZIP) {
+		/* windowBits 15 + 16: the gzip wrapper Parquet's GZIP
+		 * codec means. */
+		if (deflateInit2(&e->zs, o->level, Z_DEFLATED, 15 + 16, 8,
+		    Z_DEFAULT_STRATEGY) != Z_OK)
+			return core_err_set(err, CORE_EINTERNAL,
+			    "cannot start gzip compression");
+		e->zs_init = true;
+	}
+	return 0;
+}
+
+static void
+enc_release(struct enc *e)
+{
+	core_thrift_release(&e->hdr);
+	buf_free(&e->body);
+	buf_free(&e->comp);
+	core_parquet_rle_release(&e->ienc);
+	ZSTD_freeCCtx(e->zctx);
+	e->zctx = NULL;
+	if (e->zs_init)
+		deflateEnd(&e->zs);
+	e->zs_init = false;
+}
+
+/* Encodes columns of the current slice, taking them one at a time until
+ * none is left; stops at its first failure (kept in e). */
+static void
+encode_columns(struct core_parquet_writer *w, struct enc *e)
+{
+	const struct core_batch *b = w->job;
+	uint32_t i;
+
+	e->rc = 0;
+	for (;;) {
+		i = __atomic_fetch_add(&w->next_col, 1, __ATOMIC_RELAXED);
+		if (i >= w->ncols)
+			return;
+		e->rc = write_slice(w, e, &w->cols[i], &b->cols[i],
+		    w->job_off, w->job_n, &e->err);
+		if (e->rc != 0) {
+			/* The other thread stops taking columns too. */
+			__atomic_store_n(&w->next_col, w->ncols,
+			    __ATOMIC_RELAXED);
+			return;
+		}
+	}
+}
+
+static void *
+worker_main(void *arg)
+{
+	struct core_parquet_writer *w = arg;
+	uint64_t seen = 0;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->quit && w->gen == seen)
+			pthread_cond_wait(&w->go, &w->mu);
+		if (w->quit)
+			break;
+		seen = w->gen;
+		pthread_mutex_unlock(&w->mu);
+		encode_columns(w, &w->enc[1]);
+		pthread_mutex_lock(&w->mu);
+		w->busy = false;
+		pthread_cond_signal(&w->done);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* Encodes rows off..off+n of every column, on both threads if there
+ * are two. */
+static int
+encode_slice(struct core_parquet_writer *w, const struct core_batch *b,
+    uint32_t off, uint32_t n, struct core_err *err)
+{
+	unsigned k;
+
+	w->job = b;
+	w->job_off = off;
+	w->job_n = n;
+	w->next_col = 0;
+	w->enc[1].rc = 0;
+	if (w->nenc == 2) {
+		pthread_mutex_lock(&w->mu);
+		w->busy = true;
+		w->gen++;
+		pthread_cond_signal(&w->go);
+		pthread_mutex_unlock(&w->mu);
+	}
+	encode_columns(w, &w->enc[0]);
+	if (w->nenc == 2) {
+		pthread_mutex_lock(&w->mu);
+		while (w->busy)
+			pthread_cond_wait(&w->done, &w->mu);
+		pthread_mutex_unlock(&w->mu);
+	}
+	for (k = 0; k < w->nenc; k++)
+		if (w->enc[k].rc != 0) {
+			if (err != NULL)
+				*err = w->enc[k].err;
+			return w->enc[k].rc;
+		}
+	return 0;
+}
+
 int
 core_parquet_writer_new(struct core_output *out,
     const struct core_schema *schema, const struct core_parquet_options *o,
@@ -1273,25 +1421,27 @@ core_parquet_writer_new(struct core_output *out,
 	for (i = 0; i < w->ncols; i++)
 		col_setup(&w->cols[i], &schema->fields[i], o);
 	core_thrift_init(&w->rg);
-	core_thrift_init(&w->hdr);
-	core_parquet_rle_init(&w->ienc, 1);
-	if (o->codec == CORE_PARQUET_ZSTD) {
-		w->zctx = ZSTD_createCCtx();
-		if (w->zctx == NULL) {
+	w->nenc = o->threads == 1 ? 1 : o->threads == 2 ? 2 :
+	    sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
+	for (i = 0; i < w->nenc; i++)
+		if ((rc = enc_init(&w->enc[i], o, err)) != 0) {
+			/* No worker yet; free releases both scratch sets. */
+			w->nenc = 1;
 			core_parquet_writer_free(w);
-			return core_err_set(err, CORE_EINTERNAL,
-			    "cannot create a zstd context");
+			return rc;
 		}
-	} else if (o->codec == CORE_PARQUET_GZIP) {
-		/* windowBits 15 + 16: the gzip wrapper Parquet's GZIP
-		 * codec means. */
-		if (deflateInit2(&w->zs, o->level, Z_DEFLATED, 15 + 16, 8,
-		    Z_DEFAULT_STRATEGY) != Z_OK) {
-			core_parquet_writer_free(w);
-			return core_err_set(err, CORE_EINTERNAL,
-			    "cannot start gzip compression");
+	if (w->nenc == 2) {
+		pthread_mutex_init(&w->mu, NULL);
+		pthread_cond_init(&w->go, NULL);
+		pthread_cond_init(&w->done, NULL);
+		if (pthread_create(&w->tid, NULL, worker_main, w) != 0) {
+			/* One thread is slower, not wrong. */
+			pthread_mutex_destroy(&w->mu);
+			pthread_cond_destroy(&w->go);
+			pthread_cond_destroy(&w->done);
+			enc_release(&w->enc[1]);
+			w->nenc = 1;
 		}
-		w->zs_init = true;
 	}
 	if ((rc = emit(w, "PAR1", 4, err)) != 0) {
 		core_parquet_writer_free(w);
@@ -1305,7 +1455,7 @@ int
 core_parquet_write_batch(struct core_parquet_writer *w,
     const struct core_batch *b, struct core_err *err)
 {
-	uint32_t off = 0, n, i;
+	uint32_t off = 0, n;
 	uint64_t room;
 	int rc;
 
@@ -1314,12 +1464,8 @@ core_parquet_write_batch(struct core_parquet_writer *w,
 		n = b->nrows - off;
 		if (n > room)
 			n = (uint32_t)room;
-		for (i = 0; i < w->ncols; i++) {
-			rc = write_slice(w, &w->cols[i], &b->cols[i], off, n,
-			    err);
-			if (rc != 0)
-				return rc;
-		}
+		if ((rc = encode_slice(w, b, off, n, err)) != 0)
+			return rc;
 		w->rg_rows += n;
 		off += n;
 		if (w->rg_rows >= w->o.row_group_rows ||
@@ -1440,6 +1586,7 @@ core_parquet_writer_stats(const struct core_parquet_writer *w,
     struct core_parquet_stats *st)
 {
 	*st = w->st;
+	st->pages = w->enc[0].pages + w->enc[1].pages;
 	st->rows = w->rows + w->rg_rows;
 	st->row_groups = w->nrg;
 	st->bytes = w->pos;
@@ -1468,12 +1615,17 @@ core_parquet_writer_free(struct core_parquet_writer *w)
 	}
 	free(w->cols);
 	core_thrift_release(&w->rg);
-	core_thrift_release(&w->hdr);
-	buf_free(&w->body);
-	buf_free(&w->comp);
-	core_parquet_rle_release(&w->ienc);
-	ZSTD_freeCCtx(w->zctx);
-	if (w->zs_init)
-		deflateEnd(&w->zs);
+	if (w->nenc == 2) {
+		pthread_mutex_lock(&w->mu);
+		w->quit = true;
+		pthread_cond_signal(&w->go);
+		pthread_mutex_unlock(&w->mu);
+		pthread_join(w->tid, NULL);
+		pthread_mutex_destroy(&w->mu);
+		pthread_cond_destroy(&w->go);
+		pthread_cond_destroy(&w->done);
+	}
+	enc_release(&w->enc[0]);
+	enc_release(&w->enc[1]);
 	free(w);
 }

@@ -83,6 +83,8 @@ struct core_parquet_options {
 	uint64_t dict_bytes;		/* dictionary limit per column chunk */
 	enum core_parquet_dict dict;
 	bool statistics;
+	unsigned threads;		/* encoding threads: 1 or 2; 0 = 2
+					   when the machine has two cores */
 };
 
 /* Defaults: snappy, the sizes above, dictionary auto, statistics on. */

@@ -44,6 +44,21 @@ is_parquet() {
 	is_parquet a.parquet
 }
 
+@test "one or two encoding threads write the same bytes, for every codec" {
+	need csv2col col2parquet
+	make_big big.csv 30000
+	csv2col big.csv >big.col
+	for c in none snappy zstd gzip; do
+		col2parquet -j1 -c "$c" --row-group-rows 7000 --page-bytes 20K \
+		    -o one.parquet big.col
+		col2parquet -j2 -c "$c" --row-group-rows 7000 --page-bytes 20K \
+		    -o two.parquet big.col
+		cmp one.parquet two.parquet || fail "$c: -j1 and -j2 differ"
+	done
+	run --separate-stderr col2parquet -j3 -o x.parquet big.col
+	status_is 2
+}
+
 @test "every codec and dictionary mode makes a file; codecs differ in size" {
 	need csv2col col2parquet
 	make_big big.csv 50000

@@ -54,6 +54,8 @@ usage(FILE *fp)
 	    "1M)\n"
 	    "      --dictionary MODE    auto (default), on or off\n"
 	    "      --no-statistics      write no min/max/null statistics\n"
+	    "  -j, --threads N          encoding threads, 1 or 2 (default: 2 "
+	    "on 2+ cores)\n"
 	    "      --stats              print rows, row groups, bytes and "
 	    "time to stderr\n"
 	    "      --progress           show progress when stderr is a "
@@ -98,6 +100,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		{ "page-bytes", required_argument, NULL, OPT_PAGE_BYTES },
 		{ "dictionary", required_argument, NULL, OPT_DICTIONARY },
 		{ "no-statistics", no_argument, NULL, OPT_NO_STATISTICS },
+		{ "threads", required_argument, NULL, 'j' },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "help", no_argument, NULL, 'h' },
@@ -109,7 +112,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 
 	memset(o, 0, sizeof(*o));
 	core_parquet_options_init(&o->pq);
-	while ((c = getopt_long(argc, argv, "o:c:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:c:j:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -153,6 +156,15 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 			break;
 		case OPT_NO_STATISTICS:
 			o->pq.statistics = false;
+			break;
+		case 'j':
+			if (core_tool_parse_count("--threads", optarg, &v,
+			    err) != 0)
+				return CORE_EUSAGE;
+			if (v < 1 || v > 2)
+				return core_err_set(err, CORE_EUSAGE,
+				    "--threads must be 1 or 2");
+			o->pq.threads = (unsigned)v;
 			break;
 		case OPT_STATS:
 			o->stats = true;
