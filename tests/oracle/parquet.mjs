@@ -1,5 +1,6 @@
 // parquet.mjs - col2parquet's files read back by DuckDB (and by hyparquet
-// when it is installed), value by value.
+// and by parquet-wasm, the Rust parquet crate compiled to WebAssembly,
+// when they are installed), value by value.
 //
 // 1. A random table of every colpipe type, from a fixed seed: NULL
 //    patterns none, some and all; empty and long strings; quotes, commas,
@@ -8,7 +9,11 @@
 //    every file col2parquet writes from it (each codec, dictionary auto,
 //    on and off, tiny pages and many row groups, no statistics) must read
 //    back in DuckDB as exactly those values, with the Parquet types
-//    colpipe promises.  Point queries on the many-row-group file check
+//    colpipe promises.  hyparquet and parquet-wasm read the same files
+//    against the same truth; parquet-wasm's Arrow table is checked
+//    exactly (decimals as 128-bit unscaled integers, timestamps in
+//    microseconds, dates in days) and with the Arrow types colpipe's
+//    Parquet types map to.  Point queries on the many-row-group file check
 //    that DuckDB's use of the min/max statistics loses no row.  Zero rows
 //    make a valid file with the schema.
 // 2. TPC-H SF0.1: each table `csv2col T.csv | col2parquet`, read back by
@@ -44,6 +49,17 @@ try {
 	hyparquet = { ...hp, compressors: hc.compressors };
 } catch {
 	hyparquet = null;
+}
+
+// parquet-wasm hands back its table as an Arrow IPC stream, which
+// apache-arrow decodes.
+let pwasm = null;
+try {
+	const pw = await import('parquet-wasm');
+	const arrow = await import('apache-arrow');
+	pwasm = { readParquet: pw.readParquet, tableFromIPC: arrow.tableFromIPC, Type: arrow.Type };
+} catch {
+	pwasm = null;
 }
 
 // ---- 1. the random table ----
@@ -207,6 +223,8 @@ async function randomTable() {
 			many = pq;
 		if (hyparquet)
 			await hyparquetCheck(pq, truth, n, what);
+		if (pwasm)
+			await parquetWasmCheck(pq, truth, n, what);
 	}
 
 	// Types as promised, both in the Parquet schema and in DuckDB.
@@ -262,6 +280,16 @@ async function randomTable() {
 				ok = Number(md.num_rows) === 0 && md.schema.length === SCHEMA.length + 1;
 			} catch (e) { why = String(e); }
 			tap.ok(ok, 'zero rows: hyparquet reads the footer', [why]);
+		}
+		if (pwasm) {
+			const bad = [];
+			try {
+				const t = await pwasmRead(epq);
+				if (t.numRows !== 0)
+					bad.push(`${t.numRows} rows`);
+				bad.push(...arrowTypeErrors(t.schema));
+			} catch (e) { bad.push(String(e)); }
+			tap.ok(bad.length === 0, 'zero rows: parquet-wasm reads 0 rows, every column with its Arrow type', bad);
 		}
 	}
 }
@@ -328,6 +356,134 @@ async function hyparquetCheck(pq, truth, n, what) {
 	tap.ok(errors.length === 0 && rows === n, `random table, ${what}: hyparquet reads ${n} rows, every value equal`, [`${rows} rows`, ...errors]);
 }
 
+// ---- parquet-wasm, a third reader (Rust's parquet crate) ----
+
+// The Arrow type (as apache-arrow prints it) each column must come back
+// as: what the Parquet logical types colpipe writes map to.
+const WANT_ARROW = {
+	b: 'Bool', i32: 'Int32', i64: 'Int64', f: 'Float64',
+	d9: 'Decimal[9e+2]', d18: 'Decimal[18e+4]', dt: 'Date32<DAY>',
+	ts: 'Timestamp<MICROSECOND, UTC>', s: 'Utf8', sd: 'Utf8', sl: 'Utf8',
+	n_all: 'Int64', n_none: 'Int64', n_some: 'Utf8',
+};
+
+async function pwasmRead(path) {
+	const { readFile } = await import('node:fs/promises');
+	const b = await readFile(path);
+	const wt = pwasm.readParquet(new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
+	return pwasm.tableFromIPC(wt.intoIPCStream());
+}
+
+function arrowTypeErrors(schema) {
+	const bad = [];
+	const names = schema.fields.map((f) => f.name);
+	if (names.join() !== SCHEMA.map(([c]) => c).join())
+		bad.push(`columns ${names.join()}`);
+	for (const f of schema.fields)
+		if (String(f.type) !== WANT_ARROW[f.name])
+			bad.push(`${f.name}: Arrow ${f.type}, want ${WANT_ARROW[f.name]}`);
+	return bad;
+}
+
+// The truth's text of a timestamp, "YYYY-MM-DD HH:MM:SS[.ffffff]", as
+// microseconds since the epoch.
+function textMicros(t) {
+	const ms = Date.parse(`${t.slice(0, 19).replace(' ', 'T')}Z`);
+	return BigInt(ms) * 1000n + BigInt((t.slice(20) || '0').padEnd(6, '0'));
+}
+
+// Row r of Arrow vector vec as exact text or BigInt: decimals from
+// their four little-endian 32-bit words, timestamps and dates from the
+// raw stored integers (apache-arrow's get() turns both into float
+// milliseconds, which would hide a lost microsecond).
+function arrowExact(vec, r) {
+	if (!vec.isValid(r))
+		return null;
+	const T = pwasm.Type;
+	const type = vec.type;
+	const d = vec.data[0];
+	switch (type.typeId) {
+	case T.Decimal: {
+		const w = d.values;
+		let u = 0n;
+		for (let k = 3; k >= 0; k--)
+			u = (u << 32n) | BigInt(w[4 * r + k]);
+		u = BigInt.asIntN(128, u);
+		const neg = u < 0n;
+		const digits = (neg ? -u : u).toString().padStart(type.scale + 1, '0');
+		const cut = digits.length - type.scale;
+		return `${neg ? '-' : ''}${digits.slice(0, cut)}${type.scale ? `.${digits.slice(cut)}` : ''}`;
+	}
+	case T.Timestamp:
+		return d.values[r];
+	case T.Date:
+		return new Date(d.values[r] * 86400000).toISOString().slice(0, 10);
+	default:
+		return vec.get(r);
+	}
+}
+
+// parquet-wasm's value (from arrowExact) against the truth's {kind, v}.
+function pwEqual(cp, v, vec) {
+	if (v === null)
+		return cp.kind === 'z';
+	if (cp.kind === 'z')
+		return false;
+	const T = pwasm.Type;
+	switch (vec.type.typeId) {
+	case T.Bool: return cp.kind === 'b' && String(v) === cp.v;
+	case T.Int: return cp.kind === 'n' && BigInt(v) === BigInt(cp.v);
+	case T.Float: return cp.kind === 'n' && Number(cp.v) === v;
+	case T.Decimal: return cp.kind === 'n' && v === cp.v;
+	case T.Date: return cp.kind === 's' && v === cp.v;
+	case T.Timestamp: return cp.kind === 's' && v === textMicros(cp.v);
+	case T.Utf8: return cp.kind === 's' && v === cp.v;
+	default: return false;
+	}
+}
+
+async function parquetWasmCheck(pq, truth, n, what) {
+	const errors = [];
+	const err = (m) => { if (errors.length < 8) errors.push(m); };
+	let rows = 0, extra = false;
+	try {
+		const table = await pwasmRead(pq);
+		// With a wrong type the values cannot be compared.
+		errors.push(...arrowTypeErrors(table.schema));
+		const typeBad = errors.length > 0;
+		const it = fileLines(truth)[Symbol.asyncIterator]();
+		for (const batch of typeBad ? [] : table.batches) {
+			const names = batch.schema.fields.map((f) => f.name);
+			const cols = names.map((_, i) => batch.getChildAt(i));
+			for (let r = 0; r < batch.numRows; r++, rows++) {
+				const nx = await it.next();
+				if (nx.done) {
+					err(`parquet-wasm has more than colpipe's ${rows} rows`);
+					extra = true;
+					break;
+				}
+				const vals = parseFlatLine(nx.value);
+				for (const [c, cp] of vals.entries()) {
+					if (cp.key !== names[c]) {
+						err(`row ${rows + 1}: column ${cp.key} vs ${names[c]}`);
+						continue;
+					}
+					const v = arrowExact(cols[c], r);
+					if (!pwEqual(cp, v, cols[c]))
+						err(`row ${rows + 1} ${cp.key}: colpipe ${cp.v} vs parquet-wasm ${typeof v === 'bigint' ? `${v} us` : String(v)}`);
+				}
+			}
+			if (extra)
+				break;
+		}
+		if (!extra && !typeBad && !(await it.next()).done)
+			err(`colpipe has more than parquet-wasm's ${rows} rows`);
+	} catch (e) {
+		errors.push(`parquet-wasm: ${e.stack ?? e}`);
+	}
+	tap.ok(errors.length === 0 && rows === n, `random table, ${what}: parquet-wasm reads ${n} rows, every value equal`, [`${rows} rows`, ...errors]);
+}
+
 // ---- 2. TPC-H ----
 
 async function tpchTable(zst) {
@@ -363,6 +519,8 @@ async function tpchTable(zst) {
 await randomTable();
 if (!hyparquet)
 	tap.note('hyparquet not installed in tests/oracle: only DuckDB reads the files');
+if (!pwasm)
+	tap.skip('random table: parquet-wasm reads every file', 'parquet-wasm or apache-arrow not installed in tests/oracle: run make deps');
 
 if (TPCH && existsSync(TPCH)) {
 	const tables = readdirSync(TPCH).filter((f) => f.endsWith('.csv.zst'))

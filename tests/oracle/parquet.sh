@@ -1,6 +1,6 @@
 #!/bin/sh
-# parquet.sh - col2parquet's files read back by DuckDB and hyparquet
-# (parquet.mjs), as TAP.
+# parquet.sh - col2parquet's files read back by DuckDB, hyparquet and
+# parquet-wasm (parquet.mjs), as TAP.
 #
 # Needs node and the packages of tests/oracle (make deps); the TPC-H part
 # needs ${COLPIPE_SHARED:-<repo>/../shared}/data/tpch/sf0.1.  Without node
