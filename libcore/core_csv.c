@@ -51,10 +51,10 @@
 struct csv_job {
 	size_t start, limit;	/* guessed start; next chunk's guess */
 	struct csv_result res;
-	int state;		/* JOB_TODO, JOB_RUNNING, JOB_DONE */
+	int state;		/* JOB_QUEUED, JOB_RUNNING, JOB_DONE */
 };
 
-enum { JOB_TODO, JOB_RUNNING, JOB_DONE };
+enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
 
 /* Read-ahead of a streamed member: a thread reads (and so decompresses)
  * into a ring of slots while the caller parses.  It lives for one member:
@@ -749,7 +749,7 @@ jobs_setup(struct core_csv_reader *r)
 				csv_result_init(&r->jobs[i].res);
 		}
 		r->jobs[n].start = start;
-		r->jobs[n].state = JOB_TODO;
+		r->jobs[n].state = JOB_QUEUED;
 		if (t >= end) {
 			r->jobs[n++].limit = end;
 			break;
@@ -817,7 +817,7 @@ map_produce(struct core_csv_reader *r)
 	job = &r->jobs[k];
 	/* Jobs up to k + window may run from now on. */
 	pthread_cond_broadcast(&r->work_cv);
-	if (job->state == JOB_TODO) {
+	if (job->state == JOB_QUEUED) {
 		/* No worker took it (or there are none): parse it here. */
 		job->state = JOB_RUNNING;
 		if (r->wnext <= k)
