@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core_io.h"
 #include "core_tool.h"
 
 #ifndef COLPIPE_VERSION
@@ -193,4 +194,32 @@ core_tool_fail(const char *prog, const struct core_err *err)
 {
 	core_err_print(prog, err);
 	return core_err_exit_status(err->code);
+}
+
+int
+core_tool_finish(const char *prog, int rc, struct core_err *err)
+{
+	if (rc == 0)
+		rc = core_close_stdout(err);
+	if (rc == 0 || rc == CORE_EPIPE)
+		return 0;
+	return core_tool_fail(prog, err);
+}
+
+void
+core_tool_exit_help(void (*usage)(FILE *))
+{
+	struct core_err err;
+
+	usage(stdout);
+	exit(core_close_stdout(&err) == 0 ? 0 : CORE_EXIT_IO);
+}
+
+void
+core_tool_exit_version(const char *prog)
+{
+	struct core_err err;
+
+	core_tool_print_version(prog);
+	exit(core_close_stdout(&err) == 0 ? 0 : CORE_EXIT_IO);
 }

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core_err.h"
 
@@ -60,5 +61,16 @@ uint64_t core_tool_peak_rss(void);
  * CORE_EPIPE exits quietly with 0 is NOT done here: callers decide.
  * Returns the exit status. */
 int core_tool_fail(const char *prog, const struct core_err *err);
+
+/* The end of every tool's main, given the run's code: closes stdout
+ * (a failed flush, as on /dev/full, is an I/O error), takes a closed
+ * downstream pipe as a quiet success (| head), and otherwise prints the
+ * message and returns the exit status. */
+int core_tool_finish(const char *prog, int rc, struct core_err *err);
+
+/* --help and --version: print to stdout and exit 0, or 5 when stdout
+ * cannot be written. */
+void core_tool_exit_help(void (*usage)(FILE *)) __attribute__((noreturn));
+void core_tool_exit_version(const char *prog) __attribute__((noreturn));
 
 #endif

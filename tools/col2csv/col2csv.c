@@ -113,11 +113,9 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 			o->progress = true;
 			break;
 		case 'h':
-			usage(stdout);
-			exit(core_close_stdout(err) == 0 ? 0 : CORE_EXIT_IO);
+			core_tool_exit_help(usage);
 		case OPT_VERSION:
-			core_tool_print_version(prog);
-			exit(core_close_stdout(err) == 0 ? 0 : CORE_EXIT_IO);
+			core_tool_exit_version(prog);
 		default:
 			usage(stderr);
 			exit(CORE_EXIT_USAGE);
@@ -200,11 +198,5 @@ main(int argc, char **argv)
 			rc = core_atomic_commit(&atom, &err);
 		core_atomic_release(&atom);
 	}
-	if (rc == 0)
-		rc = core_close_stdout(&err);
-	if (rc == CORE_EPIPE)
-		return 0;
-	if (rc != 0)
-		return core_tool_fail(prog, &err);
-	return 0;
+	return core_tool_finish(prog, rc, &err);
 }

@@ -176,11 +176,9 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 			o->progress = true;
 			break;
 		case 'h':
-			usage(stdout);
-			exit(core_close_stdout(err) == 0 ? 0 : CORE_EXIT_IO);
+			core_tool_exit_help(usage);
 		case OPT_VERSION:
-			core_tool_print_version(prog);
-			exit(core_close_stdout(err) == 0 ? 0 : CORE_EXIT_IO);
+			core_tool_exit_version(prog);
 		default:
 			usage(stderr);
 			exit(CORE_EXIT_USAGE);
