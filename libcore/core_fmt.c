@@ -325,53 +325,6 @@ csv_string(struct core_fmt *f, const char *s, size_t n, struct core_err *err)
 	return put(f, "\"", 1, err);
 }
 
-static int
-csv_batch(struct core_fmt *f, const struct core_batch *b,
-    struct core_err *err)
-{
-	uint32_t ncols = b->ncols;
-	int rc;
-
-	for (uint32_t r = 0; r < b->nrows; r++) {
-		for (uint32_t i = 0; i < ncols; i++) {
-			const struct core_column *c = &b->cols[i];
-			size_t n = 0, k;
-			char *p;
-
-			p = core_output_reserve(f->out, CORE_VALUE_TEXT_MAX + 4,
-			    err, &rc);
-			if (rc != 0)
-				return rc;
-			if (i > 0)
-				p[n++] = f->delim;
-			if (!core_col_is_valid(c, r)) {
-				core_output_commit(f->out, n);
-				continue;
-			}
-			if (c->type.id == CORE_TYPE_STRING) {
-				const char *s;
-
-				core_output_commit(f->out, n);
-				s = str_at(c, r, &k);
-				if ((rc = csv_string(f, s, k, err)) != 0)
-					return rc;
-				continue;
-			}
-			k = format_fixed(c, r, p + n);
-			if (f->quote_fixed && memchr(p + n, f->delim, k)) {
-				memmove(p + n + 1, p + n, k);
-				p[n] = '"';
-				p[n + k + 1] = '"';
-				k += 2;
-			}
-			core_output_commit(f->out, n + k);
-		}
-		if ((rc = put(f, "\n", 1, err)) != 0)
-			return rc;
-	}
-	return 0;
-}
-
 /* ---- TSV ---- */
 
 static bool
@@ -413,10 +366,21 @@ tsv_string(struct core_fmt *f, const char *s, size_t n, struct core_err *err)
 	return put_escaped(f, s, n, tsv_escape, 2, err);
 }
 
+/* ---- CSV and TSV rows ---- */
+
+/*
+ * One row loop for both delimited formats; they differ only in the
+ * delimiter, how NULL is written (CSV: nothing, TSV: \N), how a string
+ * is quoted or escaped, and CSV's quoting of a number or date whose text
+ * holds an unusual delimiter.
+ */
 static int
-tsv_batch(struct core_fmt *f, const struct core_batch *b,
+delimited_batch(struct core_fmt *f, const struct core_batch *b,
     struct core_err *err)
 {
+	bool tsv = f->kind == CORE_FMT_TSV;
+	char delim = tsv ? '\t' : f->delim;
+	bool quote_fixed = !tsv && f->quote_fixed;
 	uint32_t ncols = b->ncols;
 	int rc;
 
@@ -431,10 +395,13 @@ tsv_batch(struct core_fmt *f, const struct core_batch *b,
 			if (rc != 0)
 				return rc;
 			if (i > 0)
-				p[n++] = '\t';
+				p[n++] = delim;
 			if (!core_col_is_valid(c, r)) {
-				memcpy(p + n, "\\N", 2);
-				core_output_commit(f->out, n + 2);
+				if (tsv) {
+					memcpy(p + n, "\\N", 2);
+					n += 2;
+				}
+				core_output_commit(f->out, n);
 				continue;
 			}
 			if (c->type.id == CORE_TYPE_STRING) {
@@ -442,12 +409,20 @@ tsv_batch(struct core_fmt *f, const struct core_batch *b,
 
 				core_output_commit(f->out, n);
 				s = str_at(c, r, &k);
-				if ((rc = tsv_string(f, s, k, err)) != 0)
+				rc = tsv ? tsv_string(f, s, k, err) :
+				    csv_string(f, s, k, err);
+				if (rc != 0)
 					return rc;
 				continue;
 			}
-			core_output_commit(f->out, n + format_fixed(c, r,
-			    p + n));
+			k = format_fixed(c, r, p + n);
+			if (quote_fixed && memchr(p + n, delim, k)) {
+				memmove(p + n + 1, p + n, k);
+				p[n] = '"';
+				p[n + k + 1] = '"';
+				k += 2;
+			}
+			core_output_commit(f->out, n + k);
 		}
 		if ((rc = put(f, "\n", 1, err)) != 0)
 			return rc;
@@ -760,10 +735,8 @@ core_fmt_write_batch(struct core_fmt *f, const struct core_batch *b,
 	}
 	switch (f->kind) {
 	case CORE_FMT_CSV:
-		rc = csv_batch(f, b, err);
-		break;
 	case CORE_FMT_TSV:
-		rc = tsv_batch(f, b, err);
+		rc = delimited_batch(f, b, err);
 		break;
 	case CORE_FMT_JSONL:
 		rc = jsonl_batch(f, b, err);
