@@ -44,6 +44,7 @@
 #include <sys/mman.h>
 
 #include "core_alloc.h"
+#include "core_pair.h"
 #include "core_sort.h"
 #include "core_sort_private.h"
 #include "core_spill.h"
@@ -125,9 +126,11 @@ struct core_sort {
 	unsigned char *ochunk;		/* owned output chunk */
 	uint64_t ocap;
 	struct core_batch out;
-	uint64_t *strb;			/* owned: text bytes by column */
-	const void **gvals;		/* owned: gather's source tables */
-	const int32_t **goffs;
+	unsigned char *ochunk2;		/* owned: the second thread's */
+	uint64_t ocap2;
+	struct core_pair *pair;		/* owned: gather's second thread */
+	const void **gvals[2];		/* owned: gather's source tables, */
+	const int32_t **goffs[2];	/* one set per thread */
 	size_t gcap;
 	uint32_t *strcols;		/* owned: indexes of string columns */
 	uint32_t nstrcols;
@@ -248,104 +251,205 @@ copy_slice(const struct core_sort *s, const struct core_batch *b, uint32_t r0,
 	return chunk;
 }
 
-#define GATHER_AHEAD 16
+/*
+ * How many rows ahead gather() asks for the values it will load: far
+ * enough that many cache misses are in flight at once.  Strings take two
+ * steps: their offsets AHEAD2 rows ahead, their bytes (whose address
+ * needs the offset) AHEAD rows ahead, by which time the offset is cached.
+ */
+#define GATHER_AHEAD 32
+#define GATHER_AHEAD2 64
 
-static inline void
-prefetch_ref(const void *const *vals, const uint64_t *refs, uint32_t j,
-    uint32_t n, size_t w)
-{
-	if (j + GATHER_AHEAD < n) {
-		uint64_t f = refs[j + GATHER_AHEAD];
-
-		__builtin_prefetch((const char *)vals[f >> 32] +
-		    (size_t)(uint32_t)f * w);
-	}
-}
-
-/* Makes room for the per-source pointer tables of gather(). */
+/* Makes room for the per-source pointer tables of gather(), one set
+ * per thread. */
 static void
 gather_tables(struct core_sort *s, size_t nsrcs)
 {
+	unsigned t;
+
 	if (nsrcs <= s->gcap)
 		return;
 	s->gcap = nsrcs * 2;
-	s->gvals = core_xreallocarray(s->gvals, s->gcap, sizeof(*s->gvals));
-	s->goffs = core_xreallocarray(s->goffs, s->gcap, sizeof(*s->goffs));
+	for (t = 0; t < 2; t++) {
+		s->gvals[t] = core_xreallocarray(s->gvals[t], s->gcap,
+		    sizeof(*s->gvals[t]));
+		s->goffs[t] = core_xreallocarray(s->goffs[t], s->gcap,
+		    sizeof(*s->goffs[t]));
+	}
 }
 
-/*
- * Gathers rows refs[0..n) (srcs index << 32 | row) into out, whose
- * buffers are views of *chunk (grown as needed; growth is charged to
- * the budget).  Columns with want[i] false are left empty.  Per column,
- * the sources' buffers are looked up once into a table, so the row loops
- * are one indexed load per value.
- */
-static void
-gather(struct core_sort *s, const struct core_batch *const *srcs,
-    size_t nsrcs, const uint64_t *refs, uint32_t n, struct core_batch *out,
-    unsigned char **chunk, uint64_t *cap, const bool *want)
+/* Text bytes of column i over refs[0..n), offsets read at random. */
+static uint64_t
+gather_text_bytes(struct core_sort *s, const struct core_batch *const *srcs,
+    size_t nsrcs, uint32_t i, const uint64_t *refs, uint32_t n)
 {
-	uint32_t ncols = s->schema->ncols, i, j;
-	uint64_t total = 0;
-	unsigned char *p;
+	const int32_t **offs = s->goffs[0];
+	uint64_t sb = 0;
+	uint32_t j;
 	size_t k;
 
-	gather_tables(s, nsrcs);
-	for (i = 0; i < ncols; i++) {
-		enum core_type t = s->schema->fields[i].type.id;
+	for (k = 0; k < nsrcs; k++)
+		offs[k] = srcs[k] ? srcs[k]->cols[i].offsets : NULL;
+	for (j = 0; j < n; j++) {
+		const int32_t *o = offs[refs[j] >> 32];
+		uint32_t r = (uint32_t)refs[j];
 
-		if (want != NULL && !want[i])
-			continue;
-		total += A8(core_bitmap_bytes(n));
-		if (t == CORE_TYPE_STRING) {
-			const int32_t *const *offs = s->goffs;
-			uint64_t sb = 0;
+		if (j + GATHER_AHEAD < n)
+			__builtin_prefetch(offs[refs[j + GATHER_AHEAD] >> 32] +
+			    (uint32_t)refs[j + GATHER_AHEAD]);
+		sb += (uint64_t)(o[r + 1] - o[r]);
+	}
+	return sb;
+}
 
-			for (k = 0; k < nsrcs; k++)
-				s->goffs[k] = srcs[k] ? srcs[k]->cols[i].offsets
-				    : NULL;
-			for (j = 0; j < n; j++) {
-				const int32_t *o = offs[refs[j] >> 32];
-				uint32_t r = (uint32_t)refs[j];
+/* memcpy for the short strings most columns hold, inline: exact, with
+ * overlapping word moves instead of a call and a size dispatch. */
+static inline void
+copy_text(char *d, const char *src, size_t n)
+{
+	uint64_t a8, b8;
+	uint32_t a4, b4;
 
-				if (j + GATHER_AHEAD < n)
-					__builtin_prefetch(offs[refs[j +
-					    GATHER_AHEAD] >> 32] + (uint32_t)
-					    refs[j + GATHER_AHEAD]);
-				sb += (uint64_t)(o[r + 1] - o[r]);
-			}
-			s->strb[i] = sb;
-			total += A8(((uint64_t)n + 1) * 4) + A8(sb);
-		} else {
-			total += A8((uint64_t)n * core_type_width(t));
+	if (n > 16) {
+		memcpy(d, src, n);
+	} else if (n >= 8) {
+		memcpy(&a8, src, 8);
+		memcpy(&b8, src + n - 8, 8);
+		memcpy(d, &a8, 8);
+		memcpy(d + n - 8, &b8, 8);
+	} else if (n >= 4) {
+		memcpy(&a4, src, 4);
+		memcpy(&b4, src + n - 4, 4);
+		memcpy(d, &a4, 4);
+		memcpy(d + n - 4, &b4, 4);
+	} else if (n > 0) {
+		d[0] = src[0];
+		d[n / 2] = src[n / 2];
+		d[n - 1] = src[n - 1];
+	}
+}
+
+/* Copies the text of refs[0..n) (per-source tables vals, offs) to v,
+ * offsets to off; returns the bytes copied. */
+static int32_t
+gather_text(const char *const *vals, const int32_t *const *offs,
+    const uint64_t *refs, uint32_t n, int32_t *off, char *v)
+{
+	int32_t at = 0;
+	uint32_t j;
+
+	off[0] = 0;
+	for (j = 0; j < n && j < GATHER_AHEAD2; j++)
+		__builtin_prefetch(offs[refs[j] >> 32] + (uint32_t)refs[j]);
+	for (j = 0; j < n; j++) {
+		uint64_t src = refs[j] >> 32;
+		const int32_t *o = offs[src];
+		uint32_t r = (uint32_t)refs[j];
+		int32_t len;
+
+		if (j + GATHER_AHEAD2 < n) {
+			uint64_t f = refs[j + GATHER_AHEAD2];
+
+			__builtin_prefetch(offs[f >> 32] + (uint32_t)f);
 		}
+		if (j + GATHER_AHEAD < n) {
+			uint64_t f = refs[j + GATHER_AHEAD];
+
+			__builtin_prefetch(vals[f >> 32] +
+			    offs[f >> 32][(uint32_t)f]);
+		}
+		len = o[r + 1] - o[r];
+		copy_text(v + at, vals[src] + o[r], (size_t)len);
+		at += len;
+		off[j + 1] = at;
 	}
-	if (total > *cap) {
-		/* Only a row wider than the output budget gets here: it
-		 * must be held to make progress. */
-		core_mem_charge(s->mem, total - *cap);
-		core_free_aligned(*chunk);
-		*chunk = core_xmalloc_aligned((size_t)total);
-		if (chunk == &s->ochunk)
-			s->fixed_charge += total - *cap;
-		*cap = total;
+	return at;
+}
+
+/* Copies the w-byte values of refs[0..n) (per-source table vals) to p. */
+static void
+gather_fixed(const unsigned char *const *vals, const uint64_t *refs,
+    uint32_t n, size_t w, unsigned char *p)
+{
+	uint32_t j;
+
+#define GATHER_LOOP(T) do {						\
+	for (j = 0; j < n && j < GATHER_AHEAD; j++)			\
+		__builtin_prefetch((const T *)vals[refs[j] >> 32] +	\
+		    (uint32_t)refs[j]);					\
+	for (j = 0; j < n; j++) {					\
+		if (j + GATHER_AHEAD < n) {				\
+			uint64_t f = refs[j + GATHER_AHEAD];		\
+									\
+			__builtin_prefetch((const T *)vals[f >> 32] +	\
+			    (uint32_t)f);				\
+		}							\
+		((T *)p)[j] = ((const T *)vals[refs[j] >> 32])		\
+		    [(uint32_t)refs[j]];				\
+	}								\
+} while (0)
+	switch (w) {
+	case 1:
+		GATHER_LOOP(uint8_t);
+		break;
+	case 4:
+		GATHER_LOOP(uint32_t);
+		break;
+	default:
+		GATHER_LOOP(uint64_t);
+		break;
 	}
-	p = *chunk;
-	for (i = 0; i < ncols; i++) {
-		struct core_column *d = &out->cols[i];
-		enum core_type t = s->schema->fields[i].type.id;
-		size_t w = core_type_width(t);
-		const void *const *vals = (const void *const *)s->gvals;
-		const int32_t *const *offs = s->goffs;
+#undef GATHER_LOOP
+}
+
+/* One gather, shared by the threads that carry it out. */
+struct gjob {
+	struct core_sort *s;
+	const struct core_batch *const *srcs;
+	size_t nsrcs;
+	const uint64_t *refs;
+	uint32_t n;
+	struct core_batch *out;
+	const bool *want;
+	unsigned char *chunk[2];	/* where each thread writes */
+	uint32_t next_col;		/* atomic: next column to take */
+};
+
+/* Gathers columns, taking the next one until none is left, into this
+ * thread's chunk.  Columns are independent, so which thread did which
+ * changes where a buffer lives, never its bytes. */
+static void
+gather_columns(void *arg, unsigned who)
+{
+	struct gjob *g = arg;
+	struct core_sort *s = g->s;
+	const struct core_batch *const *srcs = g->srcs;
+	const uint64_t *refs = g->refs;
+	const void **vals = s->gvals[who];
+	const int32_t **offs = s->goffs[who];
+	uint32_t ncols = s->schema->ncols, n = g->n, i, j;
+	unsigned char *p = g->chunk[who];
+	size_t k;
+
+	for (;;) {
+		struct core_column *d;
+		enum core_type t;
+		size_t w;
 		bool maybe_null = false;
 		uint8_t *bits;
 
+		i = __atomic_fetch_add(&g->next_col, 1, __ATOMIC_RELAXED);
+		if (i >= ncols)
+			return;
+		d = &g->out->cols[i];
+		t = s->schema->fields[i].type.id;
+		w = core_type_width(t);
 		d->validity = NULL;
 		d->values = NULL;
 		d->offsets = NULL;
-		if (want != NULL && !want[i])
+		if (g->want != NULL && !g->want[i])
 			continue;
-		for (k = 0; k < nsrcs; k++)
+		for (k = 0; k < g->nsrcs; k++)
 			if (srcs[k] != NULL && srcs[k]->cols[i].validity)
 				maybe_null = true;
 		bits = p;
@@ -367,73 +471,109 @@ gather(struct core_sort *s, const struct core_batch *const *srcs,
 			if (nulls)
 				d->validity = bits;
 		}
-		for (k = 0; k < nsrcs; k++) {
-			s->gvals[k] = srcs[k] ? srcs[k]->cols[i].values : NULL;
-			s->goffs[k] = srcs[k] ? srcs[k]->cols[i].offsets :
-			    NULL;
+		for (k = 0; k < g->nsrcs; k++) {
+			vals[k] = srcs[k] ? srcs[k]->cols[i].values : NULL;
+			offs[k] = srcs[k] ? srcs[k]->cols[i].offsets : NULL;
 		}
 		if (t == CORE_TYPE_STRING) {
 			int32_t *off = (int32_t *)p;
 			char *v = (char *)p + A8(((uint64_t)n + 1) * 4);
-			int32_t at = 0;
+			int32_t at = gather_text((const char *const *)vals,
+			    offs, refs, n, off, v);
 
-			off[0] = 0;
-			for (j = 0; j < n; j++) {
-				uint64_t src = refs[j] >> 32;
-				const int32_t *o = offs[src];
-
-				if (j + GATHER_AHEAD < n) {
-					uint64_t f = refs[j + GATHER_AHEAD];
-					const int32_t *fo = offs[f >> 32];
-
-					__builtin_prefetch((const char *)
-					    vals[f >> 32] +
-					    fo[(uint32_t)f]);
-				}
-				uint32_t r = (uint32_t)refs[j];
-				int32_t len = o[r + 1] - o[r];
-
-				memcpy(v + at, (const char *)vals[src] + o[r],
-				    (size_t)len);
-				at += len;
-				off[j + 1] = at;
-			}
 			d->offsets = off;
 			d->values = v;
 			p = (unsigned char *)v + A8((uint64_t)at);
 			continue;
 		}
+		gather_fixed((const unsigned char *const *)vals, refs, n, w,
+		    p);
 		d->values = p;
-		/* The loads below are random: ask for rows well ahead so
-		 * that many cache misses are in flight at once. */
-		for (j = 0; j < n && j < GATHER_AHEAD; j++)
-			__builtin_prefetch((const char *)vals[refs[j] >> 32] +
-			    (size_t)(uint32_t)refs[j] * w);
-		switch (w) {
-		case 1:
-			for (j = 0; j < n; j++) {
-				prefetch_ref(vals, refs, j, n, 1);
-				p[j] = ((const uint8_t *)vals[refs[j] >> 32])
-				    [(uint32_t)refs[j]];
-			}
-			break;
-		case 4:
-			for (j = 0; j < n; j++) {
-				prefetch_ref(vals, refs, j, n, 4);
-				((uint32_t *)p)[j] = ((const uint32_t *)
-				    vals[refs[j] >> 32])[(uint32_t)refs[j]];
-			}
-			break;
-		default:
-			for (j = 0; j < n; j++) {
-				prefetch_ref(vals, refs, j, n, 8);
-				((uint64_t *)p)[j] = ((const uint64_t *)
-				    vals[refs[j] >> 32])[(uint32_t)refs[j]];
-			}
-			break;
-		}
 		p += A8((uint64_t)n * w);
 	}
+}
+
+/* Makes *chunk (of *cap bytes) hold at least total, charging growth;
+ * fixed says the chunk lives for the whole sort. */
+static void
+chunk_reserve(struct core_sort *s, unsigned char **chunk, uint64_t *cap,
+    uint64_t total, bool fixed)
+{
+	if (total <= *cap)
+		return;
+	/* Only a row wider than the output budget gets here: it must be
+	 * held to make progress. */
+	core_mem_charge(s->mem, total - *cap);
+	core_free_aligned(*chunk);
+	*chunk = core_xmalloc_aligned((size_t)total);
+	if (fixed)
+		s->fixed_charge += total - *cap;
+	*cap = total;
+}
+
+/* Fewer rows than this are gathered by the caller alone: handing work
+ * to the other thread costs more than it saves. */
+#define GATHER_PAIR_MIN 512
+
+/*
+ * Gathers rows refs[0..n) (srcs index << 32 | row) into out, whose
+ * buffers are views of *chunk (grown as needed; growth is charged to
+ * the budget) and, for the output batch, of the second thread's chunk.
+ * Columns with want[i] false are left empty.  text is the rows' text
+ * bytes over all string columns when the caller knows it (put_row
+ * summed it), else UINT64_MAX and each string column's offsets are read
+ * once more to size the chunk.  Each thread's chunk can hold every
+ * column, since either thread may take any of them.
+ */
+static void
+gather(struct core_sort *s, const struct core_batch *const *srcs,
+    size_t nsrcs, const uint64_t *refs, uint32_t n, uint64_t text,
+    struct core_batch *out, unsigned char **chunk, uint64_t *cap,
+    const bool *want)
+{
+	uint32_t ncols = s->schema->ncols, i;
+	uint64_t total = 0;
+	bool pair = s->pair != NULL && chunk == &s->ochunk &&
+	    n >= GATHER_PAIR_MIN;
+	struct gjob g;
+
+	gather_tables(s, nsrcs);
+	for (i = 0; i < ncols; i++) {
+		enum core_type t = s->schema->fields[i].type.id;
+
+		if (want != NULL && !want[i])
+			continue;
+		total += A8(core_bitmap_bytes(n));
+		if (t == CORE_TYPE_STRING) {
+			total += A8(((uint64_t)n + 1) * 4);
+			if (text == UINT64_MAX)
+				total += A8(gather_text_bytes(s, srcs, nsrcs,
+				    i, refs, n));
+			else
+				total += 7;
+		} else {
+			total += A8((uint64_t)n * core_type_width(t));
+		}
+	}
+	if (text != UINT64_MAX)
+		total += text;
+	chunk_reserve(s, chunk, cap, total, chunk == &s->ochunk);
+	/* The second thread's chunk, made (as large as the first) and
+	 * charged for the rest of the sort the first time it is needed. */
+	if (pair)
+		chunk_reserve(s, &s->ochunk2, &s->ocap2, total > s->ocap ?
+		    total : s->ocap, true);
+	g.s = s;
+	g.srcs = srcs;
+	g.nsrcs = nsrcs;
+	g.refs = refs;
+	g.n = n;
+	g.out = out;
+	g.want = want;
+	g.chunk[0] = *chunk;
+	g.chunk[1] = s->ochunk2;
+	g.next_col = 0;
+	core_pair_run(pair ? s->pair : NULL, gather_columns, &g);
 	out->nrows = n;
 }
 
@@ -510,25 +650,20 @@ merge2(const struct core_sort *s, const uint64_t *l, size_t nl,
 		memcpy(out, r, (size_t)(re - r) * 8);
 }
 
+/*
+ * Stable merge sort of the n entries at a, with scratch tmp (n entries):
+ * insertion-sorted runs of ISORT_RUN, then bottom-up merge passes.
+ */
 static void
-sort_entries(struct core_sort *s)
+merge_sort(const struct core_sort *s, uint64_t *a, uint64_t *tmp, size_t n)
 {
-	size_t n = s->nent, st = s->stride, w, i;
-	uint64_t *src = s->ent, *dst, *tmp;
+	size_t st = s->stride, w, i;
+	uint64_t *src = a, *dst = tmp;
 
 	for (i = 0; i < n; i += ISORT_RUN)
-		isort(s, src + i * st, n - i < ISORT_RUN ? n - i : ISORT_RUN);
+		isort(s, a + i * st, n - i < ISORT_RUN ? n - i : ISORT_RUN);
 	if (n <= ISORT_RUN)
 		return;
-	/* Charged by core_sort_add with the entries; kept from run to run
-	 * like the entries themselves. */
-	if (s->tmp_cap < n) {
-		free(s->tmp);
-		s->tmp = core_xmalloc(core_mul_size(s->ent_cap, st * 8));
-		s->tmp_cap = s->ent_cap;
-	}
-	tmp = s->tmp;
-	dst = tmp;
 	for (w = ISORT_RUN; w < n; w *= 2) {
 		uint64_t *x;
 
@@ -543,8 +678,142 @@ sort_entries(struct core_sort *s)
 		src = dst;
 		dst = x;
 	}
-	if (src != s->ent)
-		memcpy(s->ent, src, n * st * 8);
+	if (src != a)
+		memcpy(a, src, n * st * 8);
+}
+
+/*
+ * The radix sort of the entries on their first nw words: least
+ * significant digit first, a byte of a word per pass, from the last
+ * word's low byte to the first word's high byte.  Each pass is a stable counting scatter, so the
+ * whole is stable and orders the entries by their words exactly as
+ * comparing the words would.  One counting pass over the entries first
+ * takes every digit's histogram; a digit with one value throughout is
+ * skipped (dates, small integers and common prefixes make most digits
+ * constant).  Returns false, having done nothing, when the digits left
+ * would cost more than the merge sort's passes.
+ */
+static bool
+radix_sort(const struct core_sort *s, uint64_t *a, uint64_t *tmp, size_t n,
+    size_t nw)
+{
+	size_t st = s->stride, i, k, b, passes = 0;
+	size_t lg = 0;
+	uint32_t (*h)[8][256];
+	unsigned char live[CORE_SORT_MAX_WORDS][8];
+	uint64_t *src = a, *dst = tmp;
+
+	while (((size_t)1 << lg) < n)
+		lg++;
+	h = core_xcalloc(nw, sizeof(*h));
+	for (i = 0; i < n; i++)
+		for (k = 0; k < nw; k++) {
+			uint64_t w = a[i * st + k];
+
+			for (b = 0; b < 8; b++)
+				h[k][b][(w >> (8 * b)) & 0xff]++;
+		}
+	for (k = 0; k < nw; k++)
+		for (b = 0; b < 8; b++) {
+			uint64_t first = a[k] >> (8 * b) & 0xff;
+
+			live[k][b] = h[k][b][first] != n;
+			passes += live[k][b];
+		}
+	/* A radix pass reads and writes each entry once, with no
+	 * comparison; a merge pass does the same plus a compare that
+	 * mispredicts often, and there are about log2(n / 16) of them. */
+	if (passes > lg) {
+		free(h);
+		return false;
+	}
+	for (k = nw; k-- > 0;)
+		for (b = 0; b < 8; b++) {
+			size_t pos[256], sum = 0, d;
+			uint64_t *x;
+
+			if (!live[k][b])
+				continue;
+			for (d = 0; d < 256; d++) {
+				pos[d] = sum;
+				sum += h[k][b][d];
+			}
+#define RADIX_SCATTER(ST) do {						\
+	for (i = 0; i < n; i++) {					\
+		const uint64_t *e = src + i * (ST);			\
+		uint64_t *o = dst + pos[(e[k] >> (8 * b)) & 0xff]++ * (ST); \
+		size_t m;						\
+									\
+		for (m = 0; m < (ST); m++)				\
+			o[m] = e[m];					\
+	}								\
+} while (0)
+			switch (st) {
+			case 2:
+				RADIX_SCATTER(2);
+				break;
+			case 3:
+				RADIX_SCATTER(3);
+				break;
+			case 4:
+				RADIX_SCATTER(4);
+				break;
+			default:
+				RADIX_SCATTER(st);
+				break;
+			}
+#undef RADIX_SCATTER
+			x = src;
+			src = dst;
+			dst = x;
+		}
+	if (src != a)
+		memcpy(a, src, n * st * 8);
+	free(h);
+	return true;
+}
+
+/*
+ * Sorts the buffer's entries, stably.  Radix on the key words when that
+ * is cheaper.  Words after the first inexact one (a long string's
+ * prefix, or an extreme word a NULL shares) cannot order rows that tie
+ * on it, so the radix stops there, and each run of entries equal on the
+ * radix words is put in order by comparison when such a tie, or a key
+ * beyond the words, can hide a difference.
+ */
+static void
+sort_entries(struct core_sort *s)
+{
+	size_t n = s->nent, st = s->stride, nw = s->plan.nw, i, j, l;
+	bool ties = s->plan.nkeys > nw;
+	uint64_t *a = s->ent;
+
+	/* Charged by core_sort_add with the entries; kept from run to run
+	 * like the entries themselves. */
+	if (n > ISORT_RUN && s->tmp_cap < n) {
+		free(s->tmp);
+		s->tmp = core_xmalloc(core_mul_size(s->ent_cap, st * 8));
+		s->tmp_cap = s->ent_cap;
+	}
+	for (l = 0; l < nw; l++)
+		if (s->plan.enc[l].kind != SORTK_EXACT) {
+			ties = true;
+			l++;
+			break;
+		}
+	if (n < 256 || l == 0 || !radix_sort(s, a, s->tmp, n, l)) {
+		merge_sort(s, a, s->tmp, n);
+		return;
+	}
+	if (!ties)
+		return;
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && memcmp(a + i * st, a + j * st,
+		    l * 8) == 0; j++)
+			;
+		if (j - i > 1)
+			merge_sort(s, a + i * st, s->tmp, j - i);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -576,8 +845,8 @@ save_prev(struct core_sort *s)
 	src = s->prev_b;
 	ref = s->prev_r;
 	memcpy(s->prev_words, s->prev_w, s->plan.nw * 8);
-	gather(s, &src, 1, &ref, 1, &s->prevcopy, &s->prev_chunk,
-	    &s->prev_cap, s->keymask);
+	gather(s, &src, 1, &ref, 1, UINT64_MAX, &s->prevcopy,
+	    &s->prev_chunk, &s->prev_cap, s->keymask);
 	s->prev_b = &s->prevcopy;
 	s->prev_r = 0;
 	s->prev_w = s->prev_words;
@@ -592,8 +861,9 @@ flush_out(struct core_sort *s, struct core_err *err)
 
 	if (s->nrefs == 0)
 		return 0;
-	gather(s, s->srcs, s->nsrcs, s->refs, s->nrefs, &s->out, &s->ochunk,
-	    &s->ocap, NULL);
+	gather(s, s->srcs, s->nsrcs, s->refs, s->nrefs,
+	    s->refs_bytes - (uint64_t)s->nrefs * s->fixed_row, &s->out,
+	    &s->ochunk, &s->ocap, NULL);
 	s->nrefs = 0;
 	s->refs_bytes = 0;
 	if (s->to_spill) {
@@ -914,7 +1184,7 @@ compact(struct core_sort *s)
 	}
 	core_batch_init(&tmp, s->schema);
 	gather(s, (const struct core_batch *const *)s->bufs, s->nbufs, refs, n,
-	    &tmp, &chunk, &cap, NULL);
+	    UINT64_MAX, &tmp, &chunk, &cap, NULL);
 	free(refs);
 	size = slice_bytes(&tmp, 0, n);
 	cost = size + (uint64_t)n * s->stride * 16;
@@ -1350,13 +1620,12 @@ core_sort_new(const struct core_sort_options *o,
 	s->refs = core_xmalloc(core_mul_size(s->batch_rows, 8));
 	s->fixed_charge = s->ocap + (uint64_t)s->batch_rows * 8 +
 	    (o->compress_spill ? s->out_budget + s->out_budget / 8 : 0);
+	s->pair = core_pair_new(o->threads);
 	core_mem_charge(mem, s->fixed_charge);
 	s->frame_est = s->out_budget + s->out_budget / 4;
 	arena_init(s);
 	core_batch_init(&s->out, schema);
 	core_batch_init(&s->prevcopy, schema);
-	s->strb = core_xcalloc(schema->ncols ? schema->ncols : 1,
-	    sizeof(*s->strb));
 	s->keymask = core_xcalloc(schema->ncols ? schema->ncols : 1,
 	    sizeof(*s->keymask));
 	for (k = 0; k < o->nkeys; k++)
@@ -1390,15 +1659,18 @@ core_sort_free(struct core_sort *s)
 	free(s->ent);
 	free(s->tmp);
 	free(s->refs);
+	core_pair_free(s->pair);
 	core_free_aligned(s->ochunk);
+	core_free_aligned(s->ochunk2);
 	core_free_aligned(s->prev_chunk);
 	core_batch_release(&s->out);
 	core_batch_release(&s->prevcopy);
-	free(s->strb);
 	free(s->keymask);
 	free(s->strcols);
-	free(s->gvals);
-	free(s->goffs);
+	free(s->gvals[0]);
+	free(s->gvals[1]);
+	free(s->goffs[0]);
+	free(s->goffs[1]);
 	free(s->slots);
 	free(s->free_slots);
 	free(s->retired);
@@ -1482,8 +1754,8 @@ core_sort_check_batch(struct core_sort_check *c, const struct core_batch *b,
 	}
 	/* The last row's keys are the next batch's predecessor. */
 	ref = b->nrows - 1;
-	gather(s, &src, 1, &ref, 1, &s->prevcopy, &s->prev_chunk,
-	    &s->prev_cap, s->keymask);
+	gather(s, &src, 1, &ref, 1, UINT64_MAX, &s->prevcopy,
+	    &s->prev_chunk, &s->prev_cap, s->keymask);
 	c->has_last = true;
 	c->rows += b->nrows;
 	return 0;

@@ -59,6 +59,9 @@ struct core_sort_options {
 	bool compress_spill;		/* zstd level 1 on spill frames */
 	uint32_t batch_rows;		/* most rows per output batch; 0 =
 					   8192 */
+	unsigned threads;		/* 1, or 2 to gather output batches
+					   on two threads; 0 = 2 when the
+					   machine has two cores */
 };
 
 struct core_sort_stats {

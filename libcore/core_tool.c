@@ -72,6 +72,20 @@ bad:
 }
 
 int
+core_tool_parse_threads(const char *s, unsigned *out, struct core_err *err)
+{
+	uint64_t v;
+
+	if (core_tool_parse_count("--threads", s, &v, err) != 0)
+		return CORE_EUSAGE;
+	if (v < 1 || v > 2)
+		return core_err_set(err, CORE_EUSAGE,
+		    "--threads must be 1 or 2");
+	*out = (unsigned)v;
+	return 0;
+}
+
+int
 core_size_parse(const char *s, uint64_t *out, struct core_err *err)
 {
 	static const char units[] = "KMGTPE";

@@ -31,6 +31,11 @@ void core_tool_init_signals(void);
 int core_tool_parse_count(const char *opt, const char *s, uint64_t *out,
     struct core_err *err);
 
+/* Parses the argument of -j/--threads: 1 or 2 (the tools use at most
+ * two threads).  CORE_EUSAGE with a message otherwise. */
+int core_tool_parse_threads(const char *s, unsigned *out,
+    struct core_err *err);
+
 /* Parses a size like "64M", "1G", "512KiB", "100kB", "4096" into bytes:
  * K/M/G/T/P and KiB/MiB/... are powers of 1024, kB/KB/MB/GB/TB are
  * powers of 1000, a bare number is bytes.  Overflow is an error. */

@@ -129,6 +129,18 @@ spill_empty() {
 	[ -z "$(ls -A d1)$(ls -A d2)" ]
 }
 
+@test "one or two gather threads write the same bytes" {
+	colsort -j 1 -m 2M -k label -k amount:desc big.col >one.col
+	colsort -j 2 -m 2M -k label -k amount:desc big.col >two.col
+	cmp one.col two.col
+	colsort --threads=2 -k day -k k big.col >three.col
+	colsort --threads=1 -k day -k k big.col >four.col
+	cmp three.col four.col
+	run --separate-stderr colsort -j 3 -k day big.col
+	status_is 2
+	stderr_has "--threads must be 1 or 2"
+}
+
 @test "usage errors: no key, unknown key column, bad key option" {
 	run --separate-stderr colsort big.col
 	status_is 2

@@ -642,6 +642,13 @@ static const struct core_sort_key multi3[] = {
 	{ C_S, true, true }, { C_I64, true, false }, { C_TS, false, false },
 };
 
+/* A long string first, then a key of few digits (so the radix sort
+ * runs): rows whose prefix words tie must still be ordered by the whole
+ * string before the key after it. */
+static const struct core_sort_key multi4[] = {
+	{ C_S, false, false }, { C_B, true, false },
+};
+
 static void
 test_multi_keys(void)
 {
@@ -651,7 +658,9 @@ test_multi_keys(void)
 	CHECK(check_case(&ds, multi1, 3, &ro, "multi1"));
 	CHECK(check_case(&ds, multi2, 4, &ro, "multi2"));
 	CHECK(check_case(&ds, multi3, 6, &ro, "multi3"));
+	CHECK(check_case(&ds, multi4, 2, &ro, "multi4"));
 	ro.memory = 1 << 20;
+	CHECK(check_case(&ds, multi4, 2, &ro, "multi4 1M"));
 	CHECK(check_case(&ds, multi1, 3, &ro, "multi1 1M"));
 	CHECK(check_case(&ds, multi2, 4, &ro, "multi2 1M"));
 	CHECK(check_case(&ds, multi3, 6, &ro, "multi3 1M"));

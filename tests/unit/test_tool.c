@@ -71,6 +71,22 @@ test_chars_and_counts(void)
 	    CORE_EUSAGE);
 	CHECK_EQ_INT(core_tool_parse_count("--x", "-3", &v, &err),
 	    CORE_EUSAGE);
+	{
+		unsigned t = 9;
+
+		CHECK_EQ_INT(core_tool_parse_threads("2", &t, &err), 0);
+		CHECK_EQ_INT(t, 2);
+		CHECK_EQ_INT(core_tool_parse_threads("1", &t, &err), 0);
+		CHECK_EQ_INT(t, 1);
+		CHECK_EQ_INT(core_tool_parse_threads("3", &t, &err),
+		    CORE_EUSAGE);
+		CHECK(strstr(err.msg, "1 or 2") != NULL);
+		CHECK_EQ_INT(core_tool_parse_threads("0", &t, &err),
+		    CORE_EUSAGE);
+		CHECK_EQ_INT(core_tool_parse_threads("x", &t, &err),
+		    CORE_EUSAGE);
+		CHECK_EQ_INT(t, 1);
+	}
 }
 
 static void

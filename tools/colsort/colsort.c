@@ -39,6 +39,7 @@ struct options {
 	bool check;
 	bool compress_spill;
 	uint32_t batch_rows;		/* 0 = default */
+	unsigned threads;		/* 0 = default */
 	const char *output;		/* -o FILE, or NULL for stdout */
 	bool stats;
 	bool progress;
@@ -71,6 +72,8 @@ usage(FILE *fp)
 	    "      --compress-spill compress spill files with zstd\n"
 	    "      --batch-rows N   most rows per output frame (default "
 	    "8192)\n"
+	    "  -j, --threads N      gather output on N threads, 1 or 2 "
+	    "(default: 2 cores -> 2)\n"
 	    "  -o, --output FILE    write FILE atomically instead of stdout\n"
 	    "      --stats          print rows, runs, spill bytes, merge "
 	    "passes and memory\n"
@@ -101,6 +104,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		{ "max-spill", required_argument, NULL, OPT_MAX_SPILL },
 		{ "compress-spill", no_argument, NULL, OPT_COMPRESS_SPILL },
 		{ "batch-rows", required_argument, NULL, OPT_BATCH_ROWS },
+		{ "threads", required_argument, NULL, 'j' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
@@ -114,7 +118,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 	memset(o, 0, sizeof(*o));
 	o->keyspecs = core_xcalloc((size_t)argc + 1, sizeof(*o->keyspecs));
 	o->tmpdirs = core_xcalloc((size_t)argc + 1, sizeof(*o->tmpdirs));
-	while ((c = getopt_long(argc, argv, "k:ucm:T:o:h", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "k:ucm:T:o:j:h", longopts, NULL)) !=
 	    -1) {
 		switch (c) {
 		case 'k':
@@ -165,6 +169,11 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 				return core_err_set(err, CORE_EUSAGE,
 				    "--batch-rows must be 1 to 1048576");
 			o->batch_rows = (uint32_t)v;
+			break;
+		case 'j':
+			if (core_tool_parse_threads(optarg, &o->threads,
+			    err) != 0)
+				return CORE_EUSAGE;
 			break;
 		case 'o':
 			o->output = optarg;
@@ -344,6 +353,7 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 	so.max_spill = o->max_spill;
 	so.compress_spill = o->compress_spill;
 	so.batch_rows = o->batch_rows;
+	so.threads = o->threads;
 	s = core_sort_new(&so, core_mlspill3_reader_schema(rd), &mem);
 	k.w = core_mlspill3_writer_new(fd, outname,
 	    core_mlspill3_reader_schema(rd), 0);
