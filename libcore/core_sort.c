@@ -87,6 +87,8 @@ struct msrc {
 	struct core_spill_cursor cur;
 	struct mframe *fr;		/* current frame; NULL when done */
 	uint32_t row;			/* next row of fr */
+	bool mem;			/* the sorted buffer, not a file */
+	size_t next_ent;		/* mem: next entry to gather */
 };
 
 struct core_sort {
@@ -121,6 +123,7 @@ struct core_sort {
 	/* Output assembly. */
 	const struct core_batch *const *srcs;	/* what refs index */
 	uint64_t *refs;			/* owned: batch_rows entries */
+	uint64_t *mrefs;		/* owned: same, for buffer frames */
 	uint32_t nrefs;
 	uint64_t refs_bytes;
 	unsigned char *ochunk;		/* owned output chunk */
@@ -961,6 +964,20 @@ arena_free(struct core_sort *s)
 	s->arena_cap = s->arena_used = 0;
 }
 
+/* Gives back the arena's pages past what the buffer now uses: earlier,
+ * fuller buffers left them resident, and the merge's frames are charged
+ * as if that memory were free. */
+static void
+arena_trim(struct core_sort *s)
+{
+	uint64_t keep = (s->arena_used + ((2 << 20) - 1)) &
+	    ~(uint64_t)((2 << 20) - 1);
+
+	if (s->arena != NULL && keep < s->arena_cap)
+		(void)madvise(s->arena + keep, (size_t)(s->arena_cap - keep),
+		    MADV_DONTNEED);
+}
+
 static bool
 in_arena(const struct core_sort *s, const void *p)
 {
@@ -1346,6 +1363,40 @@ release_retired(struct core_sort *s)
 	s->nretired = 0;
 }
 
+/*
+ * The next frame of the sorted buffer kept in memory as the last run:
+ * its next rows in order, up to a batch or an output budget, gathered
+ * into m as if read from a file.  The write and the read back of that
+ * run are saved, not the gather.
+ */
+static int
+buffer_frame(struct core_sort *s, struct msrc *src, struct mframe *m)
+{
+	size_t nw = s->plan.nw;
+	uint64_t bytes = 0, rb, cap0 = m->f.body_cap;
+	uint32_t n = 0;
+
+	while (src->next_ent < s->nent && n < s->batch_rows) {
+		uint64_t x = s->ent[src->next_ent * s->stride + nw];
+
+		rb = ENT_SIZE(x) < ENT_SIZE_MAX ? ENT_SIZE(x) :
+		    row_bytes(s, s->bufs[ENT_BUF(x)], ENT_ROW(x));
+		if (n > 0 && bytes + rb > s->out_budget)
+			break;
+		s->mrefs[n++] = ENT_REF(x);
+		bytes += rb;
+		src->next_ent++;
+	}
+	if (n == 0)
+		return CORE_EOF;
+	gather(s, (const struct core_batch *const *)s->bufs, s->nbufs,
+	    s->mrefs, n, bytes - (uint64_t)n * s->fixed_row, &m->f.batch,
+	    &m->f.body, &m->f.body_cap, NULL);
+	/* gather charged the growth; the frame gives it back. */
+	m->f.charged += m->f.body_cap - cap0;
+	return 0;
+}
+
 /* Moves src to its run's next frame, keeping the used one alive while
  * output references point into it. */
 static int
@@ -1373,7 +1424,8 @@ next_frame(struct core_sort *s, struct msrc *src, struct core_err *err)
 	    (rc = flush_out(s, err)) != 0)
 		return rc;
 	m = mframe_get(s);
-	rc = core_spill_read_frame(s->spill, &src->cur, &m->f, s->mem, err);
+	rc = src->mem ? buffer_frame(s, src, m) :
+	    core_spill_read_frame(s->spill, &src->cur, &m->f, s->mem, err);
 	if (rc != 0) {
 		mframe_put(s, m);
 		return rc == CORE_EOF ? 0 : rc;
@@ -1418,11 +1470,13 @@ src_less(const struct core_sort *s, const struct msrc *v, uint32_t a,
 	return c < 0 || (c == 0 && a < b);
 }
 
-/* Merges runs [lo, hi) into the sink set up by the caller. */
+/* Merges runs [lo, hi), and after them the sorted buffer when with_mem,
+ * into the sink set up by the caller. */
 static int
-merge_runs(struct core_sort *s, size_t lo, size_t hi, struct core_err *err)
+merge_runs(struct core_sort *s, size_t lo, size_t hi, bool with_mem,
+    struct core_err *err)
 {
-	uint32_t k = (uint32_t)(hi - lo), i, p, x, t;
+	uint32_t k = (uint32_t)(hi - lo) + with_mem, i, p, x, t;
 	struct msrc *v = core_xcalloc(k, sizeof(*v));
 	uint32_t *tree = core_xcalloc(k, sizeof(*tree));
 	uint32_t *w = core_xcalloc(2 * (size_t)k, sizeof(*w));
@@ -1432,8 +1486,13 @@ merge_runs(struct core_sort *s, size_t lo, size_t hi, struct core_err *err)
 
 	sink_begin(s, s->to_spill, s->slots);
 	for (i = 0; i < k && rc == 0; i++) {
-		rc = core_spill_cursor_open(s->spill, &v[i].cur,
-		    &s->runs[lo + i], err);
+		/* The buffer holds the input's last rows: the last run,
+		 * so ties still go to the earlier input. */
+		if (with_mem && i == k - 1)
+			v[i].mem = true;
+		else
+			rc = core_spill_cursor_open(s->spill, &v[i].cur,
+			    &s->runs[lo + i], err);
 		if (rc == 0)
 			rc = next_frame(s, &v[i], err);
 	}
@@ -1537,7 +1596,7 @@ merge_passes(struct core_sort *s, struct core_err *err)
 			if ((rc = spill_begin(s, err)) != 0)
 				return rc;
 			s->to_spill = true;
-			if ((rc = merge_runs(s, i, i + g, err)) != 0 ||
+			if ((rc = merge_runs(s, i, i + g, false, err)) != 0 ||
 			    (rc = core_spill_run_end(s->spill, &run,
 			    err)) != 0)
 				return rc;
@@ -1556,6 +1615,7 @@ int
 core_sort_finish(struct core_sort *s, core_sort_emit_fn emit, void *arg,
     struct core_err *err)
 {
+	bool with_mem;
 	int rc;
 
 	s->emit = emit;
@@ -1567,15 +1627,29 @@ core_sort_finish(struct core_sort *s, core_sort_emit_fn emit, void *arg,
 		s->st.peak_mem = s->mem->peak;
 		return rc;
 	}
-	if (s->nent > 0 && (rc = spill_buffer(s, err)) != 0)
-		return rc;
 	while (s->npool > 0)
 		pool_drop(s);
-	arena_free(s);
-	if ((rc = merge_passes(s, err)) != 0)
-		return rc;
+	/* The last buffer stays in memory as the last run when a frame
+	 * for every run fits beside it, so one merge does; else it is
+	 * spilled like the others. */
+	with_mem = s->nent > 0 && s->nruns + 1 <= fan_in(s);
+	if (with_mem) {
+		sort_entries(s);
+		s->st.runs++;
+		arena_trim(s);
+	} else {
+		if (s->nent > 0 && (rc = spill_buffer(s, err)) != 0)
+			return rc;
+		arena_free(s);
+		if ((rc = merge_passes(s, err)) != 0)
+			return rc;
+	}
 	s->to_spill = false;
-	rc = merge_runs(s, 0, s->nruns, err);
+	rc = merge_runs(s, 0, s->nruns, with_mem, err);
+	if (with_mem) {
+		release_buffer(s);
+		arena_free(s);
+	}
 	s->st.merge_passes++;
 	s->st.spill_bytes = core_spill_bytes(s->spill);
 	if (s->mem->peak > s->st.peak_mem)
@@ -1618,9 +1692,21 @@ core_sort_new(const struct core_sort_options *o,
 	s->ocap = s->out_budget + (uint64_t)schema->ncols * 32;
 	s->ochunk = core_xmalloc_aligned((size_t)s->ocap);
 	s->refs = core_xmalloc(core_mul_size(s->batch_rows, 8));
-	s->fixed_charge = s->ocap + (uint64_t)s->batch_rows * 8 +
+	s->mrefs = core_xmalloc(core_mul_size(s->batch_rows, 8));
+	s->fixed_charge = s->ocap + (uint64_t)s->batch_rows * 16 +
 	    (o->compress_spill ? s->out_budget + s->out_budget / 8 : 0);
 	s->pair = core_pair_new(o->threads);
+	/* Under a budget the second thread's chunk is charged from the
+	 * start (charged later, when the buffer has filled the budget, it
+	 * would pass it), and charged with one thread too: the budget left
+	 * for rows, and so every run and frame, is then the same whatever
+	 * the thread count, and so are the output's bytes. */
+	if (mem->limit != CORE_MEM_UNLIMITED) {
+		s->ocap2 = s->ocap;
+		if (s->pair != NULL)
+			s->ochunk2 = core_xmalloc_aligned((size_t)s->ocap2);
+		s->fixed_charge += s->ocap2;
+	}
 	core_mem_charge(mem, s->fixed_charge);
 	s->frame_est = s->out_budget + s->out_budget / 4;
 	arena_init(s);
@@ -1659,6 +1745,7 @@ core_sort_free(struct core_sort *s)
 	free(s->ent);
 	free(s->tmp);
 	free(s->refs);
+	free(s->mrefs);
 	core_pair_free(s->pair);
 	core_free_aligned(s->ochunk);
 	core_free_aligned(s->ochunk2);
