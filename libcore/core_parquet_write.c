@@ -30,7 +30,6 @@
  * little-endian, as Parquet stores them (checked at compile time below).
  */
 #include <limits.h>
-#include <pthread.h>
 #include <unistd.h>
 #include <math.h>
 #include <stdio.h>
@@ -44,6 +43,7 @@
 #include <zstd.h>
 
 #include "core_alloc.h"
+#include "core_pair.h"
 #include "core_parquet_write.h"
 #include "core_thrift.h"
 
@@ -74,6 +74,16 @@ enum {
 enum kind { K_BOOL, K_I32, K_I64, K_DEC32, K_DBL, K_STR };
 
 enum mode { M_PLAIN, M_TRIAL, M_DICT };
+
+/*
+ * Under --dictionary auto a chunk's first page is encoded both ways (the
+ * trial, M_TRIAL) and the smaller wins.  A column of nearly unique values
+ * (prices, comments, keys of a large table) would fill the dictionary
+ * for a whole page only to lose: when nine in ten of the values between
+ * these two counts are new to the dictionary, the trial ends early.
+ */
+#define TRIAL_WINDOW_START 4096
+#define TRIAL_WINDOW_END 16384
 
 struct buf {
 	uint8_t *p;		/* owned */
@@ -108,6 +118,7 @@ struct col {
 	size_t doff_cap;
 	uint32_t ndict;
 	uint32_t last;		/* entry of the previous value looked up */
+	uint32_t trial_mark;	/* ndict at TRIAL_WINDOW_START values */
 	uint32_t *slots;
 	uint32_t nslots;	/* power of two, or 0 */
 
@@ -156,15 +167,11 @@ struct core_parquet_writer {
 	unsigned nenc;			/* 1, or 2 with a worker thread */
 	struct core_parquet_stats st;
 
-	/* The worker thread encodes columns of a slice alongside the
+	/* The second thread encodes columns of a slice alongside the
 	 * caller: both take the next column from next_col until none is
 	 * left.  Columns are independent, so the file is the same bytes
 	 * whatever thread encoded what. */
-	pthread_t tid;
-	pthread_mutex_t mu;
-	pthread_cond_t go, done;
-	uint64_t gen;			/* slices handed out so far */
-	bool busy, quit;
+	struct core_pair *pair;		/* owned; NULL: one thread */
 	const struct core_batch *job;	/* the slice: rows off..off+n */
 	uint32_t job_off, job_n;
 	uint32_t next_col;		/* atomic: next column to take */
@@ -600,25 +607,17 @@ dict_clear(struct col *c)
 		memset(c->slots, 0, (size_t)c->nslots * sizeof(*c->slots));
 }
 
-/* Finds or adds the value; false when adding it would pass dict_bytes
- * (nothing is added then). */
+/* Finds or adds the value whose hash has tag as its high half; false
+ * when adding it would pass dict_bytes (nothing is added then). */
 static bool
-dict_lookup(struct col *c, uint64_t limit, const uint8_t *p, size_t n,
-    uint32_t *out)
+dict_probe(struct col *c, uint64_t limit, const uint8_t *p, size_t n,
+    uint32_t tag, uint32_t *out)
 {
-	uint32_t i, e, mask, tag;
+	uint32_t i, e, mask;
 	size_t add = c->kind == K_STR ? 4 + n : n;
 
 	if (c->nslots == 0)
 		dict_rehash(c, 1024);
-	/* Sorted and clustered columns repeat the previous value; its
-	 * entry is in cache, the hash table's slot likely is not. */
-	if (c->width != 0 && c->last < c->ndict &&
-	    dict_same(c, c->last, p, n, 0)) {
-		*out = c->last;
-		return true;
-	}
-	tag = (uint32_t)(dict_hash(c, p, n) >> 32);
 	mask = c->nslots - 1;
 	for (i = tag & mask; (e = c->slots[i]) != 0; i = (i + 1) & mask) {
 		if (dict_same(c, e - 1, p, n, tag)) {
@@ -647,6 +646,22 @@ dict_lookup(struct col *c, uint64_t limit, const uint8_t *p, size_t n,
 	if ((uint64_t)c->ndict * 2 > c->nslots)
 		dict_rehash(c, c->nslots * 2);
 	return true;
+}
+
+/* dict_probe for one value. */
+static bool
+dict_lookup(struct col *c, uint64_t limit, const uint8_t *p, size_t n,
+    uint32_t *out)
+{
+	/* Sorted and clustered columns repeat the previous value; its
+	 * entry is in cache, the hash table's slot likely is not. */
+	if (c->width != 0 && c->last < c->ndict &&
+	    dict_same(c, c->last, p, n, 0)) {
+		*out = c->last;
+		return true;
+	}
+	return dict_probe(c, limit, p, n, (uint32_t)(dict_hash(c, p, n) >>
+	    32), out);
 }
 
 /* ---- pages ---- */
@@ -834,6 +849,20 @@ plain_put(struct col *c, const uint8_t *p, size_t n)
 	buf_put(&c->plain, p, n);
 }
 
+/* Called before each trial value (or block of values, which never
+ * straddles a window count): takes the window's first count, and at its
+ * end says whether nine values in ten were still new ones.  Then the
+ * dictionary would hold about every value and be larger than PLAIN, so
+ * the trial stops paying for it. */
+static bool
+trial_hopeless(struct col *c)
+{
+	if (c->nidx == TRIAL_WINDOW_START)
+		c->trial_mark = c->ndict;
+	return c->nidx == TRIAL_WINDOW_END && c->ndict - c->trial_mark >
+	    (TRIAL_WINDOW_END - TRIAL_WINDOW_START) / 10 * 9;
+}
+
 /* Adds one non-NULL value (its PLAIN bytes, without a string's length
  * prefix) to the open page.  Bools never come here. */
 static int
@@ -859,7 +888,11 @@ put_value(struct core_parquet_writer *w, struct enc *e, struct col *c,
 		plain_put(c, p, n);
 		break;
 	case M_TRIAL:
-		if (dict_lookup(c, w->o.dict_bytes, p, n, &ent)) {
+		if (trial_hopeless(c)) {
+			c->mode = M_PLAIN;
+			page_trim(c);
+			dict_clear(c);
+		} else if (dict_lookup(c, w->o.dict_bytes, p, n, &ent)) {
 			idx_push(c, ent);
 		} else {
 			c->mode = M_PLAIN;
@@ -937,82 +970,248 @@ stat_str(struct col *c, const uint8_t *p, size_t n)
 	}
 }
 
-/* Adds rows [off, off + n) of column col of a batch. */
+/* Values a block of the fixed-width fast path takes at most. */
+#define FAST_BLOCK 256
+/* How far ahead the fast path asks for a hash table slot. */
+#define FAST_AHEAD 16
+
+/*
+ * Values of rows [r, end) that the fixed-width fast path may take as one
+ * block: 0 unless the column is numeric, past its dictionary trial and
+ * without NULLs in this batch; never past the end of the open page, so
+ * pages end where the row-at-a-time path would end them.
+ */
+static uint32_t
+fast_room(const struct core_parquet_writer *w, const struct col *c,
+    const struct core_column *col, uint32_t r, uint32_t end)
+{
+	uint64_t room, k = end - r;
+
+	if (c->width == 0 || col->validity != NULL)
+		return 0;
+	room = (w->o.page_bytes - c->page_plain + c->width - 1) / c->width;
+	if (k > room)
+		k = room;
+	/* A trial's window counts are taken between blocks. */
+	if (c->mode == M_TRIAL && c->nidx < TRIAL_WINDOW_START &&
+	    k > TRIAL_WINDOW_START - c->nidx)
+		k = TRIAL_WINDOW_START - c->nidx;
+	else if (c->mode == M_TRIAL && c->nidx < TRIAL_WINDOW_END &&
+	    k > TRIAL_WINDOW_END - c->nidx)
+		k = TRIAL_WINDOW_END - c->nidx;
+	if (k > CORE_PARQUET_PAGE_MAX_VALUES - c->page_nvals)
+		k = CORE_PARQUET_PAGE_MAX_VALUES - c->page_nvals;
+	return k > FAST_BLOCK ? FAST_BLOCK : (uint32_t)k;
+}
+
+/*
+ * Adds the k non-NULL values of rows [r, r + k) of a numeric column as
+ * a block: the row-at-a-time path's result, with the per-value dispatch
+ * gone and the dictionary's hash table slots asked for ahead of their
+ * probes.  *done is the values taken; fewer than k only when the
+ * dictionary filled up, and the caller's row-at-a-time path then takes
+ * the value that did not fit.
+ */
 static int
-write_slice(struct core_parquet_writer *w, struct enc *e, struct col *c,
-    const struct core_column *col, uint32_t off, uint32_t n,
+write_fixed_block(struct core_parquet_writer *w, struct col *c,
+    const struct core_column *col, uint32_t r, uint32_t k, uint32_t *done,
     struct core_err *err)
+{
+	uint8_t v[FAST_BLOCK * 8];
+	uint32_t tag[FAST_BLOCK], j, ent;
+	size_t wd = c->width;
+	const int64_t *i64 = (const int64_t *)col->values + r;
+
+	switch (c->kind) {
+	case K_I32:
+		memcpy(v, (const int32_t *)col->values + r, (size_t)k * 4);
+		break;
+	case K_DEC32:
+		for (j = 0; j < k; j++) {
+			int32_t v32;
+
+			if (i64[j] < INT32_MIN || i64[j] > INT32_MAX)
+				return core_err_set(err, CORE_EDATA,
+				    "column %s: decimal value %lld does not "
+				    "fit precision %u", c->name,
+				    (long long)i64[j], c->type.precision);
+			v32 = (int32_t)i64[j];
+			memcpy(v + (size_t)j * 4, &v32, 4);
+		}
+		break;
+	default:	/* K_I64, K_DBL */
+		memcpy(v, i64, (size_t)k * 8);
+		break;
+	}
+	if (c->mode == M_TRIAL && trial_hopeless(c)) {
+		c->mode = M_PLAIN;
+		page_trim(c);
+		dict_clear(c);
+	}
+	if (c->mode != M_DICT)
+		buf_put(&c->plain, v, (size_t)k * wd);
+	if (c->mode == M_PLAIN) {
+		*done = k;
+	} else {
+		if (c->nslots == 0)
+			dict_rehash(c, 1024);
+		for (j = 0; j < k; j++)
+			tag[j] = (uint32_t)(dict_hash(c, v + j * wd, wd) >> 32);
+		for (j = 0; j < k && j < FAST_AHEAD; j++)
+			__builtin_prefetch(c->slots + (tag[j] &
+			    (c->nslots - 1)));
+		if (c->nidx + k > c->idx_cap) {
+			c->idx_cap = c->nidx + k > 2 * c->idx_cap ?
+			    c->nidx + k : 2 * c->idx_cap;
+			c->idx = core_xreallocarray(c->idx, c->idx_cap,
+			    sizeof(*c->idx));
+		}
+		for (j = 0; j < k; j++) {
+			if (j + FAST_AHEAD < k)
+				__builtin_prefetch(c->slots + (tag[j +
+				    FAST_AHEAD] & (c->nslots - 1)));
+			if (c->last < c->ndict &&
+			    dict_same(c, c->last, v + j * wd, wd, 0))
+				ent = c->last;
+			else if (!dict_probe(c, w->o.dict_bytes, v + j * wd,
+			    wd, tag[j], &ent))
+				break;
+			c->idx[c->nidx++] = ent;
+		}
+		*done = j;
+		if (j < k && c->mode == M_TRIAL) {
+			/* The dictionary is full during the trial: PLAIN
+			 * wins, and the block is in the PLAIN page. */
+			c->mode = M_PLAIN;
+			page_trim(c);
+			dict_clear(c);
+			*done = k;
+		}
+	}
+	/* Statistics of the values taken: one the dictionary had no room
+	 * for goes to the row path, which counts it. */
+	switch (c->kind) {
+	case K_I32:
+	case K_DEC32:
+		for (j = 0; j < *done; j++) {
+			int32_t v32;
+
+			memcpy(&v32, v + (size_t)j * 4, 4);
+			stat_int(c, v32);
+		}
+		break;
+	case K_I64:
+		for (j = 0; j < *done; j++)
+			stat_int(c, i64[j]);
+		break;
+	default:	/* K_DBL */
+		for (j = 0; j < *done; j++)
+			stat_dbl(c, ((const double *)col->values)[r + j]);
+		break;
+	}
+	core_parquet_rle_put_run(&c->def, 1, *done);
+	c->page_nvals += *done;
+	c->page_plain += (uint64_t)*done * wd;
+	return 0;
+}
+
+/* Adds row r of column col (the row-at-a-time path). */
+static int
+write_row(struct core_parquet_writer *w, struct enc *e, struct col *c,
+    const struct core_column *col, uint32_t r, struct core_err *err)
 {
 	const int32_t *so = col->offsets;
 	const uint8_t *sb = col->values;
-	uint32_t r, end = off + n;
 	int32_t v32;
 	int64_t v64;
 	double d;
 	uint8_t bit;
 	int rc = 0;
 
-	page_prealloc(w, c);
-	for (r = off; r < end; r++) {
-		if (!core_col_is_valid(col, r)) {
-			core_parquet_rle_put(&c->def, 0);
-			c->page_nvals++;
-			c->page_nnulls++;
-			c->nulls++;
-			goto next;
-		}
-		switch (c->kind) {
-		case K_BOOL:
-			bit = ((const uint8_t *)col->values)[r] != 0;
-			buf_reserve(&c->plain, 1);
-			if (c->nbits % 8 == 0)
-				c->plain.p[c->plain.len++] = 0;
-			c->plain.p[c->plain.len - 1] |=
-			    (uint8_t)(bit << (c->nbits % 8));
-			c->nbits++;
-			/* Bits are counted in whole bytes per 8 values. */
-			c->page_plain = c->plain.len;
-			stat_int(c, bit);
-			break;
-		case K_I32:
-			v32 = ((const int32_t *)col->values)[r];
-			rc = put_value(w, e, c, (const uint8_t *)&v32, 4, err);
-			stat_int(c, v32);
-			break;
-		case K_DEC32:
-			v64 = ((const int64_t *)col->values)[r];
-			if (v64 < INT32_MIN || v64 > INT32_MAX)
-				return core_err_set(err, CORE_EDATA,
-				    "column %s: decimal value %lld does not "
-				    "fit precision %u", c->name, (long long)v64,
-				    c->type.precision);
-			v32 = (int32_t)v64;
-			rc = put_value(w, e, c, (const uint8_t *)&v32, 4, err);
-			stat_int(c, v32);
-			break;
-		case K_I64:
-			v64 = ((const int64_t *)col->values)[r];
-			rc = put_value(w, e, c, (const uint8_t *)&v64, 8, err);
-			stat_int(c, v64);
-			break;
-		case K_DBL:
-			d = ((const double *)col->values)[r];
-			rc = put_value(w, e, c, (const uint8_t *)&d, 8, err);
-			stat_dbl(c, d);
-			break;
-		case K_STR:
-			rc = put_value(w, e, c, sb + so[r],
-			    (size_t)(so[r + 1] - so[r]), err);
-			if (w->o.statistics)
-				stat_str(c, sb + so[r],
-				    (size_t)(so[r + 1] - so[r]));
-			break;
-		}
-		if (rc != 0)
-			return rc;
-		core_parquet_rle_put(&c->def, 1);
+	if (!core_col_is_valid(col, r)) {
+		core_parquet_rle_put(&c->def, 0);
 		c->page_nvals++;
-next:
+		c->page_nnulls++;
+		c->nulls++;
+		return 0;
+	}
+	switch (c->kind) {
+	case K_BOOL:
+		bit = ((const uint8_t *)col->values)[r] != 0;
+		buf_reserve(&c->plain, 1);
+		if (c->nbits % 8 == 0)
+			c->plain.p[c->plain.len++] = 0;
+		c->plain.p[c->plain.len - 1] |= (uint8_t)(bit <<
+		    (c->nbits % 8));
+		c->nbits++;
+		/* Bits are counted in whole bytes per 8 values. */
+		c->page_plain = c->plain.len;
+		stat_int(c, bit);
+		break;
+	case K_I32:
+		v32 = ((const int32_t *)col->values)[r];
+		rc = put_value(w, e, c, (const uint8_t *)&v32, 4, err);
+		stat_int(c, v32);
+		break;
+	case K_DEC32:
+		v64 = ((const int64_t *)col->values)[r];
+		if (v64 < INT32_MIN || v64 > INT32_MAX)
+			return core_err_set(err, CORE_EDATA,
+			    "column %s: decimal value %lld does not fit "
+			    "precision %u", c->name, (long long)v64,
+			    c->type.precision);
+		v32 = (int32_t)v64;
+		rc = put_value(w, e, c, (const uint8_t *)&v32, 4, err);
+		stat_int(c, v32);
+		break;
+	case K_I64:
+		v64 = ((const int64_t *)col->values)[r];
+		rc = put_value(w, e, c, (const uint8_t *)&v64, 8, err);
+		stat_int(c, v64);
+		break;
+	case K_DBL:
+		d = ((const double *)col->values)[r];
+		rc = put_value(w, e, c, (const uint8_t *)&d, 8, err);
+		stat_dbl(c, d);
+		break;
+	case K_STR:
+		rc = put_value(w, e, c, sb + so[r], (size_t)(so[r + 1] -
+		    so[r]), err);
+		if (w->o.statistics)
+			stat_str(c, sb + so[r], (size_t)(so[r + 1] - so[r]));
+		break;
+	}
+	if (rc != 0)
+		return rc;
+	core_parquet_rle_put(&c->def, 1);
+	c->page_nvals++;
+	return 0;
+}
+
+/* Adds rows [off, off + n) of column col of a batch: numeric columns
+ * without NULLs a block at a time, the rest a row at a time. */
+static int
+write_slice(struct core_parquet_writer *w, struct enc *e, struct col *c,
+    const struct core_column *col, uint32_t off, uint32_t n,
+    struct core_err *err)
+{
+	uint32_t r = off, end = off + n, k, done;
+	int rc;
+
+	page_prealloc(w, c);
+	while (r < end) {
+		done = 0;
+		if ((k = fast_room(w, c, col, r, end)) > 0) {
+			if ((rc = write_fixed_block(w, c, col, r, k, &done,
+			    err)) != 0)
+				return rc;
+			r += done;
+		}
+		if (done < k || k == 0) {
+			if ((rc = write_row(w, e, c, col, r, err)) != 0)
+				return rc;
+			r++;
+		}
 		if (c->page_plain >= w->o.page_bytes ||
 		    c->page_nvals >= CORE_PARQUET_PAGE_MAX_VALUES) {
 			if ((rc = flush_page(w, e, c, err)) != 0)
@@ -1084,31 +1283,183 @@ stat_bytes(const struct col *c, bool max, uint8_t tmp[8], const uint8_t **p,
 	*p = tmp;
 }
 
-static void
-encode_statistics(const struct core_parquet_writer *w, const struct col *c,
-    struct core_thrift *t)
+/* ---- bounds for long string statistics (see core_parquet_write.h) ---- */
+
+static inline bool
+utf8_cont(uint8_t b)
 {
-	uint8_t tmin[8], tmax[8];
+	return (b & 0xc0) == 0x80;
+}
+
+/* The length of the well-formed UTF-8 sequence starting p (n bytes
+ * there), 0 if none: a lead byte, its continuation bytes, the shortest
+ * form, no surrogate, nothing past U+10FFFF.  Its code point in *cp. */
+static size_t
+utf8_seq(const uint8_t *p, size_t n, uint32_t *cp)
+{
+	static const uint32_t least[5] = { 0, 0, 0x80, 0x800, 0x10000 };
+	uint32_t c;
+	size_t len, i;
+
+	if (n == 0)
+		return 0;
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return 1;
+	}
+	if (p[0] >= 0xc0 && p[0] < 0xe0)
+		len = 2, c = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] < 0xf0)
+		len = 3, c = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] < 0xf8)
+		len = 4, c = p[0] & 0x07;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if (!utf8_cont(p[i]))
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if (c < least[len] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+static size_t
+utf8_put(uint32_t c, uint8_t *out)
+{
+	if (c < 0x80) {
+		out[0] = (uint8_t)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		out[0] = (uint8_t)(0xc0 | c >> 6);
+		out[1] = (uint8_t)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		out[0] = (uint8_t)(0xe0 | c >> 12);
+		out[1] = (uint8_t)(0x80 | (c >> 6 & 0x3f));
+		out[2] = (uint8_t)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	out[0] = (uint8_t)(0xf0 | c >> 18);
+	out[1] = (uint8_t)(0x80 | (c >> 12 & 0x3f));
+	out[2] = (uint8_t)(0x80 | (c >> 6 & 0x3f));
+	out[3] = (uint8_t)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+size_t
+core_parquet_stats_lower(const uint8_t *p, size_t n, size_t limit)
+{
+	uint32_t c;
+	size_t k;
+
+	if (n <= limit)
+		return n;
+	/* The last lead byte among the 3 before the cut: only a sequence
+	 * starting there can reach past it. */
+	for (k = limit; k > 0 && limit - k < 3; k--) {
+		if (utf8_cont(p[k - 1]))
+			continue;
+		if (k - 1 + utf8_seq(p + k - 1, n - (k - 1), &c) > limit)
+			return k - 1;
+		break;
+	}
+	return limit;
+}
+
+/* The byte rule of core_parquet_stats_upper. */
+static bool
+upper_bytes(const uint8_t *p, size_t limit, uint8_t *out, size_t *outn)
+{
+	size_t end;
+
+	for (end = limit; end > 0 && p[end - 1] == 0xff; end--)
+		;
+	if (end == 0)
+		return false;
+	memcpy(out, p, end);
+	out[end - 1]++;
+	*outn = end;
+	return true;
+}
+
+bool
+core_parquet_stats_upper(const uint8_t *p, size_t n, size_t limit,
+    uint8_t *out, size_t *outn)
+{
+	uint8_t enc[4];
+	uint32_t c;
+	size_t end, k, len;
+
+	if (n <= limit) {
+		if (n > 0)
+			memcpy(out, p, n);
+		*outn = n;
+		return true;
+	}
+	/* Each code point ends where the next starts, so the one ending
+	 * at end starts at the lead byte at most 4 bytes back. */
+	end = core_parquet_stats_lower(p, n, limit);
+	while (end > 0) {
+		for (k = end - 1; k > 0 && end - k < 4 && utf8_cont(p[k]); k--)
+			;
+		if (utf8_seq(p + k, end - k, &c) != end - k)
+			return upper_bytes(p, limit, out, outn);
+		if (c < 0x10ffff) {
+			len = utf8_put(c == 0xd7ff ? 0xe000 : c + 1, enc);
+			if (k + len <= limit) {
+				memcpy(out, p, k);
+				memcpy(out + k, enc, len);
+				*outn = k + len;
+				return true;
+			}
+		}
+		end = k;
+	}
+	return false;
+}
+
+static void
+encode_statistics(const struct col *c, struct core_thrift *t)
+{
+	uint8_t tmin[8], tmax[8], bound[CORE_PARQUET_STATS_MAX];
 	const uint8_t *pmin = NULL, *pmax = NULL;
 	size_t nmin = 0, nmax = 0;
-	bool minmax = c->has_minmax;
+	bool has_min = c->has_minmax, has_max = c->has_minmax;
+	bool min_exact = true, max_exact = true;
 
-	if (minmax) {
+	if (c->has_minmax) {
 		stat_bytes(c, false, tmin, &pmin, &nmin);
 		stat_bytes(c, true, tmax, &pmax, &nmax);
-		if (nmin > CORE_PARQUET_STATS_MAX ||
-		    nmax > CORE_PARQUET_STATS_MAX)
-			minmax = false;
 	}
-	(void)w;
+	/* Only strings can be this long. */
+	if (has_min && nmin > CORE_PARQUET_STATS_MAX) {
+		nmin = core_parquet_stats_lower(pmin, nmin,
+		    CORE_PARQUET_STATS_MAX);
+		min_exact = false;
+	}
+	if (has_max && nmax > CORE_PARQUET_STATS_MAX) {
+		has_max = core_parquet_stats_upper(pmax, nmax,
+		    CORE_PARQUET_STATS_MAX, bound, &nmax);
+		pmax = bound;
+		max_exact = false;
+	}
 	core_thrift_field_struct(t, 12);
 	core_thrift_field_i64(t, 3, (int64_t)c->nulls);
-	if (minmax) {
+	if (has_max)
 		core_thrift_field_binary(t, 5, pmax, nmax);
+	if (has_min)
 		core_thrift_field_binary(t, 6, pmin, nmin);
-		core_thrift_field_bool(t, 7, true);
-		core_thrift_field_bool(t, 8, true);
-	}
+	if (has_max)
+		core_thrift_field_bool(t, 7, max_exact);
+	if (has_min)
+		core_thrift_field_bool(t, 8, min_exact);
 	if (c->kind == K_DBL)
 		core_thrift_field_i64(t, 9, (int64_t)c->nans);
 	core_thrift_struct_end(t);
@@ -1191,7 +1542,7 @@ flush_row_group(struct core_parquet_writer *w, struct core_err *err)
 		if (has_dict)
 			core_thrift_field_i64(t, 11, (int64_t)dict_off);
 		if (w->o.statistics)
-			encode_statistics(w, c, t);
+			encode_statistics(c, t);
 		nes = has_dict + (c->npages_dict > 0) +
 		    (c->npages_plain > 0);
 		core_thrift_field_list(t, 13, CORE_THRIFT_STRUCT, nes);
@@ -1237,7 +1588,7 @@ flush_row_group(struct core_parquet_writer *w, struct core_err *err)
 
 static void
 col_setup(struct col *c, const struct core_field *f,
-    const struct core_parquet_options *o)
+    enum core_parquet_dict dict)
 {
 	memset(c, 0, sizeof(*c));
 	c->name = f->name;
@@ -1267,9 +1618,10 @@ col_setup(struct col *c, const struct core_field *f,
 		c->kind = K_STR, c->ptype = PT_BYTE_ARRAY, c->width = 0;
 		break;
 	}
-	if (c->kind == K_BOOL || o->dict == CORE_PARQUET_DICT_OFF)
+	/* A bool takes at most one bit PLAIN: no dictionary can beat it. */
+	if (c->kind == K_BOOL || dict == CORE_PARQUET_DICT_OFF)
 		c->mode0 = M_PLAIN;
-	else if (o->dict == CORE_PARQUET_DICT_ON)
+	else if (dict == CORE_PARQUET_DICT_ON)
 		c->mode0 = M_DICT;
 	else
 		c->mode0 = M_TRIAL;
@@ -1339,27 +1691,12 @@ encode_columns(struct core_parquet_writer *w, struct enc *e)
 	}
 }
 
-static void *
-worker_main(void *arg)
+static void
+encode_on(void *arg, unsigned who)
 {
 	struct core_parquet_writer *w = arg;
-	uint64_t seen = 0;
 
-	pthread_mutex_lock(&w->mu);
-	for (;;) {
-		while (!w->quit && w->gen == seen)
-			pthread_cond_wait(&w->go, &w->mu);
-		if (w->quit)
-			break;
-		seen = w->gen;
-		pthread_mutex_unlock(&w->mu);
-		encode_columns(w, &w->enc[1]);
-		pthread_mutex_lock(&w->mu);
-		w->busy = false;
-		pthread_cond_signal(&w->done);
-	}
-	pthread_mutex_unlock(&w->mu);
-	return NULL;
+	encode_columns(w, &w->enc[who]);
 }
 
 /* Encodes rows off..off+n of every column, on both threads if there
@@ -1375,20 +1712,7 @@ encode_slice(struct core_parquet_writer *w, const struct core_batch *b,
 	w->job_n = n;
 	w->next_col = 0;
 	w->enc[1].rc = 0;
-	if (w->nenc == 2) {
-		pthread_mutex_lock(&w->mu);
-		w->busy = true;
-		w->gen++;
-		pthread_cond_signal(&w->go);
-		pthread_mutex_unlock(&w->mu);
-	}
-	encode_columns(w, &w->enc[0]);
-	if (w->nenc == 2) {
-		pthread_mutex_lock(&w->mu);
-		while (w->busy)
-			pthread_cond_wait(&w->done, &w->mu);
-		pthread_mutex_unlock(&w->mu);
-	}
+	core_pair_run(w->pair, encode_on, w);
 	for (k = 0; k < w->nenc; k++)
 		if (w->enc[k].rc != 0) {
 			if (err != NULL)
@@ -1419,29 +1743,23 @@ core_parquet_writer_new(struct core_output *out,
 	w->ncols = schema->ncols;
 	w->cols = core_xcalloc(w->ncols ? w->ncols : 1, sizeof(*w->cols));
 	for (i = 0; i < w->ncols; i++)
-		col_setup(&w->cols[i], &schema->fields[i], o);
+		col_setup(&w->cols[i], &schema->fields[i],
+		    o->col_dict != NULL ? o->col_dict[i] : o->dict);
+	w->o.col_dict = NULL;		/* borrowed for this call only */
 	core_thrift_init(&w->rg);
-	w->nenc = o->threads == 1 ? 1 : o->threads == 2 ? 2 :
-	    sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2 : 1;
+	w->nenc = 2;
 	for (i = 0; i < w->nenc; i++)
 		if ((rc = enc_init(&w->enc[i], o, err)) != 0) {
-			/* No worker yet; free releases both scratch sets. */
-			w->nenc = 1;
+			/* No second thread yet; free releases both scratch
+			 * sets. */
 			core_parquet_writer_free(w);
 			return rc;
 		}
-	if (w->nenc == 2) {
-		pthread_mutex_init(&w->mu, NULL);
-		pthread_cond_init(&w->go, NULL);
-		pthread_cond_init(&w->done, NULL);
-		if (pthread_create(&w->tid, NULL, worker_main, w) != 0) {
-			/* One thread is slower, not wrong. */
-			pthread_mutex_destroy(&w->mu);
-			pthread_cond_destroy(&w->go);
-			pthread_cond_destroy(&w->done);
-			enc_release(&w->enc[1]);
-			w->nenc = 1;
-		}
+	/* Without a second thread (one core, -j1, or none to be had) the
+	 * caller encodes alone: slower, not wrong. */
+	if ((w->pair = core_pair_new(o->threads)) == NULL) {
+		enc_release(&w->enc[1]);
+		w->nenc = 1;
 	}
 	if ((rc = emit(w, "PAR1", 4, err)) != 0) {
 		core_parquet_writer_free(w);
@@ -1615,16 +1933,7 @@ core_parquet_writer_free(struct core_parquet_writer *w)
 	}
 	free(w->cols);
 	core_thrift_release(&w->rg);
-	if (w->nenc == 2) {
-		pthread_mutex_lock(&w->mu);
-		w->quit = true;
-		pthread_cond_signal(&w->go);
-		pthread_mutex_unlock(&w->mu);
-		pthread_join(w->tid, NULL);
-		pthread_mutex_destroy(&w->mu);
-		pthread_cond_destroy(&w->go);
-		pthread_cond_destroy(&w->done);
-	}
+	core_pair_free(w->pair);
 	enc_release(&w->enc[0]);
 	enc_release(&w->enc[1]);
 	free(w);

@@ -21,7 +21,9 @@
  *     pages where the dictionary pays, falling back to PLAIN for the rest
  *     of a column chunk once its dictionary grows past dict_bytes;
  *   - per column chunk min/max (strings as unsigned bytes, NaN left out,
- *     column_orders TypeDefinedOrder), null_count and, for DOUBLE,
+ *     column_orders TypeDefinedOrder; a string longer than
+ *     CORE_PARQUET_STATS_MAX cut to a bound, see core_parquet_stats_lower),
+ *     is_min_value_exact/is_max_value_exact, null_count and, for DOUBLE,
  *     nan_count.
  *
  * Memory: the open row group's compressed pages are held until it is
@@ -55,6 +57,8 @@ enum core_parquet_codec {
 	CORE_PARQUET_ZSTD = 6,
 };
 
+/* Whether a column chunk is dictionary-encoded.  Bool columns never are,
+ * whatever their mode. */
 enum core_parquet_dict {
 	CORE_PARQUET_DICT_AUTO,	/* where it is smaller than PLAIN */
 	CORE_PARQUET_DICT_ON,	/* always, until the dictionary is full */
@@ -70,8 +74,8 @@ enum core_parquet_dict {
 /* A data page also ends after this many values (NULLs included), so a
  * column of NULLs cannot grow one page without bound. */
 #define CORE_PARQUET_PAGE_MAX_VALUES (1u << 20)
-/* Longest string kept as a min or max statistic; a column chunk with a
- * longer minimum or maximum gets no min/max (null_count still). */
+/* Longest min_value or max_value written: a longer string minimum or
+ * maximum is cut to a bound of at most this many bytes (below). */
 #define CORE_PARQUET_STATS_MAX 4096
 
 struct core_parquet_options {
@@ -81,13 +85,19 @@ struct core_parquet_options {
 	uint64_t row_group_bytes;	/* >= 1 */
 	uint64_t page_bytes;		/* >= 1 */
 	uint64_t dict_bytes;		/* dictionary limit per column chunk */
-	enum core_parquet_dict dict;
+	enum core_parquet_dict dict;	/* every column's mode ... */
+	/* ... unless this is not NULL: then col_dict[i] is column i's, one
+	 * entry per column of the schema given to core_parquet_writer_new,
+	 * which reads it (borrowed) during that call only.  Callers that
+	 * name columns resolve the names against the schema first. */
+	const enum core_parquet_dict *col_dict;
 	bool statistics;
 	unsigned threads;		/* encoding threads: 1 or 2; 0 = 2
 					   when the machine has two cores */
 };
 
-/* Defaults: snappy, the sizes above, dictionary auto, statistics on. */
+/* Defaults: snappy, the sizes above, dictionary auto for every column
+ * (col_dict NULL), statistics on. */
 void core_parquet_options_init(struct core_parquet_options *o);
 
 /* Parses "none", "uncompressed", "snappy", "gzip[:L]", "zstd[:L]" into
@@ -99,7 +109,8 @@ struct core_parquet_writer;
 
 /* Starts a file on out (borrowed; every byte goes through it and is
  * counted from 0 at this call).  schema is borrowed for the writer's life,
- * o is copied.  The file's leading magic is written here. */
+ * o is copied (o->col_dict is read here, not kept).  The file's leading
+ * magic is written here. */
 int core_parquet_writer_new(struct core_output *out,
     const struct core_schema *schema, const struct core_parquet_options *o,
     struct core_parquet_writer **w, struct core_err *err);
@@ -128,6 +139,38 @@ struct core_parquet_stats {
 };
 void core_parquet_writer_stats(const struct core_parquet_writer *w,
     struct core_parquet_stats *st);
+
+/*
+ * Bounds for string statistics longer than limit bytes (the writer's limit
+ * is CORE_PARQUET_STATS_MAX); public for the unit tests.  parquet.thrift
+ * lets min_value and max_value be any bounds of the column chunk's values
+ * (is_min_value_exact/is_max_value_exact then false), and readers compare
+ * them as unsigned bytes, so any prefix of the minimum is a lower bound
+ * and any string that passes the maximum at some byte is an upper bound.
+ * A cut is kept off the inside of a UTF-8 sequence where it can be, so
+ * that the bounds of UTF-8 strings are UTF-8 too.
+ *
+ * core_parquet_stats_lower returns the length of the lower bound, a
+ * prefix of p: n when n <= limit; else limit, or less when a well-formed
+ * UTF-8 sequence starts before byte limit and ends after it: then the cut
+ * is where that sequence starts (at most 3 bytes earlier).
+ *
+ * core_parquet_stats_upper writes the upper bound to out (room for limit
+ * bytes) and its length to *outn: p itself when n <= limit.  Else, walking
+ * back over the code points of P, the lower bound's prefix: the first one
+ * that has a successor (not U+10FFFF; U+D7FF's is U+E000) whose encoding
+ * still ends within limit bytes is replaced by that successor, and what
+ * follows it is dropped.  UTF-8's byte order is code point order, so that
+ * passes p, and it is UTF-8 (parquet.thrift wants bounds that are values
+ * of the column's logical type, here STRING).  Should the walk meet a byte
+ * that is not part of a well-formed sequence (p is not UTF-8), the byte
+ * rule decides instead: of p's first limit bytes, the last one that is
+ * not 0xff is incremented and those after it are dropped.  False when no
+ * bound fits: P holds only U+10FFFF, or (byte rule) limit bytes of 0xff.
+ */
+size_t core_parquet_stats_lower(const uint8_t *p, size_t n, size_t limit);
+bool core_parquet_stats_upper(const uint8_t *p, size_t n, size_t limit,
+    uint8_t *out, size_t *outn);
 
 /*
  * The RLE/bit-packing hybrid encoder (Encodings.md), used for definition

@@ -2,8 +2,9 @@
 # col2parquet.bats - col2parquet as users run it: pipelines, options, the
 # all-or-nothing promise of -o (a truncated or corrupt stream, a signal
 # mid-write: no file at the target, no temporary file, an old file left
-# as it was), output failures and bounded memory.  Streams are made with
-# csv2col; whether readers accept the files is tests/oracle/parquet.sh.
+# as it was), output failures and bounded memory, per-column dictionary
+# modes and bounded string statistics.  Streams are made with csv2col;
+# whether readers accept the files is tests/oracle/parquet.sh.
 
 load helpers
 
@@ -81,6 +82,115 @@ is_parquet() {
 	cmp long.parquet gzip-auto.parquet
 }
 
+# make_dict FILE: 20000 rows; k unique, label 977 distinct strings, day
+# dates, flag bools.
+make_dict() {
+	awk 'BEGIN {
+		print "k,label,day,flag"
+		for (i = 1; i <= 20000; i++)
+			printf "%d,label %d,19%02d-%02d-%02d,%s\n", i, i % 977,
+			    70 + i % 30, 1 + i % 12, 1 + i % 28,
+			    i % 3 ? "true" : "false"
+	}' >"$1"
+}
+
+# dict_chunks ARGS...: col2parquet ARGS on dict.col in 4 row groups; prints
+# the dictionary-encoded column chunks --stats counts.
+dict_chunks() {
+	local err
+	err=$(col2parquet --stats --row-group-rows 5000 "$@" -o d.parquet \
+	    dict.col 2>&1) || fail "col2parquet $*: $err"
+	[[ $err =~ ([0-9]+)\ dictionary\ chunks ]] || fail "no count: $err"
+	printf '%s\n' "${BASH_REMATCH[1]}"
+}
+
+@test "--dictionary COL=MODE: per column, over the global mode, the last wins" {
+	need csv2col col2parquet
+	make_dict dict.csv
+	csv2col dict.csv >dict.col
+	# 4 row groups: a dictionary-encoded column makes 4 chunks.
+	[ "$(dict_chunks --dictionary off)" -eq 0 ]
+	[ "$(dict_chunks --dictionary on)" -eq 12 ] # the bool column never
+	[ "$(dict_chunks --dictionary off --dictionary label=on)" -eq 4 ]
+	[ "$(dict_chunks --dictionary label=on --dictionary off)" -eq 4 ]
+	[ "$(dict_chunks --dictionary off --dictionary label=on --dictionary day=on)" -eq 8 ]
+	[ "$(dict_chunks --dictionary on --dictionary k=off)" -eq 8 ]
+	[ "$(dict_chunks --dictionary on --dictionary k=off --dictionary label=off)" -eq 4 ]
+	[ "$(dict_chunks --dictionary off --dictionary label=on --dictionary label=off)" -eq 0 ]
+	[ "$(dict_chunks --dictionary on --dictionary k=off --dictionary k=on)" -eq 12 ]
+	[ "$(dict_chunks --dictionary off --dictionary flag=on)" -eq 0 ]
+	# auto for one column: 977 labels pay, a unique key does not.
+	[ "$(dict_chunks --dictionary on --dictionary label=auto --dictionary k=auto --dictionary day=off)" -eq 4 ]
+	# Per column everywhere is the global mode, byte for byte; the
+	# order of global and per-column options changes nothing.
+	local m
+	for m in auto on off; do
+		col2parquet --dictionary "$m" -o global.parquet dict.col
+		col2parquet --dictionary k="$m" --dictionary label="$m" \
+		    --dictionary day="$m" --dictionary flag="$m" -o cols.parquet dict.col
+		cmp global.parquet cols.parquet || fail "$m: per column differs"
+	done
+	col2parquet --dictionary off --dictionary label=on -o a.parquet dict.col
+	col2parquet --dictionary label=on --dictionary off -o b.parquet dict.col
+	cmp a.parquet b.parquet
+}
+
+@test "--dictionary COL=MODE: a column name holding '=' takes the last '=' as the mode's" {
+	need csv2col col2parquet
+	printf 'a=b,c\nx,1\ny,2\nx,3\n' >eq.csv
+	csv2col eq.csv >eq.col
+	run --separate-stderr col2parquet --stats --dictionary off --dictionary a=b=on -o eq.parquet eq.col
+	status_is 0
+	stderr_has ' 1 dictionary chunks'
+	run --separate-stderr col2parquet --dictionary a=on -o eq.parquet eq.col
+	status_is 2
+	stderr_has "no column 'a'"
+}
+
+@test "--dictionary with a column the input lacks: exit 2, nothing written" {
+	need csv2col col2parquet
+	make_dict dict.csv
+	csv2col dict.csv >dict.col
+	mkdir d
+	run --separate-stderr col2parquet --dictionary off --dictionary lable=on -o d/out.parquet dict.col
+	status_is 2
+	stderr_matches "^col2parquet: .*no column 'lable'"
+	[ -z "$(ls -A d)" ] || fail "left behind: $(ls -A d)"
+	# An existing file stays as it was; stdout gets no byte.
+	printf 'old contents\n' >d/out.parquet
+	run --separate-stderr col2parquet --dictionary K=on -o d/out.parquet dict.col
+	status_is 2
+	stderr_has "'K'"
+	[ "$(cat d/out.parquet)" = "old contents" ] || fail "out.parquet changed"
+	[ "$(ls -A d)" = out.parquet ] || fail "left behind: $(ls -A d)"
+	run --separate-stderr bash -c 'col2parquet --dictionary label=on --dictionary nope=off -o - <dict.col | wc -c'
+	[ "$output" -eq 0 ] || fail "$output bytes on stdout"
+	stderr_has "'nope'"
+}
+
+@test "a string over 4096 bytes: min and max cut to 4096-byte bounds in the footer" {
+	need csv2col col2parquet
+	local x4095 len
+	x4095=$(printf '%04095d' 0 | tr 0 x)
+	{
+		printf 'id,s\n'
+		printf '1,%s\n' "${x4095}x$(printf '%01000d' 0 | tr 0 x)2"
+		printf '2,%s\n' "${x4095}x$(printf '%01000d' 0 | tr 0 x)1"
+	} >long.csv
+	csv2col long.csv >long.col
+	run --separate-stderr col2parquet -o long.parquet long.col
+	status_is 0
+	is_parquet long.parquet
+	len=$(tail -c 8 long.parquet | head -c 4 | od -An -tu4 | tr -d ' ')
+	tail -c $((len + 8)) long.parquet | head -c "$len" >footer
+	# Both bounds, 4096 bytes each, and nothing longer: the min is the
+	# prefix, the max the prefix with its last byte raised.
+	[ "$len" -lt 9000 ] || fail "footer of $len bytes"
+	grep -aqF "${x4095}y" footer || fail "no upper bound xxx...y"
+	grep -aqF "${x4095}x" footer || fail "no lower bound xxx...x"
+	! grep -aqF "${x4095}xx" footer || fail "a min/max longer than 4096"
+}
+
 @test "row groups and pages follow the size options" {
 	need csv2col col2parquet
 	make_big big.csv 30000
@@ -119,7 +229,8 @@ is_parquet() {
 	need col2parquet
 	local args
 	for args in "" "-c lz4" "-c zstd:0" "-c zstd:23" "-c gzip:10" \
-	    "-c snappy:3" "--dictionary maybe" "--page-bytes 0" \
+	    "-c snappy:3" "--dictionary maybe" "--dictionary =on" \
+	    "--dictionary k=maybe" "--dictionary k=" "--page-bytes 0" \
 	    "--page-bytes 2G" "--row-group-rows 0" "--row-group-bytes 0" \
 	    "--row-group-bytes 12Q" "--row-group-rows x"; do
 		if [ -n "$args" ]; then
@@ -236,17 +347,21 @@ is_parquet() {
 	# ASan's quarantine holds on to freed memory: RSS means nothing there.
 	col2parquet --version | grep -q 'asan mode' &&
 	    skip "peak memory is not measurable under ASan"
-	# Small row groups, so that both runs fill and flush several.
+	# Small row groups and pages, so that both runs fill and flush
+	# several: the bound (row group bytes plus a page and a dictionary
+	# per column) is reached in the smaller run too.
 	need csv2col col2parquet
 	make_big big.csv 100000
 	csv2col big.csv >one.col
 	for i in 1 2 3 4 5 6 7 8; do cat one.col; done >eight.col
 	local p1 p8
-	run --separate-stderr col2parquet --stats --row-group-bytes 256K -o a.parquet one.col
+	run --separate-stderr col2parquet --stats --row-group-bytes 256K \
+	    --page-bytes 64K -o a.parquet one.col
 	status_is 0
 	[[ $stderr =~ peak\ memory\ ([0-9.]+)\ MB ]] || fail "no peak: $stderr"
 	p1=${BASH_REMATCH[1]}
-	run --separate-stderr col2parquet --stats --row-group-bytes 256K -o b.parquet eight.col
+	run --separate-stderr col2parquet --stats --row-group-bytes 256K \
+	    --page-bytes 64K -o b.parquet eight.col
 	status_is 0
 	stderr_has '800000 rows'
 	[[ $stderr =~ peak\ memory\ ([0-9.]+)\ MB ]] || fail "no peak: $stderr"

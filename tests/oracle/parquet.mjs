@@ -15,7 +15,15 @@
 //    microseconds, dates in days) and with the Arrow types colpipe's
 //    Parquet types map to.  Point queries on the many-row-group file check
 //    that DuckDB's use of the min/max statistics loses no row.  Zero rows
-//    make a valid file with the schema.
+//    make a valid file with the schema.  Files with per-column
+//    dictionary modes mixed with the global one read back the same, and
+//    each column chunk is dictionary-encoded or not as its mode says.
+// 1b. Strings longer than 4096 bytes (ASCII, 2-, 3- and 4-byte UTF-8
+//    across the cut, U+10FFFF, U+007F at it): DuckDB's parquet_metadata()
+//    shows min/max bounds of at most 4096 bytes that still bound every
+//    value of their row group, flagged inexact exactly when cut; every
+//    value reads back equal, and equality and range filters, which
+//    DuckDB prunes by those bounds, find every row they should.
 // 2. TPC-H SF0.1: each table `csv2col T.csv | col2parquet`, read back by
 //    DuckDB, equals DuckDB's own reading of the CSV with the same column
 //    types (so decimals compare exactly): same row count and an empty
@@ -207,6 +215,15 @@ async function randomTable() {
 	cases.push(['zstd:19, 777-row row groups, 2K pages', '-c zstd:19 --row-group-rows 777 --page-bytes 2K']);
 	cases.push(['snappy, 64K row groups, dictionary on', '--row-group-bytes 64K --dictionary on']);
 	cases.push(['no statistics', '--no-statistics --row-group-rows 5000']);
+	// Per-column modes over the global one (the bool and the all-NULL
+	// column never get a dictionary, whatever they are given).
+	const MIXED = [
+		['dictionary off, on for 6 columns', 'off', { s: 'on', sd: 'on', i32: 'on', dt: 'on', b: 'on', n_all: 'on' }, '--row-group-rows 7000'],
+		['dictionary on, off for 4 columns, auto for 2', 'on', { i64: 'off', sl: 'off', d18: 'off', n_some: 'off', sd: 'auto', f: 'auto' }, '-c zstd'],
+	];
+	const mixedStart = cases.length;
+	for (const [what, g, per, extra] of MIXED)
+		cases.push([what, `${extra} --dictionary ${g} ${Object.entries(per).map(([c, m]) => `--dictionary ${c}=${m}`).join(' ')}`]);
 
 	let many = null;
 	for (const [i, [what, opts]] of cases.entries()) {
@@ -221,6 +238,8 @@ async function randomTable() {
 			[`${cmp.rows} rows`, ...cmp.errors]);
 		if (opts.includes('777'))
 			many = pq;
+		if (i >= mixedStart)
+			await dictModesCheck(pq, MIXED[i - mixedStart], what);
 		if (hyparquet)
 			await hyparquetCheck(pq, truth, n, what);
 		if (pwasm)
@@ -291,6 +310,137 @@ async function randomTable() {
 			} catch (e) { bad.push(String(e)); }
 			tap.ok(bad.length === 0, 'zero rows: parquet-wasm reads 0 rows, every column with its Arrow type', bad);
 		}
+	}
+}
+
+// Each column chunk of pq is dictionary-encoded exactly when its mode is
+// on (auto: either), except bools and chunks of NULLs only, never.
+async function dictModesCheck(pq, [, global, per], what) {
+	const md = await one(`SELECT row_group_id, path_in_schema, encodings, dictionary_page_offset, stats_null_count, num_values FROM parquet_metadata(${sqlq(pq)})`);
+	const bad = [];
+	for (const [rg, col, enc, doff, nulls, nvals] of md) {
+		const mode = per[col] ?? global;
+		const has = String(enc).includes('RLE_DICTIONARY');
+		if (has !== (doff !== null))
+			bad.push(`rg ${rg} ${col}: encodings ${enc} but dictionary_page_offset ${doff}`);
+		if (mode === 'auto')
+			continue;
+		const want = mode === 'on' && col !== 'b' && nulls !== nvals;
+		if (has !== want)
+			bad.push(`rg ${rg} ${col} (${mode}): encodings ${enc}`);
+	}
+	tap.ok(bad.length === 0 && md.length === SCHEMA.length * Math.max(1, new Set(md.map((x) => x[0])).size),
+		`random table, ${what}: each column chunk dictionary-encoded as its mode says`, bad.slice(0, 10));
+}
+
+// ---- 1b. strings over the 4096-byte statistics limit ----
+
+const utf8 = (s) => Buffer.from(s, 'utf8');
+
+async function longStrings() {
+	const x = (n) => 'x'.repeat(n);
+	const zh = '\u4e2d', smile = '\u{1f642}', e = '\u00e9', top = '\u{10ffff}';
+	// One row group each (4 rows).
+	const groups = [
+		[`${x(5000)}1`, `${x(5000)}2`, x(4096), `${x(4095)}w`],
+		[`ab${zh.repeat(2000)}`, `ab${zh.repeat(1999)}\u4e01`, `ab${zh.repeat(3000)}`, 'ab'],
+		[smile.repeat(1500), `${smile.repeat(1500)}a`, e.repeat(2500), e.repeat(2048)],
+		[top.repeat(1100), 'q', `q${top.repeat(1100)}`, 'qq'],
+		[`${'a'.repeat(4095)}\x7f${'b'.repeat(10)}`, `${'a'.repeat(4095)}\x7f`, 'a', `a${e.repeat(3000)}`],
+	];
+	const vals = groups.flat();
+	const csv = join(WORK, 'long.csv');
+	const pq = join(WORK, 'long.parquet');
+	writeFileSync(csv, `id,s\n${vals.map((v, i) => `${i},${v}`).join('\n')}\n`);
+	let r = run(`csv2col --schema id:int64,s:string ${q(csv)} | col2parquet --row-group-rows 4 -o ${q(pq)}`);
+	if (!tap.ok(r.status === 0, 'long strings: csv2col | col2parquet', shDiag(r)))
+		return;
+
+	const got = await one(`SELECT id, s FROM read_parquet(${sqlq(pq)}) ORDER BY id`);
+	const diff = got.length !== vals.length ? [`${got.length} rows`] :
+		got.filter(([id, v]) => v !== vals[Number(id)]).map(([id]) => `row ${id} differs`);
+	tap.ok(diff.length === 0, `long strings: DuckDB reads ${vals.length} rows, every value equal`, diff);
+
+	// The bounds, against each row group's true minimum and maximum.
+	const cols = (await one(`DESCRIBE SELECT * FROM parquet_metadata(${sqlq(pq)})`)).map((c) => c[0]);
+	const hasExact = cols.includes('min_is_exact') && cols.includes('max_is_exact');
+	const md = await one(`SELECT row_group_id, stats_min_value, stats_max_value${hasExact ? ', min_is_exact, max_is_exact' : ''} FROM parquet_metadata(${sqlq(pq)}) WHERE path_in_schema = 's' ORDER BY row_group_id`);
+	const bad = [];
+	if (md.length !== groups.length)
+		bad.push(`${md.length} row groups`);
+	for (const [rg, smin, smax, minExact, maxExact] of md) {
+		const g = groups[Number(rg)].map(utf8).sort(Buffer.compare);
+		const tmin = g[0], tmax = g[g.length - 1];
+		const where = `row group ${rg}`;
+		if (smin === null) {
+			bad.push(`${where}: no min`);
+		} else {
+			const b = utf8(smin);
+			if (b.length > 4096 || !tmin.subarray(0, b.length).equals(b) || b.length < Math.min(tmin.length, 4093))
+				bad.push(`${where}: min of ${b.length} bytes is not a long prefix of the minimum`);
+			if (hasExact && minExact !== (tmin.length <= 4096))
+				bad.push(`${where}: min_is_exact ${minExact} for a ${tmin.length}-byte minimum`);
+		}
+		if (smax === null) {
+			// Only where no UTF-8 bound exists: a U+10FFFF prefix.
+			if (!tmax.subarray(0, 4096).equals(utf8(top.repeat(1024))))
+				bad.push(`${where}: no max`);
+		} else {
+			const b = utf8(smax);
+			if (b.length > 4096 || Buffer.compare(b, tmax) < (tmax.length > 4096 ? 1 : 0))
+				bad.push(`${where}: max of ${b.length} bytes does not bound the maximum`);
+			if (tmax.length <= 4096 && !b.equals(tmax))
+				bad.push(`${where}: a short maximum not kept exactly`);
+			if (hasExact && maxExact !== (tmax.length <= 4096))
+				bad.push(`${where}: max_is_exact ${maxExact} for a ${tmax.length}-byte maximum`);
+		}
+	}
+	const rg0 = md.find((m) => Number(m[0]) === 0);
+	if (rg0 && rg0[2] !== `${x(4095)}y`)
+		bad.push(`row group 0: max ${String(rg0[2]).slice(4090)}..., want x*4095 then y`);
+	tap.ok(bad.length === 0, 'long strings: parquet_metadata() min/max bound each row group within 4096 bytes, exact only when not cut', bad);
+	if (!hasExact)
+		tap.note('this DuckDB has no min_is_exact/max_is_exact in parquet_metadata(): flags not checked');
+
+	// Filters DuckDB prunes with those bounds, against counts from the
+	// values themselves.
+	const miss = [];
+	const bv = vals.map(utf8);
+	for (const [i, v] of vals.entries()) {
+		const want = {
+			'=': bv.filter((b) => b.equals(bv[i])).length,
+			'>=': bv.filter((b) => Buffer.compare(b, bv[i]) >= 0).length,
+			'<': bv.filter((b) => Buffer.compare(b, bv[i]) < 0).length,
+		};
+		for (const [op, n] of Object.entries(want)) {
+			const c = await one(`SELECT count(*) FROM read_parquet(${sqlq(pq)}) WHERE s ${op} ${sqlq(v)}`);
+			if (Number(c[0][0]) !== n)
+				miss.push(`row ${i} (${bv[i].length} bytes): s ${op} it counts ${c[0][0]}, want ${n}`);
+		}
+	}
+	tap.ok(miss.length === 0, 'long strings: =, >= and < filters on every value find every row', miss);
+
+	if (hyparquet) {
+		let why = [];
+		try {
+			const data = await hyparquet.parquetReadObjects({ file: await readAll(pq), compressors: hyparquet.compressors });
+			why = data.length !== vals.length ? [`${data.length} rows`] :
+				data.filter((row) => row.s !== vals[Number(row.id)]).map((row) => `row ${row.id} differs`);
+		} catch (err) { why = [String(err)]; }
+		tap.ok(why.length === 0, 'long strings: hyparquet reads every value equal', why);
+	}
+	if (pwasm) {
+		let why = [];
+		try {
+			const t = await pwasmRead(pq);
+			const ids = t.getChild('id'), ss = t.getChild('s');
+			for (let k = 0; k < t.numRows; k++)
+				if (ss.get(k) !== vals[Number(ids.get(k))])
+					why.push(`row ${ids.get(k)} differs`);
+			if (t.numRows !== vals.length)
+				why.push(`${t.numRows} rows`);
+		} catch (err) { why = [String(err)]; }
+		tap.ok(why.length === 0, 'long strings: parquet-wasm reads every value equal', why);
 	}
 }
 
@@ -517,6 +667,7 @@ async function tpchTable(zst) {
 }
 
 await randomTable();
+await longStrings();
 if (!hyparquet)
 	tap.note('hyparquet not installed in tests/oracle: only DuckDB reads the files');
 if (!pwasm)

@@ -8,8 +8,11 @@
  * files are read back by a minimal Parquet reader below (a generic Thrift
  * compact decoder, the page walk, PLAIN and dictionary decoding, every
  * codec) and must give back every value, NULL and statistic of the
- * batches that went in, for every codec, dictionary mode, page size and
- * row group size tried.
+ * batches that went in, for every codec, dictionary mode (global and per
+ * column), page size and row group size tried.  The bounds that stand in
+ * for long string statistics are checked against a reference built on
+ * Unicode's table of well-formed UTF-8 sequences, on edge cases and on
+ * random strings of code points and stray bytes.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -787,7 +790,7 @@ stat_match(int pt, const struct cell *c, const struct tnode *bin)
  * returns the number of problems (each printed). */
 static int
 check_file(const struct file *f, uint64_t nrows, int codec, bool stats,
-    uint64_t rg_rows, int *ndict_chunks)
+    uint64_t rg_rows, int *ndict_chunks, int *col_dict_chunks)
 {
 	struct core_schema *schema = make_schema();
 	struct core_batch one;
@@ -884,6 +887,8 @@ check_file(const struct file *f, uint64_t nrows, int codec, bool stats,
 				FAIL("col %u: num_values", i);
 			if (doff >= 0) {
 				++*ndict_chunks;
+				if (col_dict_chunks != NULL)
+					col_dict_chunks[i]++;
 				if (doff >= dataoff)
 					FAIL("col %u: dictionary after data", i);
 			}
@@ -1043,6 +1048,11 @@ next_page:
 				if (stats && !st.any && tget(s, 5) != NULL)
 					FAIL("col %u: min/max without values",
 					    i);
+				/* Short values: the statistics are exact. */
+				if (stats && st.any && (tint(s, 7, -1) != 1 ||
+				    tint(s, 8, -1) != 1))
+					FAIL("col %u: is_max/min_value_exact",
+					    i);
 			}
 			if (dict != NULL)
 				free((void *)(uintptr_t)dict[ndict].s);
@@ -1064,6 +1074,25 @@ out:
 
 /* Writes nrows rows in batches of batch_rows with options o into a memfd
  * and returns its bytes. */
+/* Set: every column gets a validity bitmap, all ones where it had
+ * none, which sends numeric columns down the row-at-a-time path. */
+static bool force_bitmaps;
+
+static void
+add_bitmaps(struct core_batch *b)
+{
+	static uint8_t ones[1 << 14];
+	uint32_t i;
+
+	if (ones[0] == 0)
+		memset(ones, 0xff, sizeof(ones));
+	if (core_bitmap_bytes(b->nrows) > sizeof(ones))
+		return;
+	for (i = 0; i < b->ncols; i++)
+		if (b->cols[i].validity == NULL)
+			b->cols[i].validity = ones;
+}
+
 static int
 write_file(const struct core_parquet_options *o, uint64_t nrows,
     uint32_t batch_rows, struct file *f)
@@ -1088,6 +1117,8 @@ write_file(const struct core_parquet_options *o, uint64_t nrows,
 		    (uint32_t)(nrows - done) : batch_rows;
 
 		fill_batch(&b, n, done);
+		if (force_bitmaps)
+			add_bitmaps(&b);
 		rc = core_parquet_write_batch(w, &b, &err);
 		done += n;
 	}
@@ -1127,7 +1158,8 @@ roundtrip(int codec, enum core_parquet_dict dict, uint64_t page_bytes,
 	o.statistics = stats;
 	o.dict_bytes = 4096;	/* small: exercise the fallback too */
 	CHECK_EQ_INT(write_file(&o, nrows, batch_rows, &f), 0);
-	bad = check_file(&f, nrows, codec, stats, rg_rows, ndict_chunks);
+	bad = check_file(&f, nrows, codec, stats, rg_rows, ndict_chunks,
+	    NULL);
 	if (bad)
 		printf("# codec %d dict %d page %llu rg %llu rows %llu: %d "
 		    "problems\n", codec, dict, (unsigned long long)page_bytes,
@@ -1267,6 +1299,627 @@ test_float_statistics(void)
 	CHECK_EQ_INT(nans, 2);
 }
 
+/* Per-column modes: each column follows its own, over the global one;
+ * bools and all-NULL chunks never get a dictionary; every value still
+ * reads back.  A per-column array of one mode writes the very bytes of
+ * that global mode. */
+/*
+ * Numeric columns without NULLs are written a block at a time; the
+ * same rows with an all-ones bitmap go a row at a time.  Both must make
+ * the same file, byte for byte: same pages, same dictionary trial (its
+ * early end included: 60000 rows put the unique int64 column past the
+ * trial window), same fallback when the dictionary fills.
+ */
+static void
+test_fast_path_same_bytes(void)
+{
+	static const struct {
+		enum core_parquet_dict dict;
+		uint64_t page, dict_bytes, rg;
+		uint32_t batch;
+	} cases[] = {
+		{ CORE_PARQUET_DICT_AUTO, 1 << 20, 1 << 20, 1 << 20, 8192 },
+		{ CORE_PARQUET_DICT_AUTO, 1 << 20, 1 << 20, 50000, 1000 },
+		{ CORE_PARQUET_DICT_AUTO, 5000, 4096, 1 << 20, 777 },
+		{ CORE_PARQUET_DICT_ON, 1 << 20, 65536, 1 << 20, 4096 },
+		{ CORE_PARQUET_DICT_ON, 3000, 1 << 20, 20000, 333 },
+		{ CORE_PARQUET_DICT_OFF, 1 << 16, 1 << 20, 1 << 20, 8192 },
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct core_parquet_options o;
+		struct file a = { 0 }, b = { 0 };
+		int nd = 0;
+
+		core_parquet_options_init(&o);
+		o.dict = cases[k].dict;
+		o.page_bytes = cases[k].page;
+		o.dict_bytes = cases[k].dict_bytes;
+		o.row_group_rows = cases[k].rg;
+		force_bitmaps = false;
+		CHECK_EQ_INT(write_file(&o, 60000, cases[k].batch, &a), 0);
+		force_bitmaps = true;
+		CHECK_EQ_INT(write_file(&o, 60000, cases[k].batch, &b), 0);
+		force_bitmaps = false;
+		if (a.len != b.len || memcmp(a.p, b.p, a.len) != 0)
+			printf("# case %zu: block and row paths differ "
+			    "(%zu vs %zu bytes)\n", k, a.len, b.len);
+		CHECK(a.len == b.len && memcmp(a.p, b.p, a.len) == 0);
+		CHECK_EQ_INT(check_file(&a, 60000, 1, true, cases[k].rg, &nd,
+		    NULL), 0);
+		free(a.p);
+		free(b.p);
+	}
+}
+
+static void
+test_roundtrip_col_dict(void)
+{
+	static const enum core_parquet_dict modes[NCOLS] = {
+		CORE_PARQUET_DICT_ON,	/* bool: ignored */
+		CORE_PARQUET_DICT_ON, CORE_PARQUET_DICT_OFF,
+		CORE_PARQUET_DICT_AUTO, CORE_PARQUET_DICT_ON,
+		CORE_PARQUET_DICT_OFF, CORE_PARQUET_DICT_ON,
+		CORE_PARQUET_DICT_OFF, CORE_PARQUET_DICT_ON,
+		CORE_PARQUET_DICT_OFF,
+		CORE_PARQUET_DICT_ON,	/* all NULL: no values to encode */
+		CORE_PARQUET_DICT_ON,
+	};
+	enum core_parquet_dict same[NCOLS];
+	struct core_parquet_options o;
+	struct file f = { 0 }, g = { 0 };
+	int per_col[NCOLS] = { 0 }, nd = 0, m, i;
+	const uint64_t nrows = 9000, rg = 3000;
+
+	core_parquet_options_init(&o);
+	o.dict = CORE_PARQUET_DICT_OFF;
+	o.col_dict = modes;
+	o.page_bytes = 4000;
+	o.row_group_rows = rg;
+	CHECK_EQ_INT(write_file(&o, nrows, 1000, &f), 0);
+	CHECK_EQ_INT(check_file(&f, nrows, CORE_PARQUET_SNAPPY, true, rg,
+	    &nd, per_col), 0);
+	for (i = 0; i < NCOLS; i++) {
+		int want = modes[i] == CORE_PARQUET_DICT_ON && i != 0 &&
+		    i != 10 ? (int)(nrows / rg) : 0;
+
+		if (modes[i] == CORE_PARQUET_DICT_AUTO)
+			continue;
+		if (per_col[i] != want)
+			printf("# col %d: %d dictionary chunks, want %d\n", i,
+			    per_col[i], want);
+		CHECK_EQ_INT(per_col[i], want);
+	}
+	free(f.p);
+
+	for (m = 0; m < 3; m++) {
+		for (i = 0; i < NCOLS; i++)
+			same[i] = (enum core_parquet_dict)m;
+		core_parquet_options_init(&o);
+		o.dict = (enum core_parquet_dict)m;
+		o.row_group_rows = rg;
+		CHECK_EQ_INT(write_file(&o, 5000, 1000, &f), 0);
+		/* The global mode is ignored once col_dict is given. */
+		o.dict = (enum core_parquet_dict)((m + 1) % 3);
+		o.col_dict = same;
+		CHECK_EQ_INT(write_file(&o, 5000, 1000, &g), 0);
+		CHECK(f.len == g.len && memcmp(f.p, g.p, f.len) == 0);
+		free(f.p);
+		free(g.p);
+	}
+}
+
+/* ---- bounds for long string statistics ---- */
+
+/* The length of the well-formed UTF-8 sequence at p (n bytes there) by
+ * Unicode's Table 3-7, 0 for none. */
+static size_t
+ref_wellformed(const uint8_t *p, size_t n, uint32_t *cp)
+{
+	static const struct {
+		uint8_t lo0, hi0, lo1, hi1;
+		int len;
+	} t[] = {
+		{ 0x00, 0x7f, 0, 0, 1 },
+		{ 0xc2, 0xdf, 0x80, 0xbf, 2 },
+		{ 0xe0, 0xe0, 0xa0, 0xbf, 3 },
+		{ 0xe1, 0xec, 0x80, 0xbf, 3 },
+		{ 0xed, 0xed, 0x80, 0x9f, 3 },
+		{ 0xee, 0xef, 0x80, 0xbf, 3 },
+		{ 0xf0, 0xf0, 0x90, 0xbf, 4 },
+		{ 0xf1, 0xf3, 0x80, 0xbf, 4 },
+		{ 0xf4, 0xf4, 0x80, 0x8f, 4 },
+	};
+	static const uint8_t lead_bits[5] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	size_t k, i;
+
+	if (n == 0)
+		return 0;
+	for (k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		if (p[0] < t[k].lo0 || p[0] > t[k].hi0)
+			continue;
+		if (n < (size_t)t[k].len)
+			return 0;
+		if (t[k].len > 1 && (p[1] < t[k].lo1 || p[1] > t[k].hi1))
+			return 0;
+		for (i = 2; i < (size_t)t[k].len; i++)
+			if (p[i] < 0x80 || p[i] > 0xbf)
+				return 0;
+		*cp = p[0] & lead_bits[t[k].len];
+		for (i = 1; i < (size_t)t[k].len; i++)
+			*cp = *cp * 64 + (p[i] - 0x80);
+		return (size_t)t[k].len;
+	}
+	return 0;
+}
+
+/* p cut into tokens front to back: well-formed sequences, and single
+ * bytes that start none (cp UINT32_MAX). */
+struct ref_tok {
+	size_t start, len;
+	uint32_t cp;
+};
+
+static size_t
+ref_tokens(const uint8_t *p, size_t n, struct ref_tok *t)
+{
+	size_t i = 0, nt = 0, len;
+	uint32_t cp;
+
+	while (i < n) {
+		len = ref_wellformed(p + i, n - i, &cp);
+		if (len == 0) {
+			len = 1;
+			cp = UINT32_MAX;
+		}
+		t[nt].start = i;
+		t[nt].len = len;
+		t[nt++].cp = cp;
+		i += len;
+	}
+	return nt;
+}
+
+static size_t
+ref_lower(const uint8_t *p, size_t n, size_t limit, struct ref_tok *t)
+{
+	size_t nt = ref_tokens(p, n, t), k;
+
+	if (n <= limit)
+		return n;
+	for (k = 0; k < nt; k++)
+		if (t[k].start < limit && t[k].start + t[k].len > limit)
+			return t[k].start;
+	return limit;
+}
+
+static size_t
+ref_encode(uint32_t c, uint8_t *out)
+{
+	if (c <= 0x7f) {
+		out[0] = (uint8_t)c;
+		return 1;
+	}
+	if (c <= 0x7ff) {
+		out[0] = (uint8_t)(0xc0 + c / 64);
+		out[1] = (uint8_t)(0x80 + c % 64);
+		return 2;
+	}
+	if (c <= 0xffff) {
+		out[0] = (uint8_t)(0xe0 + c / 4096);
+		out[1] = (uint8_t)(0x80 + c / 64 % 64);
+		out[2] = (uint8_t)(0x80 + c % 64);
+		return 3;
+	}
+	out[0] = (uint8_t)(0xf0 + c / 262144);
+	out[1] = (uint8_t)(0x80 + c / 4096 % 64);
+	out[2] = (uint8_t)(0x80 + c / 64 % 64);
+	out[3] = (uint8_t)(0x80 + c % 64);
+	return 4;
+}
+
+static bool
+ref_upper(const uint8_t *p, size_t n, size_t limit, struct ref_tok *t,
+    uint8_t *out, size_t *outn)
+{
+	size_t m, nt, k, len, end;
+	uint8_t enc[4];
+	uint32_t c;
+
+	if (n <= limit) {
+		memcpy(out, p, n);
+		*outn = n;
+		return true;
+	}
+	m = ref_lower(p, n, limit, t);
+	nt = ref_tokens(p, m, t);
+	for (k = nt; k-- > 0;) {
+		if (t[k].cp == UINT32_MAX) {
+			/* Not UTF-8: the last byte under 0xff goes up. */
+			for (end = limit; end > 0; end--)
+				if (p[end - 1] != 0xff)
+					break;
+			if (end == 0)
+				return false;
+			memcpy(out, p, end);
+			out[end - 1]++;
+			*outn = end;
+			return true;
+		}
+		if (t[k].cp == 0x10ffff)
+			continue;
+		c = t[k].cp + 1;
+		if (c == 0xd800)
+			c = 0xe000;
+		len = ref_encode(c, enc);
+		if (t[k].start + len > limit)
+			continue;
+		memcpy(out, p, t[k].start);
+		memcpy(out + t[k].start, enc, len);
+		*outn = t[k].start + len;
+		return true;
+	}
+	return false;
+}
+
+static int
+bytes_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+	int r = memcmp(a, b, an < bn ? an : bn);
+
+	if (r != 0)
+		return r;
+	return an < bn ? -1 : an > bn;
+}
+
+static bool
+is_utf8(const uint8_t *p, size_t n)
+{
+	size_t i = 0, len;
+	uint32_t c;
+
+	while (i < n) {
+		if ((len = ref_wellformed(p + i, n - i, &c)) == 0)
+			return false;
+		i += len;
+	}
+	return true;
+}
+
+/* One string against the reference and against what a bound must be;
+ * returns the number of problems (the first few printed). */
+static int
+bounds_check(const uint8_t *p, size_t n, size_t limit)
+{
+	static int shown;
+	struct ref_tok *t = core_xcalloc(n + 1, sizeof(*t));
+	uint8_t *out = core_xmalloc(limit + 1), *want = core_xmalloc(n + 1);
+	size_t lo, rlo, on = 0, wn = 0;
+	bool ok, rok;
+	int bad = 0;
+
+	lo = core_parquet_stats_lower(p, n, limit);
+	rlo = ref_lower(p, n, limit, t);
+	ok = core_parquet_stats_upper(p, n, limit, out, &on);
+	rok = ref_upper(p, n, limit, t, want, &wn);
+	if (lo != rlo)
+		bad++;
+	if (ok != rok || (ok && (on != wn || memcmp(out, want, on) != 0)))
+		bad++;
+	/* Whatever the reference says: bounds within limit bytes. */
+	if (lo > limit || lo > n || (n <= limit && lo != n))
+		bad++;
+	if (ok && (on > limit || bytes_cmp(out, on, p, n) < (n > limit)))
+		bad++;
+	if (is_utf8(p, n) && (!is_utf8(p, lo) || (ok && !is_utf8(out, on))))
+		bad++;
+	if (bad && shown++ < 5) {
+		size_t k;
+
+		printf("# limit %zu, %zu bytes:", limit, n);
+		for (k = 0; k < n && k < 24; k++)
+			printf(" %02x", p[k]);
+		printf("%s: lower %zu (want %zu), upper %d/%zu (want "
+		    "%d/%zu)\n", n > 24 ? " ..." : "", lo, rlo, ok, on, rok,
+		    wn);
+	}
+	free(t);
+	free(out);
+	free(want);
+	return bad;
+}
+
+/* Appends c's UTF-8 (or, c > 0x10ffff, the byte c - 0x110000). */
+static size_t
+put_piece(uint8_t *p, uint32_t c)
+{
+	if (c > 0x10ffff) {
+		p[0] = (uint8_t)(c - 0x110000);
+		return 1;
+	}
+	return ref_encode(c, p);
+}
+
+static void
+test_stats_bounds_edges(void)
+{
+	enum { L = CORE_PARQUET_STATS_MAX, N = L + 64 };
+	uint8_t *p = core_xmalloc(N), out[L];
+	size_t n, on, i;
+
+	/* At the limit: exact; one over: the last byte goes up. */
+	memset(p, 'a', N);
+	CHECK_EQ_INT(core_parquet_stats_lower(p, L, L), L);
+	CHECK(core_parquet_stats_upper(p, L, L, out, &on) && on == L &&
+	    memcmp(out, p, L) == 0);
+	CHECK_EQ_INT(core_parquet_stats_lower(p, L + 1, L), L);
+	CHECK(core_parquet_stats_upper(p, L + 1, L, out, &on) && on == L &&
+	    memcmp(out, p, L - 1) == 0 && out[L - 1] == 'b');
+	CHECK_EQ_INT(bounds_check(p, L + 1, L), 0);
+
+	/* All 0xff: a lower bound, no upper one. */
+	memset(p, 0xff, N);
+	CHECK_EQ_INT(core_parquet_stats_lower(p, N, L), L);
+	CHECK(!core_parquet_stats_upper(p, N, L, out, &on));
+	CHECK(core_parquet_stats_upper(p, L, L, out, &on) && on == L);
+	/* 0xff then a byte under it at L - 2: that one goes up. */
+	p[L - 2] = 0x41;
+	CHECK(core_parquet_stats_upper(p, N, L, out, &on) && on == L - 1 &&
+	    out[L - 2] == 0x42);
+	CHECK_EQ_INT(bounds_check(p, N, L), 0);
+
+	/* "ab" and 3-byte code points: one straddles byte L. */
+	n = 2;
+	memcpy(p, "ab", 2);
+	while (n + 3 <= N)
+		n += put_piece(p + n, 0x4e2d);
+	CHECK_EQ_INT(core_parquet_stats_lower(p, n, L), L - 2);
+	CHECK(core_parquet_stats_upper(p, n, L, out, &on) && on == L - 2 &&
+	    memcmp(out, p, L - 5) == 0 && memcmp(out + L - 5,
+	    "\xe4\xb8\xae", 3) == 0);
+	CHECK_EQ_INT(bounds_check(p, n, L), 0);
+
+	/* 4-byte code points after one byte: cut 3 bytes back. */
+	n = 1;
+	p[0] = 'a';
+	while (n + 4 <= N)
+		n += put_piece(p + n, 0x1f642);
+	CHECK_EQ_INT(core_parquet_stats_lower(p, n, L), L - 3);
+	CHECK(core_parquet_stats_upper(p, n, L, out, &on) && on == L - 3 &&
+	    memcmp(out + L - 7, "\xf0\x9f\x99\x83", 4) == 0);
+	CHECK_EQ_INT(bounds_check(p, n, L), 0);
+
+	/* U+007F last: U+0080 is longer and does not fit; the byte
+	 * before goes up instead. */
+	memset(p, 'a', N);
+	p[L - 1] = 0x7f;
+	CHECK(core_parquet_stats_upper(p, N, L, out, &on) && on == L - 1 &&
+	    out[L - 2] == 'b');
+	CHECK_EQ_INT(bounds_check(p, N, L), 0);
+
+	/* U+D7FF's successor is U+E000, not a surrogate. */
+	memset(p, 'a', N);
+	put_piece(p + L - 3, 0xd7ff);
+	CHECK(core_parquet_stats_upper(p, N, L, out, &on) && on == L &&
+	    memcmp(out + L - 3, "\xee\x80\x80", 3) == 0);
+	CHECK_EQ_INT(bounds_check(p, N, L), 0);
+
+	/* All U+10FFFF: no UTF-8 upper bound; after an 'a', 'b'. */
+	for (n = 0; n + 4 <= N;)
+		n += put_piece(p + n, 0x10ffff);
+	CHECK(!core_parquet_stats_upper(p, n, L, out, &on));
+	CHECK_EQ_INT(core_parquet_stats_lower(p, n, L), L);
+	p[0] = 'a';
+	p[1] = 'z';
+	p[2] = 'z';
+	p[3] = 'z';
+	CHECK(core_parquet_stats_upper(p, n, L, out, &on) && on == 4 &&
+	    memcmp(out, "azz{", 4) == 0);
+	CHECK_EQ_INT(bounds_check(p, n, L), 0);
+
+	/* Not UTF-8: stray continuation bytes, a bad byte at the end. */
+	memset(p, 0x80, N);
+	CHECK_EQ_INT(core_parquet_stats_lower(p, N, L), L);
+	CHECK(core_parquet_stats_upper(p, N, L, out, &on) && on == L &&
+	    out[L - 1] == 0x81);
+	memset(p, 'a', N);
+	p[L - 1] = 0xff;
+	CHECK(core_parquet_stats_upper(p, N, L, out, &on) && on == L - 1 &&
+	    out[L - 2] == 'b');
+	CHECK_EQ_INT(bounds_check(p, N, L), 0);
+
+	/* Empty, and short strings under any limit: themselves. */
+	CHECK_EQ_INT(core_parquet_stats_lower(p, 0, L), 0);
+	CHECK(core_parquet_stats_upper(p, 0, L, out, &on) && on == 0);
+	for (i = 0; i < 8; i++)
+		CHECK_EQ_INT(bounds_check(p, i, 8), 0);
+	free(p);
+}
+
+/* Random strings of code points (the edges of each encoded length, the
+ * surrogates' neighbours, U+10FFFF) and stray bytes, at small limits
+ * that put the cut everywhere, and at the writer's limit. */
+static void
+test_stats_bounds_random(void)
+{
+	static const uint32_t pieces[] = {
+		'a', 'z', 0x00, 0x7f, 0x80, 0x7ff, 0x800, 0x4e2d, 0xd7ff,
+		0xe000, 0xfffd, 0xffff, 0x10000, 0x1f642, 0x10fffe,
+		0x10ffff, 0x110000 + 0xff, 0x110000 + 0x80,
+		0x110000 + 0xbf, 0x110000 + 0xc3, 0x110000 + 0xe4,
+		0x110000 + 0xf0, 0x110000 + 0xc0, 0x110000 + 0xf5,
+		0x110000 + 0xed,
+	};
+	enum { NP = sizeof(pieces) / sizeof(pieces[0]) };
+	uint8_t *p = core_xmalloc(CORE_PARQUET_STATS_MAX + 256);
+	int trial, bad = 0;
+	size_t n, limit, want;
+
+	for (trial = 0; trial < 30000; trial++) {
+		bool big = trial % 100 == 0;
+		bool utf8 = trial % 2 == 0;
+
+		limit = big ? CORE_PARQUET_STATS_MAX :
+		    (size_t)(unit_rand() % 16) + 1;
+		want = limit + unit_rand() % 12;
+		if (unit_rand() % 4 == 0)
+			want = unit_rand() % (limit + 1);
+		for (n = 0; n < want;) {
+			uint32_t c = pieces[unit_rand() % NP];
+
+			/* Mostly one kind, so that a string of one
+			 * piece repeated meets every boundary. */
+			if (n > 0 && unit_rand() % 3 != 0)
+				c = pieces[trial % NP];
+			if (utf8 && c > 0x10ffff)
+				c = 'a' + (uint32_t)(unit_rand() % 3);
+			n += put_piece(p + n, c);
+		}
+		bad += bounds_check(p, n, limit);
+	}
+	CHECK_EQ_INT(bad, 0);
+	free(p);
+}
+
+/* Writes one string column of the given values as one row group and
+ * returns the footer's statistics of its chunk: *min and *max point into
+ * *keep (the file, caller frees) or are NULL when absent; the exact flags
+ * are -1 when absent. */
+static void
+string_stats(const char *const *v, const size_t *len, uint32_t n,
+    struct file *keep, struct tnode *fm, const struct tnode **min,
+    const struct tnode **max, int *min_exact, int *max_exact)
+{
+	struct core_schema *s = core_schema_new(1);
+	struct core_parquet_writer *w = NULL;
+	struct core_parquet_options o;
+	struct core_output out;
+	struct core_batch b;
+	struct core_err err;
+	const struct tnode *st;
+	struct tcur cur;
+	size_t used = 0;
+	uint32_t r, flen;
+	int fd;
+
+	*min = *max = NULL;
+	*min_exact = *max_exact = -1;
+	core_schema_set(s, 0, "s", (struct core_coltype){
+	    CORE_TYPE_STRING, 0, 0 });
+	core_batch_init(&b, s);
+	core_batch_reserve(&b, n, 0);
+	for (r = 0; r < n; r++) {
+		core_col_reserve_bytes(&b.cols[0], used, len[r]);
+		memcpy((char *)b.cols[0].values + used, v[r], len[r]);
+		used += len[r];
+		b.cols[0].offsets[r + 1] = (int32_t)used;
+	}
+	b.nrows = n;
+	core_parquet_options_init(&o);
+	fd = memfd_create("pq", 0);
+	core_output_init(&out, fd, "memfd", 0);
+	keep->p = NULL;
+	if (core_parquet_writer_new(&out, s, &o, &w, &err) != 0 ||
+	    core_parquet_write_batch(w, &b, &err) != 0 ||
+	    core_parquet_writer_finish(w, &err) != 0)
+		goto done;
+	keep->len = (size_t)lseek(fd, 0, SEEK_END);
+	keep->p = core_xmalloc(keep->len);
+	if (pread(fd, keep->p, keep->len, 0) != (ssize_t)keep->len)
+		goto done;
+	memcpy(&flen, keep->p + keep->len - 8, 4);
+	cur.p = keep->p + keep->len - 8 - flen;
+	cur.end = keep->p + keep->len - 8;
+	cur.bad = 0;
+	tparse(&cur, CORE_THRIFT_STRUCT, fm, 0);
+	st = tget(fm, 4);	/* row_groups */
+	st = st && st->nkids ? tget(&st->kids[0], 1) : NULL;
+	st = st && st->nkids ? tget(&st->kids[0], 3) : NULL;
+	st = tget(st, 12);	/* statistics */
+	*max = tget(st, 5);
+	*min = tget(st, 6);
+	*max_exact = (int)tint(st, 7, -1);
+	*min_exact = (int)tint(st, 8, -1);
+done:
+	core_parquet_writer_free(w);
+	core_output_release(&out);
+	close(fd);
+	core_batch_release(&b);
+	core_schema_free(s);
+}
+
+/* The writer's footer: exact statistics flagged exact, long ones cut to
+ * the bounds above and flagged inexact, no max where none fits. */
+static void
+test_stats_long_strings(void)
+{
+	enum { L = CORE_PARQUET_STATS_MAX };
+	char *lo = core_xmalloc(L + 100), *hi = core_xmalloc(L + 100);
+	char *ff = core_xmalloc(L + 10);
+	const struct tnode *mn, *mx;
+	struct tnode fm = { 0 };
+	struct file f;
+	int mne, mxe;
+
+	memset(lo, 'b', L + 100);
+	memset(hi, 'y', L + 100);
+	memset(ff, 0xff, L + 10);
+	{
+		/* Exactly L bytes each way: exact. */
+		const char *v[] = { "c", lo, hi };
+		size_t len[] = { 1, L, L };
+
+		string_stats(v, len, 3, &f, &fm, &mn, &mx, &mne, &mxe);
+		CHECK(mn && mn->len == L && memcmp(mn->bin, lo, L) == 0);
+		CHECK(mx && mx->len == L && memcmp(mx->bin, hi, L) == 0);
+		CHECK(mne == 1 && mxe == 1);
+		tfree(&fm);
+		free(f.p);
+	}
+	{
+		/* L + 1 and more: bounds, inexact; the short value in
+		 * between changes nothing. */
+		const char *v[] = { lo, "c", hi };
+		size_t len[] = { L + 1, 1, L + 99 };
+
+		string_stats(v, len, 3, &f, &fm, &mn, &mx, &mne, &mxe);
+		CHECK(mn && mn->len == L && memcmp(mn->bin, lo, L) == 0);
+		CHECK(mx && mx->len == L &&
+		    memcmp(mx->bin, hi, L - 1) == 0 && mx->bin[L - 1] == 'z');
+		CHECK(mne == 0 && mxe == 0);
+		tfree(&fm);
+		free(f.p);
+	}
+	{
+		/* The minimum long, the maximum short: only the minimum
+		 * is inexact. */
+		const char *v[] = { "zz", lo };
+		size_t len[] = { 2, L + 5 };
+
+		string_stats(v, len, 2, &f, &fm, &mn, &mx, &mne, &mxe);
+		CHECK(mn && mn->len == L);
+		CHECK(mx && mx->len == 2 && memcmp(mx->bin, "zz", 2) == 0);
+		CHECK(mne == 0 && mxe == 1);
+		tfree(&fm);
+		free(f.p);
+	}
+	{
+		/* A maximum of 0xff bytes has no bound: min only. */
+		const char *v[] = { "a", ff };
+		size_t len[] = { 1, L + 10 };
+
+		string_stats(v, len, 2, &f, &fm, &mn, &mx, &mne, &mxe);
+		CHECK(mn && mn->len == 1 && mn->bin[0] == 'a' && mne == 1);
+		CHECK(mx == NULL && mxe == -1);
+		tfree(&fm);
+		free(f.p);
+	}
+	free(lo);
+	free(hi);
+	free(ff);
+}
+
 static void
 test_codec_parse(void)
 {
@@ -1306,5 +1959,10 @@ main(void)
 	RUN(test_roundtrip_codecs);
 	RUN(test_roundtrip_dictionary);
 	RUN(test_roundtrip_shapes);
+	RUN(test_roundtrip_col_dict);
+	RUN(test_fast_path_same_bytes);
+	RUN(test_stats_bounds_edges);
+	RUN(test_stats_bounds_random);
+	RUN(test_stats_long_strings);
 	return unit_done();
 }

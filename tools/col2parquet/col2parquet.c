@@ -10,6 +10,11 @@
  * streams the file to stdout, which Parquet's layout allows (the footer
  * comes last); a failed run then leaves output without a footer, which no
  * reader takes for a Parquet file.
+ *
+ * --dictionary COL=MODE names columns of the input, which is known only
+ * once the first stream's schema was read: the names are resolved then,
+ * before the writer starts, so an unknown name is a usage error that
+ * leaves no output at all.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -17,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core_alloc.h"
 #include "core_col.h"
 #include "core_io.h"
 #include "core_mlspill3.h"
@@ -25,9 +31,18 @@
 
 static const char *prog = "col2parquet";
 
+/* A --dictionary COL=MODE: name points into argv, len bytes. */
+struct col_dict {
+	const char *name;
+	size_t len;
+	enum core_parquet_dict mode;
+};
+
 /* Everything the command line decides. */
 struct options {
 	struct core_parquet_options pq;	/* codec, sizes, dictionary */
+	struct col_dict *col_dict;	/* owned, in command-line order */
+	size_t ncol_dict;
 	const char *output;		/* -o FILE, "-" for stdout */
 	bool stats;			/* --stats */
 	bool progress;			/* --progress */
@@ -52,7 +67,12 @@ usage(FILE *fp)
 	    "(default 32M)\n"
 	    "      --page-bytes S       PLAIN bytes per data page (default "
 	    "1M)\n"
-	    "      --dictionary MODE    auto (default), on or off\n"
+	    "      --dictionary MODE    auto (default), on or off: every "
+	    "column's\n"
+	    "      --dictionary COL=MODE\n"
+	    "                           column COL's, over the global MODE; "
+	    "repeatable,\n"
+	    "                           the last for a column wins\n"
 	    "      --no-statistics      write no min/max/null statistics\n"
 	    "  -j, --threads N          encoding threads, 1 or 2 (default: 2 "
 	    "on 2+ cores)\n"
@@ -71,6 +91,82 @@ enum {
 	OPT_RG_ROWS = 256, OPT_RG_BYTES, OPT_PAGE_BYTES, OPT_DICTIONARY,
 	OPT_NO_STATISTICS, OPT_STATS, OPT_PROGRESS, OPT_VERSION,
 };
+
+static int
+parse_dict_mode(const char *s, enum core_parquet_dict *mode)
+{
+	if (strcmp(s, "auto") == 0)
+		*mode = CORE_PARQUET_DICT_AUTO;
+	else if (strcmp(s, "on") == 0)
+		*mode = CORE_PARQUET_DICT_ON;
+	else if (strcmp(s, "off") == 0)
+		*mode = CORE_PARQUET_DICT_OFF;
+	else
+		return -1;
+	return 0;
+}
+
+/* --dictionary MODE or COL=MODE.  A column name may hold '=' itself:
+ * the last one starts the mode, which never has one. */
+static int
+parse_dictionary(const char *arg, struct options *o, struct core_err *err)
+{
+	const char *eq = strrchr(arg, '=');
+	struct col_dict *d;
+
+	if (eq == NULL) {
+		if (parse_dict_mode(arg, &o->pq.dict) != 0)
+			return core_err_set(err, CORE_EUSAGE,
+			    "--dictionary must be auto, on or off, or "
+			    "COL=auto|on|off, not '%s'", arg);
+		return 0;
+	}
+	if (eq == arg)
+		return core_err_set(err, CORE_EUSAGE,
+		    "--dictionary %s: no column name before '='", arg);
+	o->col_dict = core_xreallocarray(o->col_dict, o->ncol_dict + 1,
+	    sizeof(*o->col_dict));
+	d = &o->col_dict[o->ncol_dict];
+	if (parse_dict_mode(eq + 1, &d->mode) != 0)
+		return core_err_set(err, CORE_EUSAGE,
+		    "--dictionary %s: the mode must be auto, on or off", arg);
+	d->name = arg;
+	d->len = (size_t)(eq - arg);
+	o->ncol_dict++;
+	return 0;
+}
+
+/* Every column's mode: the global one, then each COL=MODE in command-line
+ * order over it, so a column named twice gets the last.  (Every column of
+ * that name, should the schema have several.)  CORE_EUSAGE for a name
+ * that is no column of the schema. */
+static int
+resolve_dictionary(const struct options *o, const struct core_schema *s,
+    enum core_parquet_dict *modes, struct core_err *err)
+{
+	const struct col_dict *d;
+	uint32_t i;
+	size_t k;
+	bool found;
+
+	for (i = 0; i < s->ncols; i++)
+		modes[i] = o->pq.dict;
+	for (k = 0; k < o->ncol_dict; k++) {
+		d = &o->col_dict[k];
+		found = false;
+		for (i = 0; i < s->ncols; i++)
+			if (strlen(s->fields[i].name) == d->len &&
+			    memcmp(s->fields[i].name, d->name, d->len) == 0) {
+				modes[i] = d->mode;
+				found = true;
+			}
+		if (!found)
+			return core_err_set(err, CORE_EUSAGE,
+			    "--dictionary %s: the input has no column "
+			    "'%.*s'", d->name, (int)d->len, d->name);
+	}
+	return 0;
+}
 
 /* A size option: at least 1 byte, at most 1 GiB for pages (a Parquet page
  * is limited to 2 GiB and may pass page_bytes by one value). */
@@ -143,28 +239,16 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 				return CORE_EUSAGE;
 			break;
 		case OPT_DICTIONARY:
-			if (strcmp(optarg, "auto") == 0)
-				o->pq.dict = CORE_PARQUET_DICT_AUTO;
-			else if (strcmp(optarg, "on") == 0)
-				o->pq.dict = CORE_PARQUET_DICT_ON;
-			else if (strcmp(optarg, "off") == 0)
-				o->pq.dict = CORE_PARQUET_DICT_OFF;
-			else
-				return core_err_set(err, CORE_EUSAGE,
-				    "--dictionary must be auto, on or off, "
-				    "not '%s'", optarg);
+			if (parse_dictionary(optarg, o, err) != 0)
+				return CORE_EUSAGE;
 			break;
 		case OPT_NO_STATISTICS:
 			o->pq.statistics = false;
 			break;
 		case 'j':
-			if (core_tool_parse_count("--threads", optarg, &v,
+			if (core_tool_parse_threads(optarg, &o->pq.threads,
 			    err) != 0)
 				return CORE_EUSAGE;
-			if (v < 1 || v > 2)
-				return core_err_set(err, CORE_EUSAGE,
-				    "--threads must be 1 or 2");
-			o->pq.threads = (unsigned)v;
 			break;
 		case OPT_STATS:
 			o->stats = true;
@@ -196,6 +280,9 @@ run(const struct options *o, const char *const *paths, size_t npaths,
 {
 	struct core_mlspill3_reader *rd = NULL;
 	struct core_parquet_writer *w = NULL;
+	struct core_parquet_options pq = o->pq;
+	const struct core_schema *schema;
+	enum core_parquet_dict *modes = NULL;
 	struct core_parquet_stats ps;
 	struct core_mlspill3_stats st;
 	struct core_batch b;
@@ -203,9 +290,17 @@ run(const struct options *o, const char *const *paths, size_t npaths,
 
 	if ((rc = core_mlspill3_reader_new(paths, npaths, &rd, err)) != 0)
 		return rc;
-	core_batch_init(&b, core_mlspill3_reader_schema(rd));
-	rc = core_parquet_writer_new(out, core_mlspill3_reader_schema(rd),
-	    &o->pq, &w, err);
+	schema = core_mlspill3_reader_schema(rd);
+	core_batch_init(&b, schema);
+	if (o->ncol_dict > 0) {
+		modes = core_xreallocarray(NULL, schema->ncols ?
+		    schema->ncols : 1, sizeof(*modes));
+		rc = resolve_dictionary(o, schema, modes, err);
+		pq.col_dict = modes;
+	}
+	if (rc == 0)
+		rc = core_parquet_writer_new(out, schema, &pq, &w, err);
+	free(modes);
 	while (rc == 0 && (rc = core_mlspill3_reader_next(rd, &b, err)) ==
 	    0) {
 		if ((rc = core_parquet_write_batch(w, &b, err)) != 0)
@@ -248,6 +343,7 @@ main(int argc, char **argv)
 
 	core_tool_init_signals();
 	if ((rc = parse_args(argc, argv, &o, &err)) != 0) {
+		free(o.col_dict);
 		core_err_print(prog, &err);
 		fprintf(stderr, "Try '%s --help' for more information.\n",
 		    prog);
@@ -259,18 +355,22 @@ main(int argc, char **argv)
 		    "a terminal\n%s: give -o FILE, or redirect stdout; to "
 		    "read the input as text, pipe it into col2csv\n", prog,
 		    prog);
+		free(o.col_dict);
 		return CORE_EXIT_USAGE;
 	}
 	core_tool_clock_start(&clk, o.progress);
 	if (!to_stdout) {
-		if ((rc = core_atomic_open(&atom, o.output, &err)) != 0)
+		if ((rc = core_atomic_open(&atom, o.output, &err)) != 0) {
+			free(o.col_dict);
 			return core_tool_fail(prog, &err);
+		}
 		fd = atom.fd;
 	}
 	core_output_init(&out, fd, to_stdout ? "stdout" : o.output, 0);
 	rc = run(&o, (const char *const *)argv + optind,
 	    (size_t)(argc - optind), &out, &clk, &err);
 	core_output_release(&out);
+	free(o.col_dict);
 	if (!to_stdout) {
 		if (rc == 0)
 			rc = core_atomic_commit(&atom, &err);
