@@ -38,6 +38,7 @@
 #include "core_alloc.h"
 #include "core_io.h"
 #include "core_mlspill3.h"
+#include "core_pair.h"
 
 #define KIND_FRAME 0x4d415246u	/* "FRAM" */
 #define KIND_END 0x21444e45u	/* "END!" */
@@ -132,6 +133,18 @@ struct core_mlspill3_writer {
 	struct iovec *iov;
 	size_t iov_cap;
 	struct core_mlspill3_stats st;
+
+	/* Writing behind the caller (core_mlspill3_writer_async): the
+	 * frame in flight is job, a copy of the caller's batch header (its
+	 * buffers are the caller's).  st is the helper's while a job is in
+	 * flight; st_seen is the caller's copy, taken at each wait. */
+	struct core_pair *pair;		/* borrowed; NULL: synchronous */
+	bool pending;			/* a job is in flight */
+	struct core_batch job;
+	struct core_column *job_cols;	/* owned, ncols */
+	int job_rc;			/* the first failed job's */
+	struct core_err job_err;
+	struct core_mlspill3_stats st_seen;
 };
 
 static const unsigned char zeros[8];
@@ -163,6 +176,9 @@ core_mlspill3_writer_free(struct core_mlspill3_writer *w)
 {
 	if (w == NULL)
 		return;
+	if (w->pending)
+		core_pair_wait(w->pair);
+	free(w->job_cols);
 	ZSTD_freeCCtx(w->cctx);
 	free(w->dir);
 	free(w->zbuf);
@@ -174,7 +190,7 @@ void
 core_mlspill3_writer_stats(const struct core_mlspill3_writer *w,
     struct core_mlspill3_stats *st)
 {
-	*st = w->st;
+	*st = w->pair != NULL ? w->st_seen : w->st;
 	st->streams = w->header_done ? 1 : 0;
 }
 
@@ -291,9 +307,9 @@ add_buffer(struct core_mlspill3_writer *w, unsigned char *desc,
 	*body_len += slen + pad8(slen);
 }
 
-int
-core_mlspill3_write_batch(struct core_mlspill3_writer *w,
-    const struct core_batch *b, struct core_err *err)
+static int
+write_frame(struct core_mlspill3_writer *w, const struct core_batch *b,
+    struct core_err *err)
 {
 	const struct core_schema *s = w->schema;
 	size_t dirlen = (size_t)s->ncols * NBUF * DESC_LEN, zoff = 0;
@@ -379,6 +395,65 @@ core_mlspill3_write_batch(struct core_mlspill3_writer *w,
 	return 0;
 }
 
+static void
+write_job(void *arg, unsigned who)
+{
+	struct core_mlspill3_writer *w = arg;
+
+	(void)who;
+	w->job_rc = write_frame(w, &w->job, &w->job_err);
+}
+
+/* Waits for the frame in flight; its failure, once seen, is every later
+ * call's. */
+static int
+async_wait(struct core_mlspill3_writer *w, struct core_err *err)
+{
+	if (w->pending) {
+		core_pair_wait(w->pair);
+		w->pending = false;
+		w->st_seen = w->st;
+	}
+	if (w->job_rc != 0) {
+		if (err != NULL)
+			*err = w->job_err;
+		return w->job_rc;
+	}
+	return 0;
+}
+
+void
+core_mlspill3_writer_async(struct core_mlspill3_writer *w,
+    struct core_pair *pair)
+{
+	if (w->pair == NULL && pair != NULL && !w->finished) {
+		w->pair = pair;
+		w->job_cols = core_xcalloc(w->schema->ncols ?
+		    w->schema->ncols : 1, sizeof(*w->job_cols));
+		w->st_seen = w->st;
+	}
+}
+
+int
+core_mlspill3_write_batch(struct core_mlspill3_writer *w,
+    const struct core_batch *b, struct core_err *err)
+{
+	int rc;
+
+	if (w->pair == NULL)
+		return write_frame(w, b, err);
+	if ((rc = async_wait(w, err)) != 0)
+		return rc;
+	if (b->nrows == 0 || b->ncols != w->schema->ncols || w->finished)
+		return write_frame(w, b, err);	/* no frame, or the error */
+	w->job = *b;
+	w->job.cols = w->job_cols;
+	memcpy(w->job_cols, b->cols, (size_t)b->ncols * sizeof(*b->cols));
+	w->pending = true;
+	core_pair_start(w->pair, write_job, w);
+	return 0;
+}
+
 int
 core_mlspill3_writer_finish(struct core_mlspill3_writer *w,
     struct core_err *err)
@@ -387,6 +462,8 @@ core_mlspill3_writer_finish(struct core_mlspill3_writer *w,
 	struct iovec iov;
 	int r;
 
+	if (w->pair != NULL && (r = async_wait(w, err)) != 0)
+		return r;
 	if (!w->header_done && (r = write_header(w, err)) != 0)
 		return r;
 	put64(rec + REC_HDR, w->st.rows);
@@ -398,6 +475,7 @@ core_mlspill3_writer_finish(struct core_mlspill3_writer *w,
 	if ((r = writev_all(w, &iov, 1, err)) != 0)
 		return r;
 	w->finished = true;
+	w->st_seen = w->st;
 	return 0;
 }
 

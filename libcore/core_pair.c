@@ -79,24 +79,39 @@ core_pair_new(unsigned want)
 }
 
 void
+core_pair_start(struct core_pair *p, core_pair_fn fn, void *arg)
+{
+	if (p == NULL) {
+		fn(arg, 1);
+		return;
+	}
+	pthread_mutex_lock(&p->mu);
+	p->fn = fn;
+	p->arg = arg;
+	p->busy = true;
+	p->gen++;
+	pthread_cond_signal(&p->go);
+	pthread_mutex_unlock(&p->mu);
+}
+
+void
+core_pair_wait(struct core_pair *p)
+{
+	if (p == NULL)
+		return;
+	pthread_mutex_lock(&p->mu);
+	while (p->busy)
+		pthread_cond_wait(&p->done, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+}
+
+void
 core_pair_run(struct core_pair *p, core_pair_fn fn, void *arg)
 {
-	if (p != NULL) {
-		pthread_mutex_lock(&p->mu);
-		p->fn = fn;
-		p->arg = arg;
-		p->busy = true;
-		p->gen++;
-		pthread_cond_signal(&p->go);
-		pthread_mutex_unlock(&p->mu);
-	}
+	if (p != NULL)
+		core_pair_start(p, fn, arg);
 	fn(arg, 0);
-	if (p != NULL) {
-		pthread_mutex_lock(&p->mu);
-		while (p->busy)
-			pthread_cond_wait(&p->done, &p->mu);
-		pthread_mutex_unlock(&p->mu);
-	}
+	core_pair_wait(p);
 }
 
 void

@@ -126,11 +126,14 @@ struct core_sort {
 	uint64_t *mrefs;		/* owned: same, for buffer frames */
 	uint32_t nrefs;
 	uint64_t refs_bytes;
-	unsigned char *ochunk;		/* owned output chunk */
-	uint64_t ocap;
+	/* Two output chunk sets, used in turn: the sink may still be
+	 * writing the last batch while the next one is gathered. */
+	unsigned char *ochunk[2];	/* owned output chunks */
+	uint64_t ocap[2];
+	unsigned oset;			/* the set the next batch takes */
 	struct core_batch out;
-	unsigned char *ochunk2;		/* owned: the second thread's */
-	uint64_t ocap2;
+	unsigned char *ochunk2[2];	/* owned: the second thread's */
+	uint64_t ocap2[2];
 	struct core_pair *pair;		/* owned: gather's second thread */
 	const void **gvals[2];		/* owned: gather's source tables, */
 	const int32_t **goffs[2];	/* one set per thread */
@@ -536,8 +539,9 @@ gather(struct core_sort *s, const struct core_batch *const *srcs,
 {
 	uint32_t ncols = s->schema->ncols, i;
 	uint64_t total = 0;
-	bool pair = s->pair != NULL && chunk == &s->ochunk &&
-	    n >= GATHER_PAIR_MIN;
+	int oset = chunk == &s->ochunk[0] ? 0 : chunk == &s->ochunk[1] ? 1 :
+	    -1;
+	bool pair = s->pair != NULL && oset >= 0 && n >= GATHER_PAIR_MIN;
 	struct gjob g;
 
 	gather_tables(s, nsrcs);
@@ -560,12 +564,12 @@ gather(struct core_sort *s, const struct core_batch *const *srcs,
 	}
 	if (text != UINT64_MAX)
 		total += text;
-	chunk_reserve(s, chunk, cap, total, chunk == &s->ochunk);
+	chunk_reserve(s, chunk, cap, total, oset >= 0);
 	/* The second thread's chunk, made (as large as the first) and
 	 * charged for the rest of the sort the first time it is needed. */
 	if (pair)
-		chunk_reserve(s, &s->ochunk2, &s->ocap2, total > s->ocap ?
-		    total : s->ocap, true);
+		chunk_reserve(s, &s->ochunk2[oset], &s->ocap2[oset],
+		    total > *cap ? total : *cap, true);
 	g.s = s;
 	g.srcs = srcs;
 	g.nsrcs = nsrcs;
@@ -574,7 +578,7 @@ gather(struct core_sort *s, const struct core_batch *const *srcs,
 	g.out = out;
 	g.want = want;
 	g.chunk[0] = *chunk;
-	g.chunk[1] = s->ochunk2;
+	g.chunk[1] = pair ? s->ochunk2[oset] : NULL;
 	g.next_col = 0;
 	core_pair_run(pair ? s->pair : NULL, gather_columns, &g);
 	out->nrows = n;
@@ -866,7 +870,8 @@ flush_out(struct core_sort *s, struct core_err *err)
 		return 0;
 	gather(s, s->srcs, s->nsrcs, s->refs, s->nrefs,
 	    s->refs_bytes - (uint64_t)s->nrefs * s->fixed_row, &s->out,
-	    &s->ochunk, &s->ocap, NULL);
+	    &s->ochunk[s->oset], &s->ocap[s->oset], NULL);
+	s->oset ^= 1;
 	s->nrefs = 0;
 	s->refs_bytes = 0;
 	if (s->to_spill) {
@@ -1104,9 +1109,14 @@ add_run(struct core_sort *s, const struct core_spill_run *run)
 static int
 spill_begin(struct core_sort *s, struct core_err *err)
 {
-	if (s->spill == NULL)
+	if (s->spill == NULL) {
 		s->spill = core_spill_new(s->o.tmpdirs, s->o.ntmpdirs,
 		    s->o.max_spill, s->o.compress_spill ? 1 : 0, s->schema);
+		/* The output chunks alternate, so a run's batch is still
+		 * whole while the next one is gathered. */
+		if (s->o.threads != 1)
+			core_spill_async(s->spill);
+	}
 	return core_spill_run_begin(s->spill, err);
 }
 
@@ -1686,26 +1696,31 @@ core_sort_new(const struct core_sort_options *o,
 		s->fixed_row += 1 + (t == CORE_TYPE_STRING ? 4 :
 		    core_type_width(t));
 	}
-	/* The output batch, the reference list and (when spills are
+	/* The output chunks, the reference lists and (when spills are
 	 * compressed) the writer's staging buffer live for the whole
 	 * sort: charge them once. */
-	s->ocap = s->out_budget + (uint64_t)schema->ncols * 32;
-	s->ochunk = core_xmalloc_aligned((size_t)s->ocap);
+	s->ocap[0] = s->ocap[1] = s->out_budget + (uint64_t)schema->ncols *
+	    32;
+	s->ochunk[0] = core_xmalloc_aligned((size_t)s->ocap[0]);
+	s->ochunk[1] = core_xmalloc_aligned((size_t)s->ocap[1]);
 	s->refs = core_xmalloc(core_mul_size(s->batch_rows, 8));
 	s->mrefs = core_xmalloc(core_mul_size(s->batch_rows, 8));
-	s->fixed_charge = s->ocap + (uint64_t)s->batch_rows * 16 +
+	s->fixed_charge = 2 * s->ocap[0] + (uint64_t)s->batch_rows * 16 +
 	    (o->compress_spill ? s->out_budget + s->out_budget / 8 : 0);
 	s->pair = core_pair_new(o->threads);
-	/* Under a budget the second thread's chunk is charged from the
-	 * start (charged later, when the buffer has filled the budget, it
+	/* Under a budget the second thread's chunks are charged from the
+	 * start (charged later, when the buffer has filled the budget, they
 	 * would pass it), and charged with one thread too: the budget left
 	 * for rows, and so every run and frame, is then the same whatever
 	 * the thread count, and so are the output's bytes. */
 	if (mem->limit != CORE_MEM_UNLIMITED) {
-		s->ocap2 = s->ocap;
-		if (s->pair != NULL)
-			s->ochunk2 = core_xmalloc_aligned((size_t)s->ocap2);
-		s->fixed_charge += s->ocap2;
+		for (i = 0; i < 2; i++) {
+			s->ocap2[i] = s->ocap[i];
+			if (s->pair != NULL)
+				s->ochunk2[i] = core_xmalloc_aligned(
+				    (size_t)s->ocap2[i]);
+			s->fixed_charge += s->ocap2[i];
+		}
 	}
 	core_mem_charge(mem, s->fixed_charge);
 	s->frame_est = s->out_budget + s->out_budget / 4;
@@ -1727,6 +1742,8 @@ core_sort_new(const struct core_sort_options *o,
 void
 core_sort_free(struct core_sort *s)
 {
+	unsigned i;
+
 	if (s == NULL)
 		return;
 	release_buffer(s);
@@ -1747,8 +1764,10 @@ core_sort_free(struct core_sort *s)
 	free(s->refs);
 	free(s->mrefs);
 	core_pair_free(s->pair);
-	core_free_aligned(s->ochunk);
-	core_free_aligned(s->ochunk2);
+	for (i = 0; i < 2; i++) {
+		core_free_aligned(s->ochunk[i]);
+		core_free_aligned(s->ochunk2[i]);
+	}
 	core_free_aligned(s->prev_chunk);
 	core_batch_release(&s->out);
 	core_batch_release(&s->prevcopy);

@@ -75,8 +75,11 @@ struct core_sort_stats {
 
 struct core_sort;
 
-/* Called with each output batch in order; b is valid during the call
- * only.  A non-zero return stops the sort and is passed back. */
+/* Called with each output batch in order.  The struct b is valid during
+ * the call only; its buffers stay unchanged until the next call returns
+ * (or core_sort_free), so the callee may still be writing them when it
+ * returns (core_mlspill3_writer_async).  A non-zero return stops the sort
+ * and is passed back. */
 typedef int (*core_sort_emit_fn)(void *arg, const struct core_batch *b,
     struct core_err *err);
 

@@ -30,6 +30,7 @@
 #include "core_alloc.h"
 #include "core_io.h"
 #include "core_mlspill3.h"
+#include "core_pair.h"
 #include "core_spill.h"
 
 #define KIND_FRAME 0x4d415246u	/* "FRAM" */
@@ -56,6 +57,7 @@ struct core_spill {
 	uint64_t woff;
 	uint64_t written;		/* bytes of finished runs */
 	ZSTD_DCtx *dctx;
+	struct core_pair *pair;		/* owned: writes runs, or NULL */
 };
 
 static inline uint32_t
@@ -115,6 +117,7 @@ core_spill_free(struct core_spill *sp)
 	if (sp == NULL)
 		return;
 	core_mlspill3_writer_free(sp->writer);
+	core_pair_free(sp->pair);
 	for (i = 0; i < sp->ndirs; i++) {
 		if (sp->files[i] >= 0)
 			close(sp->files[i]);
@@ -149,6 +152,13 @@ check_cap(struct core_spill *sp, struct core_err *err)
 	return 0;
 }
 
+void
+core_spill_async(struct core_spill *sp)
+{
+	if (sp->pair == NULL)
+		sp->pair = core_pair_new(0);
+}
+
 int
 core_spill_run_begin(struct core_spill *sp, struct core_err *err)
 {
@@ -168,6 +178,7 @@ core_spill_run_begin(struct core_spill *sp, struct core_err *err)
 	sp->woff = sp->ends[f];
 	sp->writer = core_mlspill3_writer_new(sp->files[f], sp->names[f],
 	    sp->schema, sp->level);
+	core_mlspill3_writer_async(sp->writer, sp->pair);
 	return 0;
 }
 

@@ -59,6 +59,11 @@ struct core_spill *core_spill_new(const char *const *dirs, size_t ndirs,
     uint64_t max_bytes, int zstd_level, const struct core_schema *schema);
 void core_spill_free(struct core_spill *sp);	/* accepts NULL */
 
+/* Writes runs on a thread of their own from now on (not on a one-core
+ * machine), behind the caller: a batch given to core_spill_run_write
+ * must keep its buffers until the next call returns. */
+void core_spill_async(struct core_spill *sp);
+
 /* Writing one run: begin, write batches, end (which fills *run). */
 int core_spill_run_begin(struct core_spill *sp, struct core_err *err);
 int core_spill_run_write(struct core_spill *sp, const struct core_batch *b,

@@ -8,13 +8,16 @@
  * schema mismatch and an unknown version are rejected.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "core_alloc.h"
 #include "core_col.h"
 #include "core_mlspill3.h"
+#include "core_pair.h"
 #include "unit.h"
 
 static struct core_schema *
@@ -194,6 +197,73 @@ round_trip(int level, unsigned null_every)
 		core_batch_release(&want[f]);
 	core_schema_free(s);
 	close(fd);
+}
+
+/* Frames written behind the caller make the same bytes as frames
+ * written in line, raw and compressed; a failed write is reported by a
+ * later call, and by every call after it. */
+static void
+test_async_writer(void)
+{
+	struct core_schema *s = all_types_schema();
+	struct core_pair *pair = core_pair_new(2);
+	struct core_batch b[12];
+	struct core_mlspill3_writer *w;
+	struct core_err err;
+	int level, f, fd[2], k, rc, bad;
+
+	CHECK(pair != NULL);
+	for (f = 0; f < 12; f++) {
+		core_batch_init(&b[f], s);
+		random_batch(&b[f], 500 + 37 * (uint32_t)f, f % 3 ? 4 : 0);
+	}
+	for (level = 0; level <= 3; level += 3) {
+		char *p[2];
+		size_t len[2];
+
+		for (k = 0; k < 2; k++) {
+			fd[k] = memfd_create("a", 0);
+			w = core_mlspill3_writer_new(fd[k], "mem", s, level);
+			if (k == 1)
+				core_mlspill3_writer_async(w, pair);
+			for (f = 0; f < 12; f++)
+				CHECK_EQ_INT(core_mlspill3_write_batch(w, &b[f],
+				    &err), 0);
+			CHECK_EQ_INT(core_mlspill3_writer_finish(w, &err), 0);
+			core_mlspill3_writer_free(w);
+			p[k] = slurp(fd[k], &len[k]);
+			close(fd[k]);
+		}
+		CHECK(len[0] == len[1] && memcmp(p[0], p[1], len[0]) == 0);
+		free(p[0]);
+		free(p[1]);
+	}
+	/* A descriptor that cannot be written: the first frame is only
+	 * handed over, the next call sees its failure. */
+	fd[0] = open("/dev/null", O_RDONLY);
+	w = core_mlspill3_writer_new(fd[0], "ro", s, 0);
+	core_mlspill3_writer_async(w, pair);
+	rc = core_mlspill3_write_batch(w, &b[0], &err);
+	bad = rc != 0;
+	rc = core_mlspill3_write_batch(w, &b[1], &err);
+	bad += rc != 0;
+	CHECK(bad >= 1);
+	CHECK_EQ_INT(rc, CORE_EIO);
+	CHECK(strstr(err.msg, "ro") != NULL);
+	CHECK_EQ_INT(core_mlspill3_writer_finish(w, &err), CORE_EIO);
+	core_mlspill3_writer_free(w);
+	close(fd[0]);
+	/* Freed with a frame in flight: waits for it. */
+	fd[0] = memfd_create("a", 0);
+	w = core_mlspill3_writer_new(fd[0], "mem", s, 0);
+	core_mlspill3_writer_async(w, pair);
+	CHECK_EQ_INT(core_mlspill3_write_batch(w, &b[2], &err), 0);
+	core_mlspill3_writer_free(w);
+	close(fd[0]);
+	for (f = 0; f < 12; f++)
+		core_batch_release(&b[f]);
+	core_pair_free(pair);
+	core_schema_free(s);
 }
 
 static void test_round_trip_raw(void) { round_trip(0, 0); }
@@ -411,5 +481,6 @@ main(void)
 	RUN(test_schema_mismatch);
 	RUN(test_unknown_version);
 	RUN(test_empty_stream);
+	RUN(test_async_writer);
 	return unit_done();
 }

@@ -18,6 +18,7 @@
 #include "core_io.h"
 #include "core_mem.h"
 #include "core_mlspill3.h"
+#include "core_pair.h"
 #include "core_sort.h"
 #include "core_tool.h"
 
@@ -331,6 +332,7 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 	struct core_mem mem;
 	struct core_batch b;
 	struct sink k = { NULL, clk, 0 };
+	struct core_pair *wpair = NULL;
 	int rc;
 
 	if ((rc = core_mlspill3_reader_new(paths, npaths, &rd, err)) != 0)
@@ -357,6 +359,12 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 	s = core_sort_new(&so, core_mlspill3_reader_schema(rd), &mem);
 	k.w = core_mlspill3_writer_new(fd, outname,
 	    core_mlspill3_reader_schema(rd), 0);
+	/* Output frames are written behind the merge (core_sort keeps a
+	 * batch's buffers until the next emit). */
+	if (o->threads != 1) {
+		wpair = core_pair_new(0);
+		core_mlspill3_writer_async(k.w, wpair);
+	}
 	while ((rc = core_mlspill3_reader_next(rd, &b, err)) == 0) {
 		struct core_mlspill3_stats st;
 
@@ -374,6 +382,7 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 		print_stats(s, &mem, clk);
 out:
 	core_mlspill3_writer_free(k.w);
+	core_pair_free(wpair);
 	core_sort_free(s);
 	core_batch_release(&b);
 	core_mlspill3_reader_free(rd);
