@@ -849,6 +849,16 @@ plain_put(struct col *c, const uint8_t *p, size_t n)
 	buf_put(&c->plain, p, n);
 }
 
+/* The trial is lost: PLAIN for the rest of the chunk, whose values so
+ * far the open page already holds PLAIN too. */
+static void
+trial_lose(struct col *c)
+{
+	c->mode = M_PLAIN;
+	page_trim(c);
+	dict_clear(c);
+}
+
 /* Called before each trial value (or block of values, which never
  * straddles a window count): takes the window's first count, and at its
  * end says whether nine values in ten were still new ones.  Then the
@@ -888,17 +898,11 @@ put_value(struct core_parquet_writer *w, struct enc *e, struct col *c,
 		plain_put(c, p, n);
 		break;
 	case M_TRIAL:
-		if (trial_hopeless(c)) {
-			c->mode = M_PLAIN;
-			page_trim(c);
-			dict_clear(c);
-		} else if (dict_lookup(c, w->o.dict_bytes, p, n, &ent)) {
+		if (!trial_hopeless(c) && dict_lookup(c, w->o.dict_bytes, p,
+		    n, &ent))
 			idx_push(c, ent);
-		} else {
-			c->mode = M_PLAIN;
-			page_trim(c);
-			dict_clear(c);
-		}
+		else
+			trial_lose(c);
 		plain_put(c, p, n);
 		break;
 	case M_PLAIN:
@@ -970,6 +974,19 @@ stat_str(struct col *c, const uint8_t *p, size_t n)
 	}
 }
 
+/* A decimal(p <= 9) value as the INT32 Parquet stores, or CORE_EDATA
+ * when it does not fit. */
+static int
+dec32(const struct col *c, int64_t v, int32_t *out, struct core_err *err)
+{
+	if (v < INT32_MIN || v > INT32_MAX)
+		return core_err_set(err, CORE_EDATA, "column %s: decimal value "
+		    "%lld does not fit precision %u", c->name, (long long)v,
+		    c->type.precision);
+	*out = (int32_t)v;
+	return 0;
+}
+
 /* Values a block of the fixed-width fast path takes at most. */
 #define FAST_BLOCK 256
 /* How far ahead the fast path asks for a hash table slot. */
@@ -1028,14 +1045,10 @@ write_fixed_block(struct core_parquet_writer *w, struct col *c,
 		break;
 	case K_DEC32:
 		for (j = 0; j < k; j++) {
-			int32_t v32;
+			int32_t v32 = 0;
 
-			if (i64[j] < INT32_MIN || i64[j] > INT32_MAX)
-				return core_err_set(err, CORE_EDATA,
-				    "column %s: decimal value %lld does not "
-				    "fit precision %u", c->name,
-				    (long long)i64[j], c->type.precision);
-			v32 = (int32_t)i64[j];
+			if (dec32(c, i64[j], &v32, err) != 0)
+				return CORE_EDATA;
 			memcpy(v + (size_t)j * 4, &v32, 4);
 		}
 		break;
@@ -1043,11 +1056,8 @@ write_fixed_block(struct core_parquet_writer *w, struct col *c,
 		memcpy(v, i64, (size_t)k * 8);
 		break;
 	}
-	if (c->mode == M_TRIAL && trial_hopeless(c)) {
-		c->mode = M_PLAIN;
-		page_trim(c);
-		dict_clear(c);
-	}
+	if (c->mode == M_TRIAL && trial_hopeless(c))
+		trial_lose(c);
 	if (c->mode != M_DICT)
 		buf_put(&c->plain, v, (size_t)k * wd);
 	if (c->mode == M_PLAIN) {
@@ -1082,9 +1092,7 @@ write_fixed_block(struct core_parquet_writer *w, struct col *c,
 		if (j < k && c->mode == M_TRIAL) {
 			/* The dictionary is full during the trial: PLAIN
 			 * wins, and the block is in the PLAIN page. */
-			c->mode = M_PLAIN;
-			page_trim(c);
-			dict_clear(c);
+			trial_lose(c);
 			*done = k;
 		}
 	}
@@ -1154,13 +1162,9 @@ write_row(struct core_parquet_writer *w, struct enc *e, struct col *c,
 		stat_int(c, v32);
 		break;
 	case K_DEC32:
-		v64 = ((const int64_t *)col->values)[r];
-		if (v64 < INT32_MIN || v64 > INT32_MAX)
-			return core_err_set(err, CORE_EDATA,
-			    "column %s: decimal value %lld does not fit "
-			    "precision %u", c->name, (long long)v64,
-			    c->type.precision);
-		v32 = (int32_t)v64;
+		if (dec32(c, ((const int64_t *)col->values)[r], &v32,
+		    err) != 0)
+			return CORE_EDATA;
 		rc = put_value(w, e, c, (const uint8_t *)&v32, 4, err);
 		stat_int(c, v32);
 		break;
