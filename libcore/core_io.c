@@ -583,6 +583,26 @@ core_atomic_release(struct core_atomic *a)
 	a->path = NULL;
 }
 
+uint64_t
+core_paths_size(const char *const *paths, size_t npaths)
+{
+	uint64_t total = 0;
+	struct stat st;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < (npaths ? npaths : 1); i++) {
+		if (npaths == 0 || strcmp(paths[i], "-") == 0)
+			rc = fstat(STDIN_FILENO, &st);
+		else
+			rc = stat(paths[i], &st);
+		if (rc != 0 || !S_ISREG(st.st_mode))
+			return 0;
+		total += (uint64_t)st.st_size;
+	}
+	return total;
+}
+
 /* ---- temporary files ---- */
 
 const char *

@@ -130,6 +130,11 @@ void core_atomic_abort(struct core_atomic *a);
 /* Frees memory (aborts first if still open). */
 void core_atomic_release(struct core_atomic *a);
 
+/* The bytes in paths ("-" or npaths == 0: stdin) when every one is a
+ * regular file, else 0 (a pipe, a device, or a path that cannot be
+ * stat'ed: the reader reports that one). */
+uint64_t core_paths_size(const char *const *paths, size_t npaths);
+
 /* ---- temporary files ---- */
 
 /* Opens an anonymous file in dir (O_TMPFILE, or create + unlink at once),

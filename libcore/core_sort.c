@@ -23,7 +23,13 @@
  * assembled row by row and its size stays inside the budget whatever the
  * row width.
  *
- * Merge: one loser tree over the runs' current frames.  A frame that is
+ * Run sizes: when the caller says how much input there is
+ * (core_sort_input), the runs before the last are cut just large enough
+ * for the last one to stay in memory through the merge (buffer_cap).
+ *
+ * Merge: one loser tree over the runs' current frames and, when the last
+ * buffer stayed in memory, its sorted entries, whose rows are gathered
+ * into the output straight from the buffer.  A frame that is
  * used up is "retired", not freed, while output references still point
  * into it; the output batch is flushed early when the budget has no room
  * for the next frame, which frees the retired ones.  Ties go to the
@@ -82,13 +88,23 @@ struct mframe {
 	uint32_t slot;			/* index in slots[] */
 };
 
-/* One run in a merge. */
+/*
+ * One run in a merge.  Its current row is kept resolved (words, batch,
+ * row, gather reference, output bytes) so the loser tree compares runs
+ * read from files and the sorted buffer alike.
+ */
 struct msrc {
 	struct core_spill_cursor cur;
-	struct mframe *fr;		/* current frame; NULL when done */
-	uint32_t row;			/* next row of fr */
+	struct mframe *fr;		/* file: current frame */
+	uint32_t row;			/* file: current row of fr */
 	bool mem;			/* the sorted buffer, not a file */
-	size_t next_ent;		/* mem: next entry to gather */
+	bool live;			/* has a current row */
+	size_t next_ent;		/* mem: current entry */
+	const uint64_t *cw;		/* the current row's key words */
+	const struct core_batch *cb;	/* its batch */
+	uint32_t cr;			/* its row in cb */
+	uint64_t cref;			/* its gather reference */
+	uint64_t csize;			/* its output bytes, or ENT_SIZE_MAX */
 };
 
 struct core_sort {
@@ -119,11 +135,16 @@ struct core_sort {
 	uint64_t *tmp;			/* owned: merge sort scratch */
 	size_t tmp_cap;
 	uint64_t ent_charge;
+	uint64_t buf_bytes;		/* charged for the buffer's rows */
+
+	/* The input's size when known (core_sort_input), to plan runs. */
+	uint64_t in_done, in_total;
+	uint64_t charge_in;		/* charged for every row added */
 
 	/* Output assembly. */
 	const struct core_batch *const *srcs;	/* what refs index */
 	uint64_t *refs;			/* owned: batch_rows entries */
-	uint64_t *mrefs;		/* owned: same, for buffer frames */
+	uint32_t *bslot;		/* owned: the slot of each buffer */
 	uint32_t nrefs;
 	uint64_t refs_bytes;
 	/* Two output chunk sets, used in turn: the sink may still be
@@ -1071,6 +1092,7 @@ release_buffer(struct core_sort *s)
 	s->nent = 0;
 	core_mem_release(s->mem, s->ent_charge);
 	s->ent_charge = 0;
+	s->buf_bytes = 0;
 }
 
 /* Sorts the buffer and sends it, deduplicated and cut to --limit, to
@@ -1179,6 +1201,8 @@ append_slice(struct core_sort *s, const struct core_batch *b, uint32_t r0,
 		    sz < ENT_SIZE_MAX ? sz : ENT_SIZE_MAX, i);
 	}
 	s->ent_charge += ent;
+	s->buf_bytes += charge + ent;
+	s->charge_in += charge + ent;
 	s->nbufs++;
 	s->nent += n;
 }
@@ -1227,6 +1251,56 @@ compact(struct core_sort *s)
 	core_free_aligned(chunk);
 }
 
+void
+core_sort_input(struct core_sort *s, uint64_t done, uint64_t total)
+{
+	s->in_done = done;
+	s->in_total = total;
+}
+
+/*
+ * The most the buffer may hold before it is spilled, when the input's
+ * size says how much is still to come (incoming: the charge of the
+ * batch being added).  Every run but the last is then made just large
+ * enough for the last to stay in memory (core_sort_finish's with_mem,
+ * which needs a merge frame per run beside it), and the runs before it
+ * share the rest equally: less is written and read back than when
+ * every run but the last fills the budget.  Without a size, or when
+ * the estimate says nothing needs spilling, it is the whole budget.  A
+ * wrong estimate costs a run more, never a wrong answer.
+ */
+static uint64_t
+buffer_cap(const struct core_sort *s, uint64_t incoming)
+{
+	uint64_t room, need, last, frame, k;
+	double left;
+
+	if (s->in_total == 0 || s->in_done == 0 || s->o.has_limit ||
+	    s->mem->limit == CORE_MEM_UNLIMITED)
+		return UINT64_MAX;
+	room = s->buf_bytes + core_mem_available(s->mem) + s->pool_bytes;
+	left = s->in_total > s->in_done ? (double)(s->in_total -
+	    s->in_done) * ((double)(s->charge_in + incoming) /
+	    (double)s->in_done) : 0;
+	if (left > (double)room * 1e6)
+		return UINT64_MAX;
+	need = s->buf_bytes + incoming + (uint64_t)left;
+	if (need <= room)
+		return UINT64_MAX;
+	frame = s->frame_est + s->frame_est / 4;
+	for (k = 2; k < 10000; k++) {
+		/* Room for the last run: a frame for each of the nruns
+		 * + k - 1 runs it is merged with and one to spare, and a
+		 * tenth held back for the estimate's error. */
+		if (room / 10 + (s->nruns + k) * frame >= room)
+			return UINT64_MAX;
+		last = room - room / 10 - (s->nruns + k) * frame;
+		if (need - last <= (k - 1) * room)
+			return (need - last + k - 2) / (k - 1);
+	}
+	return UINT64_MAX;
+}
+
 int
 core_sort_add(struct core_sort *s, const struct core_batch *b,
     struct core_err *err)
@@ -1241,9 +1315,14 @@ core_sort_add(struct core_sort *s, const struct core_batch *b,
 	per = slice_bytes(b, 0, n) / n + ent + 1;
 	while (r0 < n) {
 		void *chunk;
-		uint64_t cap = 0;
+		uint64_t cap = 0, most = buffer_cap(s, (uint64_t)(n - r0) *
+		    per);
 
 		avail = core_mem_available(s->mem) + s->pool_bytes;
+		if (most != UINT64_MAX && avail > most - (most <
+		    s->buf_bytes ? most : s->buf_bytes))
+			avail = most - (most < s->buf_bytes ? most :
+			    s->buf_bytes);
 		take = avail / per > n - r0 ? n - r0 : (uint32_t)(avail / per);
 		if (take > ENT_ROW_MAX)
 			take = ENT_ROW_MAX;
@@ -1373,40 +1452,6 @@ release_retired(struct core_sort *s)
 	s->nretired = 0;
 }
 
-/*
- * The next frame of the sorted buffer kept in memory as the last run:
- * its next rows in order, up to a batch or an output budget, gathered
- * into m as if read from a file.  The write and the read back of that
- * run are saved, not the gather.
- */
-static int
-buffer_frame(struct core_sort *s, struct msrc *src, struct mframe *m)
-{
-	size_t nw = s->plan.nw;
-	uint64_t bytes = 0, rb, cap0 = m->f.body_cap;
-	uint32_t n = 0;
-
-	while (src->next_ent < s->nent && n < s->batch_rows) {
-		uint64_t x = s->ent[src->next_ent * s->stride + nw];
-
-		rb = ENT_SIZE(x) < ENT_SIZE_MAX ? ENT_SIZE(x) :
-		    row_bytes(s, s->bufs[ENT_BUF(x)], ENT_ROW(x));
-		if (n > 0 && bytes + rb > s->out_budget)
-			break;
-		s->mrefs[n++] = ENT_REF(x);
-		bytes += rb;
-		src->next_ent++;
-	}
-	if (n == 0)
-		return CORE_EOF;
-	gather(s, (const struct core_batch *const *)s->bufs, s->nbufs,
-	    s->mrefs, n, bytes - (uint64_t)n * s->fixed_row, &m->f.batch,
-	    &m->f.body, &m->f.body_cap, NULL);
-	/* gather charged the growth; the frame gives it back. */
-	m->f.charged += m->f.body_cap - cap0;
-	return 0;
-}
-
 /* Moves src to its run's next frame, keeping the used one alive while
  * output references point into it. */
 static int
@@ -1434,8 +1479,7 @@ next_frame(struct core_sort *s, struct msrc *src, struct core_err *err)
 	    (rc = flush_out(s, err)) != 0)
 		return rc;
 	m = mframe_get(s);
-	rc = src->mem ? buffer_frame(s, src, m) :
-	    core_spill_read_frame(s->spill, &src->cur, &m->f, s->mem, err);
+	rc = core_spill_read_frame(s->spill, &src->cur, &m->f, s->mem, err);
 	if (rc != 0) {
 		mframe_put(s, m);
 		return rc == CORE_EOF ? 0 : rc;
@@ -1461,22 +1505,69 @@ next_frame(struct core_sort *s, struct msrc *src, struct core_err *err)
 	return 0;
 }
 
+/* Resolves src's current row: the frame's row for a file, the next
+ * sorted entry for the buffer, whose rows are gathered straight from
+ * the buffer (their slots are bslot[]) with no frame in between. */
+static inline void
+src_resolve(const struct core_sort *s, struct msrc *src)
+{
+	size_t nw = s->plan.nw;
+
+	if (src->mem) {
+		const uint64_t *e;
+		uint64_t x;
+
+		src->live = src->next_ent < s->nent;
+		if (!src->live)
+			return;
+		e = s->ent + src->next_ent * s->stride;
+		x = e[nw];
+		src->cw = e;
+		src->cb = s->bufs[ENT_BUF(x)];
+		src->cr = ENT_ROW(x);
+		src->cref = (uint64_t)s->bslot[ENT_BUF(x)] << 32 | src->cr;
+		src->csize = ENT_SIZE(x);
+		return;
+	}
+	src->live = src->fr != NULL;
+	if (!src->live)
+		return;
+	src->cw = src->fr->words + (size_t)src->row * nw;
+	src->cb = &src->fr->f.batch;
+	src->cr = src->row;
+	src->cref = (uint64_t)src->fr->slot << 32 | src->row;
+	src->csize = ENT_SIZE_MAX;
+}
+
+/* Moves src past its current row. */
+static int
+src_advance(struct core_sort *s, struct msrc *src, struct core_err *err)
+{
+	int rc;
+
+	if (src->mem)
+		src->next_ent++;
+	else if (++src->row == src->fr->f.batch.nrows &&
+	    (rc = next_frame(s, src, err)) != 0)
+		return rc;
+	src_resolve(s, src);
+	return 0;
+}
+
 /* Does run a's current row go before run b's?  Ties: the earlier run. */
 static inline bool
 src_less(const struct core_sort *s, const struct msrc *v, uint32_t a,
     uint32_t b)
 {
 	const struct msrc *x = &v[a], *y = &v[b];
-	size_t nw = s->plan.nw;
 	int c;
 
-	if (x->fr == NULL)
+	if (!x->live)
 		return false;
-	if (y->fr == NULL)
+	if (!y->live)
 		return true;
-	c = core_sort_cmp(&s->plan, x->fr->words + (size_t)x->row * nw,
-	    y->fr->words + (size_t)y->row * nw, &x->fr->f.batch, x->row,
-	    &y->fr->f.batch, y->row);
+	c = core_sort_cmp(&s->plan, x->cw, y->cw, x->cb, x->cr, y->cb,
+	    y->cr);
 	return c < 0 || (c == 0 && a < b);
 }
 
@@ -1490,21 +1581,28 @@ merge_runs(struct core_sort *s, size_t lo, size_t hi, bool with_mem,
 	struct msrc *v = core_xcalloc(k, sizeof(*v));
 	uint32_t *tree = core_xcalloc(k, sizeof(*tree));
 	uint32_t *w = core_xcalloc(2 * (size_t)k, sizeof(*w));
-	size_t nw = s->plan.nw;
+	size_t b;
 	bool stop = false;
 	int rc = 0;
 
+	if (with_mem) {
+		s->bslot = core_xreallocarray(s->bslot, s->nbufs + 1,
+		    sizeof(*s->bslot));
+		for (b = 0; b < s->nbufs; b++) {
+			s->bslot[b] = slot_get(s);
+			s->slots[s->bslot[b]] = s->bufs[b];
+		}
+	}
 	sink_begin(s, s->to_spill, s->slots);
 	for (i = 0; i < k && rc == 0; i++) {
 		/* The buffer holds the input's last rows: the last run,
 		 * so ties still go to the earlier input. */
 		if (with_mem && i == k - 1)
 			v[i].mem = true;
-		else
-			rc = core_spill_cursor_open(s->spill, &v[i].cur,
-			    &s->runs[lo + i], err);
-		if (rc == 0)
+		else if ((rc = core_spill_cursor_open(s->spill, &v[i].cur,
+		    &s->runs[lo + i], err)) == 0)
 			rc = next_frame(s, &v[i], err);
+		src_resolve(s, &v[i]);
 	}
 	if (rc != 0)
 		goto out;
@@ -1526,20 +1624,15 @@ merge_runs(struct core_sort *s, size_t lo, size_t hi, bool with_mem,
 
 		x = tree[0];
 		m = &v[x];
-		if (m->fr == NULL)
+		if (!m->live)
 			break;
 		/* slots[] may move when next_frame adds one: put_row
 		 * reads srcs only at flush time, through s->slots. */
 		s->srcs = s->slots;
 		s->nsrcs = s->nslots;
-		rc = put_row(s, &m->fr->f.batch, m->row,
-		    m->fr->words + (size_t)m->row * nw,
-		    (uint64_t)m->fr->slot << 32 | m->row, ENT_SIZE_MAX, &stop,
+		rc = put_row(s, m->cb, m->cr, m->cw, m->cref, m->csize, &stop,
 		    err);
-		if (rc != 0 || stop)
-			break;
-		if (++m->row == m->fr->f.batch.nrows &&
-		    (rc = next_frame(s, m, err)) != 0)
+		if (rc != 0 || stop || (rc = src_advance(s, m, err)) != 0)
 			break;
 		for (p = (x + k) >> 1; p >= 1; p >>= 1)
 			if (src_less(s, v, tree[p], x)) {
@@ -1561,6 +1654,11 @@ out:
 	free_spares(s);
 	for (i = lo; i < hi; i++)
 		core_spill_run_discard(s->spill, &s->runs[i]);
+	if (with_mem)
+		for (b = 0; b < s->nbufs; b++) {
+			s->slots[s->bslot[b]] = NULL;
+			s->free_slots[s->nfree++] = s->bslot[b];
+		}
 	free(v);
 	free(tree);
 	free(w);
@@ -1704,7 +1802,6 @@ core_sort_new(const struct core_sort_options *o,
 	s->ochunk[0] = core_xmalloc_aligned((size_t)s->ocap[0]);
 	s->ochunk[1] = core_xmalloc_aligned((size_t)s->ocap[1]);
 	s->refs = core_xmalloc(core_mul_size(s->batch_rows, 8));
-	s->mrefs = core_xmalloc(core_mul_size(s->batch_rows, 8));
 	s->fixed_charge = 2 * s->ocap[0] + (uint64_t)s->batch_rows * 16 +
 	    (o->compress_spill ? s->out_budget + s->out_budget / 8 : 0);
 	s->pair = core_pair_new(o->threads);
@@ -1768,7 +1865,7 @@ core_sort_free(struct core_sort *s)
 	free(s->ent);
 	free(s->tmp);
 	free(s->refs);
-	free(s->mrefs);
+	free(s->bslot);
 	core_pair_free(s->pair);
 	for (i = 0; i < 2; i++) {
 		core_free_aligned(s->ochunk[i]);

@@ -88,6 +88,15 @@ struct core_sort *core_sort_new(const struct core_sort_options *o,
     const struct core_schema *schema, struct core_mem *mem);
 void core_sort_free(struct core_sort *s);	/* accepts NULL */
 
+/*
+ * Says how much input there is, when its size is known (regular files):
+ * done bytes of it have been read, including the batch about to be
+ * added, of total.  Only the sizes of the runs depend on it: knowing
+ * what is still to come, the sort spills just enough to keep the last
+ * run in memory.  Not calling it, or total 0, means unknown.
+ */
+void core_sort_input(struct core_sort *s, uint64_t done, uint64_t total);
+
 /* Takes a copy of b's rows (b may be a reader's view). */
 int core_sort_add(struct core_sort *s, const struct core_batch *b,
     struct core_err *err);

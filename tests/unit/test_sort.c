@@ -397,6 +397,10 @@ struct run_opts {
 	const char *const *tmpdirs;
 	size_t ntmpdirs;
 	uint64_t max_spill;
+	/* core_sort_input: the input's size as size_pct percent of the
+	 * true one (0 = not given), counting row_size bytes per row. */
+	unsigned size_pct;
+	uint64_t row_size;
 };
 
 /* Feeds ds in batches of random sizes; returns the sort's status and
@@ -437,6 +441,9 @@ run_sort(const struct dataset *ds, const struct core_sort_key *keys,
 		if (n > ds->n - at)
 			n = (uint32_t)(ds->n - at);
 		fill_batch(&b, ds->rows + at, n);
+		if (ro->size_pct != 0)
+			core_sort_input(s, (at + n) * ro->row_size,
+			    ds->n * ro->row_size * ro->size_pct / 100);
 		rc = core_sort_add(s, &b, err);
 		at += n;
 	}
@@ -770,6 +777,54 @@ test_budget_sweep(void)
 	free_data(&ds);
 }
 
+/* With the input's size known, only what must be spilled is: the same
+ * rows in the same order, fewer bytes written; a wrong size changes
+ * neither the answer nor the budget. */
+static void
+test_input_size(void)
+{
+	static const unsigned pcts[] = { 100, 30, 90, 110, 300 };
+	static const uint64_t budgets[] = { 1 << 20, 3 << 20, 5 << 20 };
+	struct dataset ds = make_data(60000, 1000, false);
+	struct core_err err = { 0, "" };
+	struct core_sort_stats st, st0;
+	struct run_opts ro = { 0 };
+	struct collect out;
+	char what[64];
+	size_t i, j;
+
+	ro.row_size = 40;
+	for (i = 0; i < sizeof(budgets) / sizeof(budgets[0]); i++) {
+		ro.memory = budgets[i];
+		ro.size_pct = 0;
+		CHECK_EQ_INT(run_sort(&ds, multi1, 3, &ro, &out, &st0, &err),
+		    0);
+		free(out.ids);
+		for (j = 0; j < sizeof(pcts) / sizeof(pcts[0]); j++) {
+			ro.size_pct = pcts[j];
+			snprintf(what, sizeof(what), "budget %llu, size %u%%",
+			    (unsigned long long)budgets[i], pcts[j]);
+			CHECK(check_case(&ds, multi1, 3, &ro, what));
+			CHECK_EQ_INT(run_sort(&ds, multi1, 3, &ro, &out, &st,
+			    &err), 0);
+			free(out.ids);
+			check_peak(budgets[i], &st, " with a size");
+			/* Batch sizes are random per call, so only the
+			 * two-run case has a sure margin. */
+			if (pcts[j] == 100 && st0.runs == 2) {
+				if (st.spill_bytes >= st0.spill_bytes)
+					printf("# %s: spilled %llu, %llu "
+					    "without a size\n", what,
+					    (unsigned long long)st.spill_bytes,
+					    (unsigned long long)
+					    st0.spill_bytes);
+				CHECK(st.spill_bytes < st0.spill_bytes);
+			}
+		}
+	}
+	free_data(&ds);
+}
+
 static void
 test_unique_limit(void)
 {
@@ -913,6 +968,7 @@ main(void)
 	RUN(test_multi_keys);
 	RUN(test_presorted);
 	RUN(test_budget_sweep);
+	RUN(test_input_size);
 	RUN(test_unique_limit);
 	RUN(test_spill_options);
 	RUN(test_check);

@@ -333,6 +333,7 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 	struct core_batch b;
 	struct sink k = { NULL, clk, 0 };
 	struct core_pair *wpair = NULL;
+	uint64_t size;
 	int rc;
 
 	if ((rc = core_mlspill3_reader_new(paths, npaths, &rd, err)) != 0)
@@ -365,12 +366,14 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 		wpair = core_pair_new(0);
 		core_mlspill3_writer_async(k.w, wpair);
 	}
+	size = core_paths_size(paths, npaths);
 	while ((rc = core_mlspill3_reader_next(rd, &b, err)) == 0) {
 		struct core_mlspill3_stats st;
 
+		core_mlspill3_reader_stats(rd, &st);
+		core_sort_input(s, st.bytes, size);
 		if ((rc = core_sort_add(s, &b, err)) != 0)
 			break;
-		core_mlspill3_reader_stats(rd, &st);
 		core_tool_progress(clk, prog, st.rows, st.bytes);
 	}
 	if (rc == CORE_EOF)
