@@ -1272,7 +1272,7 @@ core_sort_input(struct core_sort *s, uint64_t done, uint64_t total)
 static uint64_t
 buffer_cap(const struct core_sort *s, uint64_t incoming)
 {
-	uint64_t room, need, last, frame, k;
+	uint64_t room, need, last, frame, slack, k;
 	double left;
 
 	if (s->in_total == 0 || s->in_done == 0 || s->o.has_limit ||
@@ -1288,13 +1288,15 @@ buffer_cap(const struct core_sort *s, uint64_t incoming)
 	if (need <= room)
 		return UINT64_MAX;
 	frame = s->frame_est + s->frame_est / 4;
+	/* Held back for the estimate's error: arena chunks are charged
+	 * exactly, pooled ones may be larger than asked. */
+	slack = s->arena != NULL ? room / 32 : room / 8;
 	for (k = 2; k < 10000; k++) {
 		/* Room for the last run: a frame for each of the nruns
-		 * + k - 1 runs it is merged with and one to spare, and a
-		 * tenth held back for the estimate's error. */
-		if (room / 10 + (s->nruns + k) * frame >= room)
+		 * + k - 1 runs it is merged with and one to spare. */
+		if (slack + (s->nruns + k) * frame >= room)
 			return UINT64_MAX;
-		last = room - room / 10 - (s->nruns + k) * frame;
+		last = room - slack - (s->nruns + k) * frame;
 		if (need - last <= (k - 1) * room)
 			return (need - last + k - 2) / (k - 1);
 	}
@@ -1719,6 +1721,34 @@ merge_passes(struct core_sort *s, struct core_err *err)
 	return 0;
 }
 
+/*
+ * Before the last merge: the in-memory sort's scratch is not needed
+ * again, and the entries keep only the rows the buffer holds.  Both were
+ * sized by the largest buffer, and their pages would stay resident,
+ * uncharged, beside the merge frames that the budget now pays for.
+ */
+static void
+entries_trim(struct core_sort *s)
+{
+	uint64_t scratch = (uint64_t)s->nent * s->stride * 8;
+
+	free(s->tmp);
+	s->tmp = NULL;
+	s->tmp_cap = 0;
+	/* Half of each entry's charge was for the scratch. */
+	core_mem_release(s->mem, scratch);
+	s->ent_charge -= scratch;
+	s->buf_bytes -= scratch;
+	if (s->nent == 0) {
+		free(s->ent);
+		s->ent = NULL;
+		s->ent_cap = 0;
+	} else if (s->ent_cap > s->nent) {
+		s->ent = core_xreallocarray(s->ent, s->nent, s->stride * 8);
+		s->ent_cap = s->nent;
+	}
+}
+
 int
 core_sort_finish(struct core_sort *s, core_sort_emit_fn emit, void *arg,
     struct core_err *err)
@@ -1745,10 +1775,12 @@ core_sort_finish(struct core_sort *s, core_sort_emit_fn emit, void *arg,
 		sort_entries(s);
 		s->st.runs++;
 		arena_trim(s);
+		entries_trim(s);
 	} else {
 		if (s->nent > 0 && (rc = spill_buffer(s, err)) != 0)
 			return rc;
 		arena_free(s);
+		entries_trim(s);
 		if ((rc = merge_passes(s, err)) != 0)
 			return rc;
 	}
