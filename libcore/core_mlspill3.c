@@ -497,8 +497,8 @@ struct core_mlspill3_reader {
 	size_t cap, start, end;
 	bool eof;			/* read(2) returned 0 on fd */
 	ZSTD_DCtx *dctx;
-	void **zout;			/* per column x buffer: owned */
-	size_t *zout_cap;
+	void *zraw;			/* owned: expanded buffers */
+	size_t zraw_cap;
 	struct core_mlspill3_stats st;
 };
 
@@ -702,15 +702,6 @@ reader_init(struct core_mlspill3_reader *r)
 		core_xmalloc(SIZE_MAX);
 }
 
-static void
-alloc_zout(struct core_mlspill3_reader *r)
-{
-	size_t n = (size_t)r->schema->ncols * NBUF;
-
-	r->zout = core_xcalloc(n ? n : 1, sizeof(*r->zout));
-	r->zout_cap = core_xcalloc(n ? n : 1, sizeof(*r->zout_cap));
-}
-
 int
 core_mlspill3_reader_new(const char *const *paths, size_t npaths,
     struct core_mlspill3_reader **out, struct core_err *err)
@@ -728,7 +719,6 @@ core_mlspill3_reader_new(const char *const *paths, size_t npaths,
 		core_mlspill3_reader_free(r);
 		return rc;
 	}
-	alloc_zout(r);
 	*out = r;
 	return 0;
 }
@@ -748,7 +738,6 @@ core_mlspill3_reader_new_fd(int fd, const char *name,
 		core_mlspill3_reader_free(r);
 		return rc;
 	}
-	alloc_zout(r);
 	*out = r;
 	return 0;
 }
@@ -756,17 +745,11 @@ core_mlspill3_reader_new_fd(int fd, const char *name,
 void
 core_mlspill3_reader_free(struct core_mlspill3_reader *r)
 {
-	size_t i;
-
 	if (r == NULL)
 		return;
 	if (r->close_fd && r->fd >= 0)
 		close(r->fd);
-	if (r->zout != NULL)
-		for (i = 0; i < (size_t)r->schema->ncols * NBUF; i++)
-			core_free_aligned(r->zout[i]);
-	free(r->zout);
-	free(r->zout_cap);
+	core_free_aligned(r->zraw);
 	ZSTD_freeDCtx(r->dctx);
 	core_free_aligned(r->buf);
 	core_schema_free(r->schema);
@@ -796,61 +779,162 @@ corrupt_frame(struct core_mlspill3_reader *r, uint64_t at, const char *why,
 	    (unsigned long long)at, why);
 }
 
-/* Resolves one stored buffer of a frame into a pointer to raw_len bytes:
- * a view into the body when raw, a decompressed copy otherwise. */
-static int
-load_buffer(struct core_mlspill3_reader *r, size_t slot,
-    const unsigned char *desc, const unsigned char *body, uint64_t body_len,
-    uint64_t *pos, const void **out, uint64_t *raw_len, uint64_t at,
-    struct core_err *err)
+/* ------------------------------------------------------------------ */
+/* frame bodies (also read by core_spill) */
+
+int
+core_mlspill3_frame_check(const struct core_schema *s, uint64_t body_len,
+    uint64_t nrows, const char **why)
 {
-	uint32_t codec = get32(desc);
-	uint64_t raw = get64(desc + 8), stored = get64(desc + 16);
+	uint64_t dirlen = (uint64_t)s->ncols * NBUF * DESC_LEN;
 
-	if (get32(desc + 4) != 0 || stored > body_len - *pos ||
-	    pad8((size_t)stored) > body_len - *pos - stored)
-		return corrupt_frame(r, at, "bad buffer descriptor", err);
-	*raw_len = raw;
-	if (codec == CODEC_RAW) {
-		if (raw != stored)
-			return corrupt_frame(r, at, "bad buffer length", err);
-		*out = body + *pos;
-	} else if (codec == CODEC_ZSTD) {
-		size_t got;
-
-		if (raw > CORE_MLSPILL3_MAX_BODY)
-			return corrupt_frame(r, at, "bad buffer length", err);
-		core_grow_aligned(&r->zout[slot], &r->zout_cap[slot],
-		    (size_t)raw + 1);
-		got = ZSTD_decompressDCtx(r->dctx, r->zout[slot], (size_t)raw,
-		    body + *pos, (size_t)stored);
-		if (ZSTD_isError(got) || got != raw)
-			return corrupt_frame(r, at, "bad compressed buffer",
-			    err);
-		*out = r->zout[slot];
-	} else {
-		return corrupt_frame(r, at, "unknown buffer codec", err);
+	if (body_len > CORE_MLSPILL3_MAX_BODY || body_len < dirlen ||
+	    (body_len & 7) || nrows == 0 || nrows > UINT32_MAX / 2) {
+		*why = "bad frame header";
+		return CORE_ECORRUPT;
 	}
-	*pos += stored + pad8((size_t)stored);
 	return 0;
 }
+
+int
+core_mlspill3_body_scan(const struct core_schema *s,
+    const unsigned char *body, uint64_t body_len, uint64_t *zbytes,
+    const char **why)
+{
+	uint64_t pos = (uint64_t)s->ncols * NBUF * DESC_LEN, z = 0;
+	size_t i;
+
+	for (i = 0; i < (size_t)s->ncols * NBUF; i++) {
+		const unsigned char *d = body + i * DESC_LEN;
+		uint32_t codec = get32(d);
+		uint64_t raw = get64(d + 8), stored = get64(d + 16);
+
+		if (get32(d + 4) != 0 || stored > body_len - pos ||
+		    pad8((size_t)stored) > body_len - pos - stored) {
+			*why = "bad buffer descriptor";
+			return CORE_ECORRUPT;
+		}
+		if (codec == CODEC_ZSTD) {
+			if (raw > CORE_MLSPILL3_MAX_BODY) {
+				*why = "bad buffer length";
+				return CORE_ECORRUPT;
+			}
+			/* 8 more: zbytes > 0 says a buffer is compressed,
+			 * even one that expands to nothing. */
+			z += raw + pad8((size_t)raw) + 8;
+		} else if (codec != CODEC_RAW) {
+			*why = "unknown buffer codec";
+			return CORE_ECORRUPT;
+		} else if (raw != stored) {
+			*why = "bad buffer length";
+			return CORE_ECORRUPT;
+		}
+		pos += stored + pad8((size_t)stored);
+	}
+	if (pos != body_len) {
+		*why = "bad frame length";
+		return CORE_ECORRUPT;
+	}
+	*zbytes = z;
+	return 0;
+}
+
+/* Checks one column's three buffers (pointers p, lengths len) against n
+ * rows and points c at them. */
+static const char *
+set_column(struct core_column *c, const void *const p[NBUF],
+    const uint64_t len[NBUF], uint32_t n)
+{
+	/* Views into someone else's memory: release what c owned. */
+	if (c->values_cap)
+		core_free_aligned(c->values);
+	if (c->offsets_cap)
+		core_free_aligned(c->offsets);
+	c->values_cap = c->offsets_cap = 0;
+	c->validity = NULL;
+	c->offsets = NULL;
+	c->values = NULL;
+	if (len[0] != 0 && len[0] != core_bitmap_bytes(n))
+		return "bad validity length";
+	c->validity = len[0] ? (uint8_t *)p[0] : NULL;
+	if (c->type.id == CORE_TYPE_STRING) {
+		const int32_t *off = p[1];
+		uint32_t row;
+
+		if (len[1] != ((uint64_t)n + 1) * 4 || off[0] != 0)
+			return "bad string offsets";
+		for (row = 0; row < n; row++)
+			if (off[row + 1] < off[row])
+				return "bad string offsets";
+		if ((uint64_t)off[n] != len[2])
+			return "bad string data length";
+		c->offsets = (int32_t *)p[1];
+	} else if (len[1] != 0 ||
+	    len[2] != (uint64_t)n * core_type_width(c->type.id)) {
+		return "bad values length";
+	}
+	c->values = (void *)p[2];
+	return NULL;
+}
+
+int
+core_mlspill3_body_decode(const struct core_schema *s,
+    const unsigned char *body, uint64_t body_len, uint32_t nrows,
+    struct ZSTD_DCtx_s *dctx, unsigned char *zraw, struct core_batch *b,
+    const char **why)
+{
+	uint64_t pos = (uint64_t)s->ncols * NBUF * DESC_LEN, zpos = 0;
+	uint32_t i, j;
+
+	(void)body_len;		/* bounds were checked by body_scan */
+	b->nrows = nrows;
+	for (i = 0; i < s->ncols; i++) {
+		const void *p[NBUF];
+		uint64_t len[NBUF];
+
+		for (j = 0; j < NBUF; j++) {
+			const unsigned char *d = body +
+			    ((size_t)i * NBUF + j) * DESC_LEN;
+			uint64_t raw = get64(d + 8), stored = get64(d + 16);
+
+			len[j] = raw;
+			if (get32(d) == CODEC_RAW) {
+				p[j] = body + pos;
+			} else {
+				size_t got = ZSTD_decompressDCtx(dctx,
+				    zraw + zpos, (size_t)raw, body + pos,
+				    (size_t)stored);
+
+				if (ZSTD_isError(got) || got != raw) {
+					*why = "bad compressed buffer";
+					return CORE_ECORRUPT;
+				}
+				p[j] = zraw + zpos;
+				zpos += raw + pad8((size_t)raw);
+			}
+			pos += stored + pad8((size_t)stored);
+		}
+		if ((*why = set_column(&b->cols[i], p, len, nrows)) != NULL)
+			return CORE_ECORRUPT;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* reader, continued */
 
 static int
 read_frame(struct core_mlspill3_reader *r, const unsigned char *rec,
     struct core_batch *b, struct core_err *err)
 {
-	const struct core_schema *s = r->schema;
 	uint64_t body_len = get64(rec + 8), nrows = get64(rec + 16);
-	uint64_t at = r->offset, pos, dirlen;
+	uint64_t at = r->offset, zbytes;
 	const unsigned char *body;
-	uint32_t i;
+	const char *why;
 	ssize_t k;
-	int rc;
 
-	dirlen = (uint64_t)s->ncols * NBUF * DESC_LEN;
-	if (body_len > CORE_MLSPILL3_MAX_BODY || body_len < dirlen ||
-	    (body_len & 7) || nrows == 0 || nrows > UINT32_MAX / 2)
-		return corrupt_frame(r, at, "bad frame header", err);
+	if (core_mlspill3_frame_check(r->schema, body_len, nrows, &why) != 0)
+		return corrupt_frame(r, at, why, err);
 	if ((k = ensure(r, REC_HDR + (size_t)body_len, err)) < 0)
 		return (int)k;
 	if ((size_t)k < REC_HDR + body_len)
@@ -859,58 +943,14 @@ read_frame(struct core_mlspill3_reader *r, const unsigned char *rec,
 	body = rec + REC_HDR;
 	if (XXH3_64bits(body, (size_t)body_len) != get64(rec + 24))
 		return corrupt_frame(r, at, "checksum mismatch", err);
-	b->nrows = (uint32_t)nrows;
-	pos = dirlen;
-	for (i = 0; i < s->ncols; i++) {
-		struct core_column *c = &b->cols[i];
-		const unsigned char *d = body + (size_t)i * NBUF * DESC_LEN;
-		const void *p[NBUF];
-		uint64_t len[NBUF];
-		int j;
-
-		for (j = 0; j < NBUF; j++) {
-			rc = load_buffer(r, (size_t)i * NBUF + (size_t)j,
-			    d + (size_t)j * DESC_LEN, body, body_len, &pos,
-			    &p[j], &len[j], at, err);
-			if (rc != 0)
-				return rc;
-		}
-		/* Views into reader memory: release what the batch owned. */
-		if (c->values_cap)
-			core_free_aligned(c->values);
-		if (c->offsets_cap)
-			core_free_aligned(c->offsets);
-		c->values_cap = c->offsets_cap = 0;
-		if (len[0] != 0 && len[0] != core_bitmap_bytes(b->nrows))
-			return corrupt_frame(r, at, "bad validity length",
-			    err);
-		c->validity = len[0] ? (uint8_t *)p[0] : NULL;
-		if (c->type.id == CORE_TYPE_STRING) {
-			const int32_t *off = p[1];
-			uint32_t row;
-
-			if (len[1] != (nrows + 1) * 4 || off[0] != 0)
-				return corrupt_frame(r, at,
-				    "bad string offsets", err);
-			for (row = 0; row < nrows; row++)
-				if (off[row + 1] < off[row])
-					return corrupt_frame(r, at,
-					    "bad string offsets", err);
-			if ((uint64_t)off[nrows] != len[2])
-				return corrupt_frame(r, at,
-				    "bad string data length", err);
-			c->offsets = (int32_t *)p[1];
-		} else {
-			if (len[1] != 0 || len[2] != nrows *
-			    core_type_width(c->type.id))
-				return corrupt_frame(r, at,
-				    "bad values length", err);
-			c->offsets = NULL;
-		}
-		c->values = (void *)p[2];
-	}
-	if (pos != body_len)
-		return corrupt_frame(r, at, "bad frame length", err);
+	if (core_mlspill3_body_scan(r->schema, body, body_len, &zbytes,
+	    &why) != 0)
+		return corrupt_frame(r, at, why, err);
+	if (zbytes > 0)
+		core_grow_aligned(&r->zraw, &r->zraw_cap, (size_t)zbytes);
+	if (core_mlspill3_body_decode(r->schema, body, body_len,
+	    (uint32_t)nrows, r->dctx, r->zraw, b, &why) != 0)
+		return corrupt_frame(r, at, why, err);
 	consume(r, REC_HDR + (size_t)body_len);
 	r->stream_rows += nrows;
 	r->stream_frames++;

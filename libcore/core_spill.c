@@ -4,13 +4,14 @@
  * Writing goes through core_mlspill3's writer, so a run is a well-formed
  * MLSPILL3 stream (mlspill3(5)) appended at the end of its file; the
  * file's own offset is always at its end because reads use pread(2).
- * Reading is a minimal frame decoder for exactly that layout: a 32-byte
- * record header (kind, check, body length, rows, body XXH3-64), then the
- * body: per column three 24-byte buffer descriptors (codec, reserved, raw
- * length, stored length) followed by the stored buffers, each padded to
- * 8 bytes.  Everything read is verified (record check, body checksum,
- * buffer bounds, string offsets) before a batch points into it, because a
- * file on a full or failing disk is input like any other.
+ * Reading fetches each frame with pread(2) into the merge frame's own
+ * buffer (a stream reader would keep a large read buffer per run, too
+ * much for a wide merge under a small budget): the 32-byte record header
+ * (kind, check, body length, rows, body XXH3-64) here, the body's
+ * buffers with core_mlspill3's body decoder.  Everything read is verified
+ * (record check, body checksum, buffer bounds, string offsets) before a
+ * batch points into it, because a file on a full or failing disk is input
+ * like any other.
  *
  * Invariants: files[i] >= 0 once opened; ends[i] is the size of file i;
  * at most one run is open for writing (writer != NULL).
@@ -36,10 +37,6 @@
 #define KIND_FRAME 0x4d415246u	/* "FRAM" */
 #define KIND_END 0x21444e45u	/* "END!" */
 #define REC_HDR 32
-#define DESC_LEN 24
-#define NBUF 3
-#define CODEC_RAW 0
-#define CODEC_ZSTD 1
 
 struct core_spill {
 	const char *const *dirs;	/* borrowed */
@@ -311,48 +308,14 @@ grow(unsigned char **buf, uint64_t *cap, uint64_t need,
 	*cap = need;
 }
 
-/* Points column c's buffers into the frame after checking them. */
-static int
-decode_column(struct core_spill *sp, struct core_spill_cursor *c,
-    struct core_column *col, const void *p[NBUF], const uint64_t len[NBUF],
-    uint32_t n, struct core_err *err)
-{
-	if (len[0] != 0 && len[0] != core_bitmap_bytes(n))
-		return corrupt(sp, c, "bad validity length", err);
-	col->validity = len[0] ? (uint8_t *)p[0] : NULL;
-	if (col->type.id == CORE_TYPE_STRING) {
-		const int32_t *off = p[1];
-		uint32_t i;
-
-		if (len[1] != ((uint64_t)n + 1) * 4 || off[0] != 0)
-			return corrupt(sp, c, "bad string offsets", err);
-		for (i = 0; i < n; i++)
-			if (off[i + 1] < off[i])
-				return corrupt(sp, c, "bad string offsets",
-				    err);
-		if ((uint64_t)off[n] != len[2])
-			return corrupt(sp, c, "bad string length", err);
-		col->offsets = (int32_t *)p[1];
-	} else {
-		if (len[1] != 0 ||
-		    len[2] != (uint64_t)n * core_type_width(col->type.id))
-			return corrupt(sp, c, "bad values length", err);
-		col->offsets = NULL;
-	}
-	col->values = (void *)p[2];
-	col->values_cap = col->offsets_cap = 0;
-	return 0;
-}
-
 int
 core_spill_read_frame(struct core_spill *sp, struct core_spill_cursor *c,
     struct core_spill_frame *f, struct core_mem *mem, struct core_err *err)
 {
 	const struct core_spill_run *run = c->run;
-	uint32_t ncols = sp->schema->ncols, i, j;
-	uint64_t body_len, nrows, dirlen, pos, rawtot = 0, rawpos = 0;
+	uint64_t body_len, nrows, zbytes;
 	unsigned char h[REC_HDR], tmp[REC_HDR];
-	const unsigned char *d;
+	const char *why;
 	int rc;
 
 	if (c->done)
@@ -371,9 +334,8 @@ core_spill_read_frame(struct core_spill *sp, struct core_spill_cursor *c,
 			return corrupt(sp, c, "row count mismatch", err);
 		return CORE_EOF;
 	}
-	dirlen = (uint64_t)ncols * NBUF * DESC_LEN;
-	if (get32(h) != KIND_FRAME || body_len < dirlen || (body_len & 7) ||
-	    nrows == 0 || nrows > UINT32_MAX / 2 ||
+	if (get32(h) != KIND_FRAME ||
+	    core_mlspill3_frame_check(sp->schema, body_len, nrows, &why) != 0 ||
 	    c->pos + REC_HDR + body_len > run->off + run->len)
 		return corrupt(sp, c, "bad frame header", err);
 	grow(&f->body, &f->body_cap, body_len, f, mem);
@@ -382,62 +344,17 @@ core_spill_read_frame(struct core_spill *sp, struct core_spill_cursor *c,
 		return rc;
 	if (XXH3_64bits(f->body, (size_t)body_len) != get64(h + 24))
 		return corrupt(sp, c, "checksum mismatch", err);
-	/* First pass: bounds of every buffer and room for the compressed
-	 * ones, so the decompressed copies can share one allocation. */
-	pos = dirlen;
-	for (i = 0; i < ncols * NBUF; i++) {
-		d = f->body + (size_t)i * DESC_LEN;
-		uint64_t raw = get64(d + 8), stored = get64(d + 16);
-
-		if (stored > body_len - pos ||
-		    pad8(stored) > body_len - pos - stored)
-			return corrupt(sp, c, "bad buffer descriptor", err);
-		if (get32(d) == CODEC_ZSTD) {
-			if (raw > CORE_MLSPILL3_MAX_BODY)
-				return corrupt(sp, c, "bad buffer length",
-				    err);
-			rawtot += raw + pad8(raw);
-		} else if (get32(d) != CODEC_RAW || raw != stored) {
-			return corrupt(sp, c, "bad buffer descriptor", err);
-		}
-		pos += stored + pad8(stored);
-	}
-	if (pos != body_len)
-		return corrupt(sp, c, "bad frame length", err);
-	if (rawtot > 0) {
-		grow(&f->raw, &f->raw_cap, rawtot, f, mem);
+	if (core_mlspill3_body_scan(sp->schema, f->body, body_len, &zbytes,
+	    &why) != 0)
+		return corrupt(sp, c, why, err);
+	if (zbytes > 0) {
+		grow(&f->raw, &f->raw_cap, zbytes, f, mem);
 		if (sp->dctx == NULL && (sp->dctx = ZSTD_createDCtx()) == NULL)
 			core_xmalloc(SIZE_MAX);	/* out of memory */
 	}
-	pos = dirlen;
-	for (i = 0; i < ncols; i++) {
-		const void *p[NBUF];
-		uint64_t len[NBUF];
-
-		for (j = 0; j < NBUF; j++) {
-			d = f->body + ((size_t)i * NBUF + j) * DESC_LEN;
-			uint64_t raw = get64(d + 8), stored = get64(d + 16);
-
-			len[j] = raw;
-			if (get32(d) == CODEC_RAW) {
-				p[j] = f->body + pos;
-			} else {
-				size_t got = ZSTD_decompressDCtx(sp->dctx,
-				    f->raw + rawpos, (size_t)raw,
-				    f->body + pos, (size_t)stored);
-
-				if (ZSTD_isError(got) || got != raw)
-					return corrupt(sp, c,
-					    "bad compressed buffer", err);
-				p[j] = f->raw + rawpos;
-				rawpos += raw + pad8(raw);
-			}
-			pos += stored + pad8(stored);
-		}
-		if ((rc = decode_column(sp, c, &f->batch.cols[i], p, len,
-		    (uint32_t)nrows, err)) != 0)
-			return rc;
-	}
+	if (core_mlspill3_body_decode(sp->schema, f->body, body_len,
+	    (uint32_t)nrows, sp->dctx, f->raw, &f->batch, &why) != 0)
+		return corrupt(sp, c, why, err);
 	f->batch.nrows = (uint32_t)nrows;
 	c->pos += REC_HDR + body_len;
 	c->rows += nrows;
