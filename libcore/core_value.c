@@ -788,35 +788,42 @@ core_parse_timestamp(const char *s, size_t len, int64_t *out)
 }
 
 size_t
-core_format_timestamp(int64_t micros, char *buf)
+core_format_clock(uint64_t us, char *buf)
 {
-	int64_t days = micros / USEC_PER_DAY, rem = micros % USEC_PER_DAY;
-	unsigned secs, us;
-	char *p;
+	unsigned secs = (unsigned)(us / USEC_PER_SEC);
+	unsigned frac = (unsigned)(us % USEC_PER_SEC);
+	char *p = buf;
 
-	if (rem < 0) {
-		rem += USEC_PER_DAY;
-		days--;
-	}
-	secs = (unsigned)(rem / USEC_PER_SEC);
-	us = (unsigned)(rem % USEC_PER_SEC);
-	p = buf + format_days(days, buf);
-	*p = ' ';
+	p[0] = ' ';
 	put2(p + 1, secs / 3600);
 	p[3] = ':';
 	put2(p + 4, secs / 60 % 60);
 	p[6] = ':';
 	put2(p + 7, secs % 60);
 	p += 9;
-	if (us != 0) {
+	if (frac != 0) {
 		p[0] = '.';
-		p[1] = (char)('0' + us / 100000);
-		put2(p + 2, us / 1000 % 100);
-		put2(p + 4, us / 10 % 100);
-		p[6] = (char)('0' + us % 10);
+		p[1] = (char)('0' + frac / 100000);
+		put2(p + 2, frac / 1000 % 100);
+		put2(p + 4, frac / 10 % 100);
+		p[6] = (char)('0' + frac % 10);
 		p += 7;
 	}
 	return (size_t)(p - buf);
+}
+
+size_t
+core_format_timestamp(int64_t micros, char *buf)
+{
+	int64_t days = micros / USEC_PER_DAY, rem = micros % USEC_PER_DAY;
+	size_t n;
+
+	if (rem < 0) {
+		rem += USEC_PER_DAY;
+		days--;
+	}
+	n = format_days(days, buf);
+	return n + core_format_clock((uint64_t)rem, buf + n);
 }
 
 /* ---- UTF-8 ---- */

@@ -72,6 +72,9 @@ size_t core_format_decimal(int64_t v, uint8_t scale, char *buf);
 size_t core_format_float64(double v, char *buf);
 size_t core_format_date(int32_t days, char *buf);
 size_t core_format_timestamp(int64_t micros, char *buf);
+/* The part of a timestamp after its date: " HH:MM:SS[.ffffff]" for us
+ * microseconds into the day (0 <= us < 86400000000); 9 or 16 bytes. */
+size_t core_format_clock(uint64_t us, char *buf);
 
 /* Days since 1970-01-01 for a proleptic Gregorian date; no checking. */
 int32_t core_days_from_civil(int y, unsigned m, unsigned d);

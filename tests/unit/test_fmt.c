@@ -102,13 +102,21 @@ tb_view(const struct tbatch *t, const struct core_schema *s, uint32_t from,
 					    (uint8_t)(1u << (r & 7));
 		}
 		if (tc->id == CORE_TYPE_STRING) {
+			size_t len = (size_t)(tc->off[from + n] -
+			    tc->off[from]);
+
 			/* Offsets need not start at 0 for the formatter, but
-			 * keep the invariant anyway: rebase a copy. */
+			 * keep the invariant anyway: rebase a copy.  The
+			 * bytes are copied to a block of their exact size,
+			 * so that ASan sees a read past them. */
 			c->offsets = malloc(((size_t)n + 1) * sizeof(int32_t));
 			for (uint32_t r = 0; r <= n; r++)
 				c->offsets[r] = tc->off[from + r] -
 				    tc->off[from];
-			c->values = tc->bytes + tc->off[from];
+			c->values = malloc(len ? len : 1);
+			if (len)
+				memcpy(c->values, tc->bytes + tc->off[from],
+				    len);
 		} else {
 			c->values = (char *)tc->vals + (size_t)from * w;
 		}
@@ -121,6 +129,8 @@ view_free(struct core_batch *b)
 	for (uint32_t i = 0; i < b->ncols; i++) {
 		free(b->cols[i].validity);
 		free(b->cols[i].offsets);
+		if (b->cols[i].type.id == CORE_TYPE_STRING)
+			free(b->cols[i].values);
 	}
 	free(b->cols);
 }
@@ -590,14 +600,22 @@ ref_value(const struct tcol *c, uint32_t r, char *buf)
 	}
 }
 
+/* A CSV field with delimiter d: a string is quoted when empty or when
+ * it holds d, '"', CR or LF; any other value only when d is not one of
+ * , ; TAB | and its text holds d. */
 static void
-ref_csv_field(struct sbuf *o, const char *s, size_t n, bool is_str)
+ref_csv_field(struct sbuf *o, const char *s, size_t n, bool is_str, char d)
 {
 	bool q = is_str && n == 0;
+	bool usual = d == ',' || d == ';' || d == '\t' || d == '|';
 
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r')
+	for (size_t i = 0; i < n; i++) {
+		if (is_str && (s[i] == d || s[i] == '"' || s[i] == '\n' ||
+		    s[i] == '\r'))
 			q = true;
+		if (!is_str && !usual && s[i] == d)
+			q = true;
+	}
 	if (!q) {
 		sb_add(o, s, n);
 		return;
@@ -739,10 +757,13 @@ ref_table_row(struct sbuf *o, const struct core_schema *s,
 	sb_ch(o, '\n');
 }
 
-/* The whole expected text for t written in batches of sizes[]. */
+/* The whole expected text for t written in batches of sizes[]; header
+ * and delim (CSV) are the options (the table and JSON Lines are only
+ * checked with header). */
 static void
-ref_write(struct sbuf *o, enum core_fmt_kind kind, const struct core_schema *s,
-    const struct tbatch *t, const uint32_t *sizes, size_t nsizes)
+ref_write(struct sbuf *o, enum core_fmt_kind kind, bool header, char delim,
+    const struct core_schema *s, const struct tbatch *t,
+    const uint32_t *sizes, size_t nsizes)
 {
 	char buf[64];
 	size_t width[16] = { 0 };
@@ -750,14 +771,14 @@ ref_write(struct sbuf *o, enum core_fmt_kind kind, const struct core_schema *s,
 	uint32_t done = 0;
 	size_t k = 0;
 
-	if (kind == CORE_FMT_CSV || kind == CORE_FMT_TSV) {
+	if ((kind == CORE_FMT_CSV || kind == CORE_FMT_TSV) && header) {
 		for (uint32_t i = 0; i < t->ncols; i++) {
 			const char *nm = s->fields[i].name;
 
 			if (i > 0)
-				sb_ch(o, kind == CORE_FMT_CSV ? ',' : '\t');
+				sb_ch(o, kind == CORE_FMT_CSV ? delim : '\t');
 			if (kind == CORE_FMT_CSV)
-				ref_csv_field(o, nm, strlen(nm), true);
+				ref_csv_field(o, nm, strlen(nm), true, delim);
 			else
 				ref_tsv_field(o, nm, strlen(nm));
 		}
@@ -836,16 +857,17 @@ ref_write(struct sbuf *o, enum core_fmt_kind kind, const struct core_schema *s,
 					continue;
 				}
 				if (i > 0)
-					sb_ch(o, kind == CORE_FMT_CSV ? ',' :
+					sb_ch(o, kind == CORE_FMT_CSV ? delim :
 					    '\t');
 				if (kind == CORE_FMT_CSV) {
 					if (!valid)
 						continue;
 					if (c->id == CORE_TYPE_STRING)
-						ref_csv_field(o, str, sl, true);
+						ref_csv_field(o, str, sl, true,
+						    delim);
 					else
 						ref_csv_field(o, buf, vl,
-						    false);
+						    false, delim);
 				} else {
 					if (!valid)
 						sb_str(o, "\\N");
@@ -1040,7 +1062,7 @@ test_random_vs_reference(void)
 			for (size_t si = 0; si < 3; si++) {
 				struct sbuf want = { 0 };
 
-				ref_write(&want, kinds[ki], s, &t,
+				ref_write(&want, kinds[ki], true, ',', s, &t,
 				    splits[si].sizes, splits[si].n);
 				for (size_t ci = 0; ci < 2; ci++) {
 					size_t len;
@@ -1093,7 +1115,8 @@ test_long_string(void)
 			char *got = run_fmt(kinds[ki], true, ',', s, &t, NULL,
 			    0, caps[ci], &len);
 
-			ref_write(&want, kinds[ki], s, &t, NULL, 0);
+			ref_write(&want, kinds[ki], true, ',', s, &t, NULL,
+			    0);
 			CHECK(len == want.len && memcmp(got, want.p, len) == 0);
 			free(got);
 			free(want.p);
@@ -1158,6 +1181,318 @@ test_json_invalid_long(void)
 	free(big.p);
 }
 
+/* ---- CSV and TSV: every delimiter, every type, edge values ---- */
+
+/* An integer with its digit count at the edges often: 10^k - 1, 10^k,
+ * 10^k + 1, the extremes, or a random magnitude; either sign. */
+static int64_t
+edge_int(uint64_t x, unsigned maxdigits)
+{
+	static const int64_t ext[] = { 0, 1, -1, INT64_MAX, INT64_MIN,
+	    INT32_MAX, INT32_MIN, 99999999, 100000000, -100000000,
+	    9999999999999999, 10000000000000000 };
+	unsigned k = (unsigned)(x >> 8) % (maxdigits + 1);
+	int64_t p = 1, v;
+
+	switch (x % 4) {
+	case 0:
+		return ext[(x >> 8) % (sizeof(ext) / sizeof(ext[0]))];
+	case 1:
+		for (unsigned i = 0; i < k && i < 18; i++)
+			p *= 10;
+		v = p + (int64_t)((x >> 16) % 3) - 1;
+		return (x & 64) ? -v : v;
+	default:
+		v = (int64_t)(x >> (x % 64));
+		return (x & 128) ? v : -v;
+	}
+}
+
+static int32_t
+edge_int32(uint64_t x)
+{
+	int64_t v = edge_int(x, 10);
+
+	if (v > INT32_MAX || v < INT32_MIN)
+		v = (x & 256) ? INT32_MAX : INT32_MIN;
+	return (int32_t)v;
+}
+
+/* Letters only: a string that needs no quoting anywhere. */
+static void
+plain_string(struct sbuf *o)
+{
+	size_t n = 1 + (size_t)(unit_rand() % 20);
+
+	for (size_t i = 0; i < n; i++)
+		sb_ch(o, (char)('a' + unit_rand() % 26));
+}
+
+enum { WIDE_NCOLS = 12 };
+
+/*
+ * Columns: 0 nasty strings with NULLs; 1 plain strings, never NULL, an
+ * empty or quoted one now and then (so most blocks are used in place,
+ * a few not); 2 plain strings with NULLs, some NULLs carrying bytes;
+ * 3 bool; 4 int32; 5 int64; 6 float64; 7 decimal of scale sc; 8
+ * decimal(15,2); 9 date, rarely outside 0001-9999; 10 timestamp, rarely
+ * extreme; 11 int64 never NULL.
+ */
+static void
+rand_wide_batch(struct tbatch *t, uint32_t nrows, uint8_t sc)
+{
+	static const enum core_type ids[WIDE_NCOLS] = {
+		CORE_TYPE_STRING, CORE_TYPE_STRING, CORE_TYPE_STRING,
+		CORE_TYPE_BOOL, CORE_TYPE_INT32, CORE_TYPE_INT64,
+		CORE_TYPE_FLOAT64, CORE_TYPE_DECIMAL, CORE_TYPE_DECIMAL,
+		CORE_TYPE_DATE, CORE_TYPE_TIMESTAMP, CORE_TYPE_INT64,
+	};
+
+	t->nrows = nrows;
+	t->ncols = WIDE_NCOLS;
+	t->c = calloc(WIDE_NCOLS, sizeof(struct tcol));
+	for (uint32_t i = 0; i < WIDE_NCOLS; i++) {
+		struct tcol *c = &t->c[i];
+
+		c->id = ids[i];
+		c->scale = i == 7 ? sc : i == 8 ? 2 : 0;
+		if (i != 1 && i != 11) {
+			c->valid = malloc((size_t)nrows + 1);
+			for (uint32_t r = 0; r < nrows; r++)
+				c->valid[r] = unit_rand() % (i == 2 ? 4 : 9)
+				    != 0;
+		}
+		if (c->id == CORE_TYPE_STRING) {
+			struct sbuf b = { 0 };
+
+			c->off = malloc(((size_t)nrows + 1) * sizeof(int32_t));
+			c->off[0] = 0;
+			for (uint32_t r = 0; r < nrows; r++) {
+				uint64_t x = unit_rand();
+
+				if (i == 0 && tb_valid(t, i, r))
+					rand_string(&b);
+				else if (i == 2 && !tb_valid(t, i, r))
+					/* Bytes under a NULL are not shown. */
+					sb_str(&b, x % 500 == 0 ? "junk" : "");
+				else if (x % 3000 == 0)
+					sb_str(&b, (x >> 20) & 1 ? "" : "a\"b");
+				else
+					plain_string(&b);
+				c->off[r + 1] = (int32_t)b.len;
+			}
+			sb_add(&b, "", 0);
+			c->bytes = b.p;
+			continue;
+		}
+		c->vals = calloc((size_t)nrows + 1, core_type_width(c->id));
+		for (uint32_t r = 0; r < nrows; r++) {
+			uint64_t x = unit_rand();
+			bool rare = x % 40 == 0;
+
+			x >>= 6;
+			switch (c->id) {
+			case CORE_TYPE_BOOL:
+				/* Any non-zero byte is true. */
+				((uint8_t *)c->vals)[r] = rare ?
+				    (uint8_t)(x | 2) : x & 1;
+				break;
+			case CORE_TYPE_INT32:
+				((int32_t *)c->vals)[r] = edge_int32(x);
+				break;
+			case CORE_TYPE_INT64:
+				((int64_t *)c->vals)[r] = edge_int(x, 19);
+				break;
+			case CORE_TYPE_FLOAT64:
+				((double *)c->vals)[r] = rand_double();
+				break;
+			case CORE_TYPE_DECIMAL:
+				((int64_t *)c->vals)[r] = i == 8 ?
+				    (int64_t)(x % 20000000) - 10000000 :
+				    edge_int(x, 19);
+				break;
+			case CORE_TYPE_DATE:
+				((int32_t *)c->vals)[r] = !rare ?
+				    (int32_t)(x % 2932897) - 719162 :
+				    (x & 1) ? (int32_t)(x >> 1) :
+				    (int32_t)(x % 3 == 0 ? -719163 :
+				    x % 3 == 1 ? 2932897 : 0);
+				break;
+			case CORE_TYPE_TIMESTAMP:
+				((int64_t *)c->vals)[r] = !rare ?
+				    (int64_t)(x % 253402300800000000ull) -
+				    62135596800000000ll :
+				    (x & 1) ? (int64_t)(x << 6) :
+				    (x & 2) ? INT64_MIN : INT64_MAX;
+				break;
+			default:
+				break;
+			}
+		}
+	}
+}
+
+static bool
+same_text(const char *got, size_t len, const struct sbuf *want)
+{
+	return len == want->len && (len == 0 ||
+	    memcmp(got, want->p, len) == 0);
+}
+
+/*
+ * CSV with every kind of delimiter (the usual ones, and unusual ones
+ * that occur in numbers, dates, timestamps, floats and bools and so
+ * force quoting of those values) and TSV, header on and off, tiny and
+ * default output buffers, batches split several ways; against the
+ * reference writer.
+ */
+static void
+test_delimited_vs_reference(void)
+{
+	static const char *const names[WIDE_NCOLS] = {
+		"s", "p,q", "n\"ul", "b", "i32", "i64\t", "f", "dec", "price",
+		"day", "ts", "k",
+	};
+	static const char delims[] = {
+		',', ';', '\t', '|', ':', '-', '.', '5', 'e', ' ', 't', 'a',
+	};
+	/* Rows, and the scale of the decimal column. */
+	static const struct {
+		uint32_t nrows;
+		uint8_t scale;
+	} shapes[] = {
+		{ 2500, 9 }, { 1, 0 }, { 700, 18 }, { 5, 4 }, { 1500, 1 },
+		{ 2, 8 }, { 300, 3 },
+	};
+	static const uint32_t split_a[] = { 1000000 };
+	static const uint32_t split_b[] = { 1, 0, 300, 999, 13 };
+	static const struct {
+		const uint32_t *sizes;
+		size_t n;
+	} splits[] = { { split_a, 1 }, { split_b, 5 } };
+	unsigned nbad = 0, nrun = 0;
+
+	for (size_t li = 0; li < sizeof(shapes) / sizeof(shapes[0]); li++) {
+		struct tbatch t;
+		struct core_schema *s;
+
+		rand_wide_batch(&t, shapes[li].nrows, shapes[li].scale);
+		s = schema_of(&t, names);
+		for (size_t di = 0; di <= sizeof(delims); di++) {
+			/* The last round is TSV. */
+			enum core_fmt_kind kind = di < sizeof(delims) ?
+			    CORE_FMT_CSV : CORE_FMT_TSV;
+			char d = kind == CORE_FMT_CSV ? delims[di] : '\t';
+			size_t si = (li + di) % 2;
+			bool header = (li + di) % 3 != 0;
+			struct sbuf want = { 0 };
+
+			ref_write(&want, kind, header, d, s, &t,
+			    splits[si].sizes, splits[si].n);
+			for (size_t cap = 256; cap != 1; cap = cap ? 0 : 1) {
+				size_t len;
+				char *got = run_fmt(kind, header, d, s, &t,
+				    splits[si].sizes, splits[si].n, cap, &len);
+
+				nrun++;
+				if (!same_text(got, len, &want) &&
+				    nbad++ < 3) {
+					printf("# delimiter '%c' header %d\n",
+					    d, header);
+					report_diff(got, len, &want, t.nrows,
+					    (size_t)kind, si, cap);
+				}
+				free(got);
+			}
+			free(want.p);
+		}
+		core_schema_free(s);
+		tb_free(&t);
+	}
+	CHECK_EQ_INT(nbad, 0);
+	CHECK(nrun > 100);
+}
+
+/*
+ * Rows whose strings are tens of kilobytes: blocks shrink to a few rows,
+ * and a row with more string bytes than a block holds is written value
+ * by value; output buffers smaller and larger than a row.
+ */
+static void
+test_long_rows(void)
+{
+	static const char *const names[] = { "a", "n", "b" };
+	static const size_t sizes[] = { 3, 20000, 70000, 0, 40000 };
+	struct tbatch t = { 60, 3, calloc(3, sizeof(struct tcol)) };
+	struct core_schema *s;
+	int64_t nums[60];
+
+	for (uint32_t k = 0; k < 3; k += 2) {
+		struct sbuf b = { 0 };
+		struct tcol *c = &t.c[k];
+
+		c->id = CORE_TYPE_STRING;
+		c->off = malloc(61 * sizeof(int32_t));
+		c->off[0] = 0;
+		for (uint32_t r = 0; r < 60; r++) {
+			size_t want = sizes[(r * (k + 1) + unit_rand() % 2) %
+			    5];
+
+			while (b.len - (size_t)c->off[r] < want) {
+				if (unit_rand() % 3 == 0)
+					rand_string(&b);
+				else
+					plain_string(&b);
+			}
+			c->off[r + 1] = (int32_t)b.len;
+		}
+		sb_add(&b, "", 0);
+		c->bytes = b.p;
+	}
+	for (uint32_t r = 0; r < 60; r++)
+		nums[r] = edge_int(unit_rand(), 19);
+	i64_col(&t.c[1], CORE_TYPE_INT64, nums, 60, NULL);
+	s = schema_of(&t, names);
+	for (int kind = CORE_FMT_CSV; kind <= CORE_FMT_TSV; kind++) {
+		static const size_t caps[] = { 256, 65536, 0 };
+		static const uint32_t split[] = { 7, 1, 60 };
+
+		for (size_t ci = 0; ci < 3; ci++) {
+			struct sbuf want = { 0 };
+			size_t len;
+			char *got = run_fmt((enum core_fmt_kind)kind, true, ',',
+			    s, &t, split + ci, 1, caps[ci], &len);
+
+			ref_write(&want, (enum core_fmt_kind)kind, true, ',', s,
+			    &t, split + ci, 1);
+			if (!same_text(got, len, &want))
+				report_diff(got, len, &want, t.nrows,
+				    (size_t)kind, ci, caps[ci]);
+			free(got);
+			free(want.p);
+		}
+	}
+	core_schema_free(s);
+	tb_free(&t);
+}
+
+/* Batches with no column still have rows: each an empty line. */
+static void
+test_no_columns(void)
+{
+	struct tbatch t = { 3, 0, NULL };
+	struct core_schema *s = core_schema_new(0);
+	char *out;
+
+	out = fmt1(CORE_FMT_CSV, true, ',', s, &t);
+	CHECK_EQ_STR(out, "\n\n\n\n");
+	free(out);
+	out = fmt1(CORE_FMT_TSV, false, 0, s, &t);
+	CHECK_EQ_STR(out, "\n\n\n");
+	free(out);
+	core_schema_free(s);
+}
+
 /* A full device: the error reaches the caller as CORE_EIO. */
 static void
 test_write_error(void)
@@ -1207,6 +1542,9 @@ main(void)
 	RUN(test_table);
 	RUN(test_zero_rows);
 	RUN(test_random_vs_reference);
+	RUN(test_delimited_vs_reference);
+	RUN(test_long_rows);
+	RUN(test_no_columns);
 	RUN(test_long_string);
 	RUN(test_json_invalid_long);
 	RUN(test_write_error);
