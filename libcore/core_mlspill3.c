@@ -503,38 +503,54 @@ struct core_mlspill3_reader {
 };
 
 #define READ_CHUNK (1u << 20)
+#define READ_MIN (64u << 10)
 
-/* Makes at least n bytes available at buf + start; returns the number
- * available (< n only at end of file) or a negative code. */
+/*
+ * Makes at least n bytes available at buf + start; returns the number
+ * available (< n only at end of file) or a negative code.
+ *
+ * A read asks for what is missing plus the next record header, and at
+ * least READ_MIN: a large frame then ends its read with little of the
+ * next one behind it, so moving the unread rest to the front of the
+ * buffer (needed only when the frame does not fit behind start) copies
+ * a header or READ_MIN, not most of a frame.
+ */
 static ssize_t
 ensure(struct core_mlspill3_reader *r, size_t n, struct core_err *err)
 {
 	ssize_t k;
-	size_t want;
+	size_t want, need;
 
 	if (r->end - r->start >= n)
 		return (ssize_t)(r->end - r->start);
-	if (r->start > 0) {
+	need = n + REC_HDR > READ_MIN ? n + REC_HDR : READ_MIN;
+	if (r->start > 0 && (r->cap - r->start < need || r->start == r->end)) {
 		/* start is a multiple of 8, so alignment is preserved. */
 		memmove(r->buf, r->buf + r->start, r->end - r->start);
 		r->end -= r->start;
 		r->start = 0;
 	}
-	if (n > r->cap || r->cap - r->end < READ_CHUNK / 4) {
+	if (r->cap - r->start < need) {
 		size_t ncap = r->cap ? r->cap : READ_CHUNK;
+		unsigned char *nb;
 
-		while (ncap < n || ncap - r->end < READ_CHUNK / 4)
+		while (ncap < need)
 			ncap *= 2;
-		unsigned char *nb = core_xmalloc_aligned(ncap);
-
-		if (r->end > 0)
-			memcpy(nb, r->buf, r->end);
+		nb = core_xmalloc_aligned(ncap);
+		if (r->end > r->start)
+			memcpy(nb, r->buf + r->start, r->end - r->start);
 		core_free_aligned(r->buf);
 		r->buf = nb;
 		r->cap = ncap;
+		r->end -= r->start;
+		r->start = 0;
 	}
 	while (r->end - r->start < n && !r->eof) {
-		want = r->cap - r->end;
+		want = r->start + need - r->end;
+		if (want < READ_MIN)
+			want = READ_MIN;
+		if (want > r->cap - r->end)
+			want = r->cap - r->end;
 		k = read(r->fd, r->buf + r->end, want);
 		if (k < 0) {
 			if (errno == EINTR)
