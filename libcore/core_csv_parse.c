@@ -1,13 +1,19 @@
 /*
- * core_csv_parse.c - the CSV tokenizer and the row -> column converter.
+ * core_csv_parse.c - the CSV tokenizer and the rows -> columns converter.
  *
  * This is the hot loop of csv2col.  A row is tokenized into (pointer,
  * length) fields that point into the input wherever possible: only a
  * quoted field with doubled quotes is copied, into a scratch buffer reused
  * row after row.  The fields are then converted straight into the column
- * buffers of the batch being filled with the core_value.h parsers.  No
- * allocation happens per field or per row once the buffers have grown to
- * the data.
+ * buffers of the batch being filled with the core_value.h parsers (and,
+ * for blocks of rows, faster equivalents of them for the usual shapes of
+ * values).  No allocation happens per field or per row once the buffers
+ * have grown to the data.
+ *
+ * Rows are tokenized a block at a time and converted column by column
+ * (see "Blocks" below); anything unusual goes through the row by row
+ * path, which is the reference: the blocks give exactly its batches,
+ * errors and line numbers.
  *
  * Tokenizer rules (RFC 4180 plus what real files need):
  *   - a row ends at LF, CR LF or a lone CR outside quotes, or at the end of
@@ -23,7 +29,9 @@
  *
  * A row is all or nothing: a value that fails to convert leaves the batch
  * as it was (nrows is only advanced at the end, validity bits and string
- * offsets of the failed row's slot are rewritten by the next row).
+ * offsets of the failed row's slot are rewritten by the next row).  A
+ * block is all or nothing the same way, and touches no validity bit until
+ * it is taken.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -198,26 +206,45 @@ tok_unescape(struct csv_tok *t, const char *s, size_t len, size_t *off)
 	return (uint32_t)len;
 }
 
-int
-csv_tok_row(struct csv_tok *t, const char *buf, size_t *pos, size_t end,
-    bool at_eof)
+/* Points the fields f[0..n) that hold scratch offsets at the scratch
+ * buffer (it may have moved while they were collected). */
+static void
+tok_resolve(struct csv_tok *t, struct csv_field *f, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (f[i].flags & CSV_F_SCRATCH) {
+			f[i].p = t->scratch + (uintptr_t)f[i].p;
+			f[i].flags &= ~CSV_F_SCRATCH;
+		}
+}
+
+/*
+ * csv_tok_row's work, with the row's fields stored from t->f[base] on
+ * (t->nf counts them) and unescaped values appended to the scratch buffer
+ * without resetting it or resolving their offsets: the block parser
+ * (csv_parse) collects many rows side by side this way.  bs may come from
+ * the row before in the same buffer: its mask of the bytes this row
+ * starts with is still good.
+ */
+static int
+tok_row(struct csv_tok *t, struct blkscan *bs, size_t base, const char *buf,
+    size_t *pos, size_t end, bool at_eof)
 {
 	const int delim = t->delim, quote = t->quote;
 	size_t i = *pos, row = i, s, q, n, off;
 	struct csv_field *f;
-	struct blkscan bs;
 	bool esc;
 	char c;
 
-	blk_init(&bs, delim);
 	t->nf = 0;
-	t->slen = 0;
 	t->nbreaks = 0;
 	t->syn = CSV_SYN_OK;
 	for (;;) {
-		if (t->nf == t->fcap)
+		if (base + t->nf == t->fcap)
 			tok_grow_fields(t);
-		f = &t->f[t->nf++];
+		f = &t->f[base + t->nf++];
 		f->raw = i - row;
 		if (i < end && (unsigned char)buf[i] == (unsigned)quote &&
 		    quote >= 0) {
@@ -271,7 +298,8 @@ csv_tok_row(struct csv_tok *t, const char *buf, size_t *pos, size_t end,
 					f->len = tok_unescape(t, buf + s, n,
 					    &off);
 					f->p = (const char *)(uintptr_t)off;
-					f->flags |= CSV_F_SCRATCH;
+					f->flags |= CSV_F_SCRATCH |
+					    CSV_F_COPIED;
 				} else {
 					f->p = buf + s;
 					f->len = (uint32_t)n;
@@ -289,7 +317,7 @@ csv_tok_row(struct csv_tok *t, const char *buf, size_t *pos, size_t end,
 			}
 		} else {
 			s = i;
-			i = blk_next(&bs, t, buf, i, end);
+			i = blk_next(bs, t, buf, i, end);
 			f->p = buf + s;
 			f->len = (uint32_t)(i - s);
 			f->flags = 0;
@@ -318,16 +346,23 @@ csv_tok_row(struct csv_tok *t, const char *buf, size_t *pos, size_t end,
 		}
 		break;
 	}
-	if (t->slen > 0) {
-		for (n = 0; n < t->nf; n++)
-			if (t->f[n].flags & CSV_F_SCRATCH) {
-				t->f[n].p = t->scratch +
-				    (uintptr_t)t->f[n].p;
-				t->f[n].flags &= ~CSV_F_SCRATCH;
-			}
-	}
 	*pos = i;
 	return CSV_ROW_OK;
+}
+
+int
+csv_tok_row(struct csv_tok *t, const char *buf, size_t *pos, size_t end,
+    bool at_eof)
+{
+	struct blkscan bs;
+	int rc;
+
+	blk_init(&bs, t->delim);
+	t->slen = 0;
+	rc = tok_row(t, &bs, 0, buf, pos, end, at_eof);
+	if (rc == CSV_ROW_OK && t->slen > 0)
+		tok_resolve(t, t->f, t->nf);
+	return rc;
 }
 
 int
@@ -584,6 +619,7 @@ void
 csv_parser_release(struct csv_parser *ps)
 {
 	csv_tok_release(&ps->tok);
+	free(ps->bnull);
 	if (ps->cur.cols != NULL)
 		csv_pool_put(ps->pool, &ps->cur);
 	memset(ps, 0, sizeof(*ps));
@@ -637,7 +673,185 @@ is_ascii(const char *p, size_t len)
 	return (acc & 0x8080808080808080ull) == 0;
 }
 
-/* Why a row failed: kinds of csv_put_row's answer. */
+/* Raw row bytes past which a batch is closed early. */
+static inline size_t
+batch_bytes(const struct csv_conf *cf)
+{
+	return cf->batch_bytes > 0 && cf->batch_bytes < INT32_MAX ?
+	    cf->batch_bytes : INT32_MAX;
+}
+
+/*
+ * Fast paths for the usual shapes of values, for the block loops.  Each
+ * takes only text it is sure about and gives exactly what the core_value.h
+ * parser gives for it; anything else (long, odd or bad values) goes to
+ * that parser, which has the last word.  test_csv.c checks the two agree.
+ * The word-at-a-time ones read whole 8-byte words past the value's end,
+ * so they only run on values with FAST_READ readable input bytes after
+ * their start (not on unescaped copies in the scratch buffer).
+ */
+#define FAST_READ 32
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FAST_WORDS 1
+#endif
+
+static const uint64_t pow10_tab[19] = {
+	UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000),
+	UINT64_C(10000), UINT64_C(100000), UINT64_C(1000000),
+	UINT64_C(10000000), UINT64_C(100000000), UINT64_C(1000000000),
+	UINT64_C(10000000000), UINT64_C(100000000000),
+	UINT64_C(1000000000000), UINT64_C(10000000000000),
+	UINT64_C(100000000000000), UINT64_C(1000000000000000),
+	UINT64_C(10000000000000000), UINT64_C(100000000000000000),
+	UINT64_C(1000000000000000000),
+};
+
+static inline bool
+fast_ok(const struct csv_field *f, const char *bufend)
+{
+	return !(f->flags & CSV_F_COPIED) &&
+	    (size_t)(bufend - f->p) >= FAST_READ;
+}
+
+#ifdef FAST_WORDS
+#define ONES(b) (UINT64_C(0x0101010101010101) * (b))
+
+/* The value of the n (1..8) decimal digits at s; false when one is not a
+ * digit.  Reads s[0..8). */
+static inline bool
+fast_digits8(const char *s, size_t n, uint64_t *out)
+{
+	unsigned sh = 8 * (8 - (unsigned)n);
+	uint64_t w;
+
+	memcpy(&w, s, 8);
+	/* s[0] is the low byte.  Move the digits to the top and fill the
+	 * bytes below with '0's: leading zeros, so eight digits. */
+	if (sh > 0)
+		w = w << sh | ONES('0') >> (64 - sh);
+	/* Every byte 0x30..0x39: high nibble 3, and still 3 after +6. */
+	if (((w & ONES(0xf0)) | ((w + ONES(6)) & ONES(0xf0)) >> 4) !=
+	    ONES(0x33))
+		return false;
+	w -= ONES('0');
+	/* Neighbours combine, the more significant one in the lower lane:
+	 * pairs (< 100), fours (< 10^4), then all eight (< 10^8). */
+	w = (w * 10 + (w >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
+	w = (w * 100 + (w >> 16)) & UINT64_C(0x0000ffff0000ffff);
+	w = (w * 10000 + (w >> 32)) & UINT64_C(0xffffffff);
+	*out = w;
+	return true;
+}
+
+/* [+-]?[0-9]{1,16}: the sign and the magnitude. */
+static inline bool
+fast_int(const char *p, size_t len, bool *neg, uint64_t *mag)
+{
+	uint64_t hi, lo;
+
+	*neg = false;
+	if (len > 0 && (*p == '-' || *p == '+')) {
+		*neg = *p == '-';
+		p++;
+		len--;
+	}
+	if (len == 0 || len > 16)
+		return false;
+	if (len <= 8)
+		return fast_digits8(p, len, mag);
+	if (!fast_digits8(p, len - 8, &hi) ||
+	    !fast_digits8(p + len - 8, 8, &lo))
+		return false;
+	*mag = hi * 100000000 + lo;
+	return true;
+}
+
+/* [+-]?[0-9]{0,8}(\.[0-9]{0,8})? that fits decimal(precision,scale). */
+static inline bool
+fast_decimal(const char *p, size_t len, unsigned precision, unsigned scale,
+    int64_t *out)
+{
+	uint64_t w, z, ip = 0, fp = 0, v;
+	size_t d, nfrac;
+	bool neg = false;
+
+	if (len > 0 && (*p == '-' || *p == '+')) {
+		neg = *p == '-';
+		p++;
+		len--;
+	}
+	if (len == 0 || len > 17 || precision > 18 || scale > precision)
+		return false;
+	/* The first '.' among the first 8 bytes: a zero byte of w ^ dots
+	 * (the lowest flagged byte is exact). */
+	memcpy(&w, p, 8);
+	w ^= ONES('.');
+	z = (w - ONES(1)) & ~w & ONES(0x80);
+	if (len < 8)
+		z &= (UINT64_C(1) << (8 * len)) - 1;
+	if (z != 0)
+		d = (size_t)__builtin_ctzll(z) / 8;
+	else if (len <= 8)
+		d = len;
+	else if (p[8] == '.')
+		d = 8;
+	else
+		return false;
+	nfrac = d < len ? len - d - 1 : 0;
+	if (nfrac > scale || nfrac > 8 || d + nfrac == 0)
+		return false;
+	if ((d > 0 && !fast_digits8(p, d, &ip)) ||
+	    (nfrac > 0 && !fast_digits8(p + d + 1, nfrac, &fp)))
+		return false;
+	if (ip >= pow10_tab[precision - scale])
+		return false;
+	/* < 10^precision <= 10^18: no overflow. */
+	v = (ip * pow10_tab[nfrac] + fp) * pow10_tab[scale - nfrac];
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+#endif
+
+/* YYYY-MM-DD, a real day of years 0001..9999: days since 1970-01-01. */
+static inline bool
+fast_date(const char *s, size_t len, int32_t *out)
+{
+	static const uint8_t dim[13] = {
+		0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31
+	};
+	unsigned d0, d1, d2, d3, d5, d6, d8, d9, y, m, d, yy, doy;
+	bool leap;
+
+	if (len != 10)
+		return false;
+	d0 = (unsigned)(unsigned char)s[0] - '0';
+	d1 = (unsigned)(unsigned char)s[1] - '0';
+	d2 = (unsigned)(unsigned char)s[2] - '0';
+	d3 = (unsigned)(unsigned char)s[3] - '0';
+	d5 = (unsigned)(unsigned char)s[5] - '0';
+	d6 = (unsigned)(unsigned char)s[6] - '0';
+	d8 = (unsigned)(unsigned char)s[8] - '0';
+	d9 = (unsigned)(unsigned char)s[9] - '0';
+	if ((d0 > 9) | (d1 > 9) | (d2 > 9) | (d3 > 9) | (d5 > 9) |
+	    (d6 > 9) | (d8 > 9) | (d9 > 9) | (s[4] != '-') | (s[7] != '-'))
+		return false;
+	y = d0 * 1000 + d1 * 100 + d2 * 10 + d3;
+	m = d5 * 10 + d6;
+	d = d8 * 10 + d9;
+	leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+	if (y == 0 || m - 1 > 11 || d == 0 ||
+	    d > dim[m] + (unsigned)(m == 2 && leap))
+		return false;
+	/* Days from civil with the year starting in March; years from 0
+	 * on, so the 400-year eras fold into plain divisions. */
+	yy = y - (m <= 2);
+	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	*out = (int32_t)(yy * 365 + yy / 4 - yy / 100 + yy / 400 + doy) -
+	    719468;
+	return true;
+}
+
+/* Why a row failed: kinds of put_row's answer. */
 enum {
 	PUT_OK = 0,
 	PUT_TYPE,	/* value does not fit its column */
@@ -804,7 +1018,7 @@ take_row(struct csv_parser *ps, const char *buf, size_t row,
 	}
 	if (ps->cur.cols == NULL)
 		parser_start_batch(ps);
-	else if (ps->cur_raw + rawlen > INT32_MAX) {
+	else if (ps->cur.nrows > 0 && ps->cur_raw + rawlen > batch_bytes(cf)) {
 		/* int32 string offsets: close the batch early. */
 		csv_parser_flush(ps, res);
 		parser_start_batch(ps);
@@ -839,15 +1053,19 @@ take_row(struct csv_parser *ps, const char *buf, size_t row,
 	return false;
 }
 
-int
-csv_parse(struct csv_parser *ps, const char *buf, size_t *posp,
-    size_t limit, size_t end, bool at_eof, struct csv_result *res)
+/* The row by row parse: each row is tokenized, checked and converted
+ * before the next.  csv_parse's reference and its way through anything
+ * unusual.  With left, stops after that many rows (counting it down). */
+static int
+parse_rows(struct csv_parser *ps, const char *buf, size_t *posp,
+    size_t limit, size_t end, bool at_eof, uint32_t *left,
+    struct csv_result *res)
 {
 	const struct csv_conf *cf = ps->conf;
 	size_t pos = *posp, row;
 	uint64_t nl;
 
-	while (pos < limit) {
+	while (pos < limit && (left == NULL || *left > 0)) {
 		row = pos;
 		if (cf->skip_blank && (buf[pos] == '\n' || buf[pos] == '\r')) {
 			if (csv_skip_eol(buf, &pos, end, at_eof) != 1) {
@@ -864,6 +1082,8 @@ csv_parse(struct csv_parser *ps, const char *buf, size_t *posp,
 			return CSV_PARSE_MORE;
 		}
 		nl = 1 + ps->tok.nbreaks;
+		if (left != NULL)
+			(*left)--;
 		if (!take_row(ps, buf, row, res)) {
 			ps->nrejected++;
 			if (!cf->rejecting || ps->nrejected > cf->max_errors) {
@@ -876,6 +1096,617 @@ csv_parse(struct csv_parser *ps, const char *buf, size_t *posp,
 		}
 		ps->line += nl;
 		res->nlines += nl;
+	}
+	*posp = pos;
+	return CSV_PARSE_DONE;
+}
+
+/*
+ * Blocks.  Converting row by row pays, for every field, a branch on its
+ * column's type and the reload of that column's state; on narrow rows of
+ * short values that costs as much as the parsing.  So csv_parse first
+ * tokenizes a block of rows, their fields side by side in the tokenizer's
+ * field array (row r's field j at f[r * ncols + j]), then converts the
+ * block column by column, one loop per type.
+ *
+ * A block holds only rows the row path would take without a word: no
+ * syntax error, the right field count, and raw bytes that leave the batch
+ * open.  It never goes past the batch's last row or the parse limit.  Any
+ * other row ends the block and goes through the row path on its own.
+ *
+ * A value that does not convert makes the whole block go through the row
+ * path again, which finds the first bad row and says why, exactly as it
+ * would have without blocks.  For that, a conversion that fails must leave
+ * nothing the row path could see: values and string offsets are written
+ * only to slots at or past cur.nrows (rewritten by the rows that are
+ * taken, never emitted otherwise), and the NULLs of the block are
+ * collected in bnull and put into the validity bitmaps only once every
+ * column converted.
+ */
+#define CSV_BLOCK_ROWS 128		/* rows per block */
+#define CSV_BLOCK_MAX 256		/* most rows per block (knob) */
+#define CSV_BLOCK_FIELDS 8192		/* fields per block, so wide rows
+					   make shorter blocks */
+#define BLOCK_WORDS (CSV_BLOCK_MAX / 64)
+#define CSV_BY_ROW_AFTER_BAD 8		/* blocks' worth of rows parsed
+					   row by row after a bad block */
+
+static uint32_t
+block_rows(const struct csv_conf *cf)
+{
+	uint32_t b;
+
+	if (cf->block_rows > 0)
+		return cf->block_rows < CSV_BLOCK_MAX ? cf->block_rows :
+		    CSV_BLOCK_MAX;
+	b = CSV_BLOCK_FIELDS / cf->ncols;
+	if (b > CSV_BLOCK_ROWS)
+		b = CSV_BLOCK_ROWS;
+	return b > 0 ? b : 1;
+}
+
+/* What block_tok collected. */
+struct block {
+	uint32_t nrows;		/* rows tokenized into the block */
+	uint64_t nlines;	/* physical lines they and the blank lines
+				   among them span */
+	size_t raw;		/* their raw bytes */
+};
+
+/* Why block_tok stopped. */
+enum {
+	BLOCK_END,		/* the block is full, or limit reached */
+	BLOCK_MORE,		/* the row at *pos needs more data */
+	BLOCK_ROW,		/* the row at *pos is for the row path */
+};
+
+#ifdef __SSE2__
+/*
+ * Plain rows.  Most rows have no quoted field, and block_tok first tries
+ * this tokenizer on them, which sees a row as bits: for each 64-byte
+ * window of the input it makes masks of the stop bytes (delimiter, CR,
+ * LF), of the line ends and of the quote bytes; then every field end is a
+ * count of trailing zeros, and whether it ends the row or a quoted field
+ * starts are bit tests, not loads of bytes just scanned.  A row it is not
+ * sure of (a field opening with the quote byte, another field count, a CR
+ * that may be followed by an LF not yet there, bytes too near the end of
+ * the data for whole windows) is left to tok_row, which gives the same
+ * fields for the others.
+ */
+struct plainscan {
+	size_t base;		/* the window: buf[base..base+64) */
+	uint64_t stop, eol, quote;	/* its masks */
+	bool quoting;
+	__m128i vd, vn, vr, vq;
+};
+
+static void
+plain_init(struct plainscan *s, int delim, int quote)
+{
+	s->base = SIZE_MAX - 64;	/* no window yet */
+	s->stop = s->eol = s->quote = 0;
+	s->quoting = quote >= 0;
+	s->vd = _mm_set1_epi8((char)delim);
+	s->vn = _mm_set1_epi8('\n');
+	s->vr = _mm_set1_epi8('\r');
+	s->vq = _mm_set1_epi8((char)(quote >= 0 ? quote : delim));
+}
+
+/* Masks of buf[at..at+64), which must be there. */
+static inline void
+plain_window(struct plainscan *s, const char *buf, size_t at)
+{
+	uint64_t stop = 0, eol = 0, quote = 0;
+	int k;
+
+	for (k = 0; k < 4; k++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(buf + at +
+		    16 * k));
+		__m128i n = _mm_or_si128(_mm_cmpeq_epi8(v, s->vn),
+		    _mm_cmpeq_epi8(v, s->vr));
+		__m128i d = _mm_cmpeq_epi8(v, s->vd);
+
+		eol |= (uint64_t)(unsigned)_mm_movemask_epi8(n) << (16 * k);
+		stop |= (uint64_t)(unsigned)_mm_movemask_epi8(
+		    _mm_or_si128(n, d)) << (16 * k);
+		quote |= (uint64_t)(unsigned)_mm_movemask_epi8(
+		    _mm_cmpeq_epi8(v, s->vq)) << (16 * k);
+	}
+	s->base = at;
+	s->stop = stop;
+	s->eol = eol;
+	s->quote = s->quoting ? quote : 0;
+}
+
+/* Tokenizes the plain row at buf[*pos] into t->f[base..base+ncols), as
+ * tok_row would; false when the row is not one for it (then only fields
+ * at t->f[base] and on may have been written). */
+static bool
+plain_row(struct csv_tok *t, struct plainscan *s, size_t base,
+    size_t ncols, const char *buf, size_t *pos, size_t end)
+{
+	size_t i = *pos, row = i, e, nf = 0;
+	struct csv_field *f;
+	uint64_t m;
+
+	while (t->fcap < base + ncols)
+		tok_grow_fields(t);
+	f = t->f + base;
+	for (;;) {
+		if (i - s->base >= 64) {
+			if (end - i < 64)
+				return false;
+			plain_window(s, buf, i);
+		}
+		if (s->quote >> (i - s->base) & 1)
+			return false;
+		m = s->stop & (~(uint64_t)0 << (i - s->base));
+		while (m == 0) {
+			if (end - s->base < 128)
+				return false;
+			plain_window(s, buf, s->base + 64);
+			m = s->stop;
+		}
+		e = s->base + (size_t)__builtin_ctzll(m);
+		if (nf == ncols)
+			return false;
+		f[nf].p = buf + i;
+		f[nf].len = (uint32_t)(e - i);
+		f[nf].flags = 0;
+		f[nf].raw = i - row;
+		nf++;
+		if (s->eol >> (e - s->base) & 1)
+			break;
+		i = e + 1;
+	}
+	/* The window is whole, so e + 1 <= end. */
+	if (nf != ncols)
+		return false;
+	if (buf[e] == '\r') {
+		if (e + 1 == end)
+			return false;
+		i = e + (buf[e + 1] == '\n' ? 2 : 1);
+	} else {
+		i = e + 1;
+	}
+	t->nf = nf;
+	t->nbreaks = 0;
+	t->syn = CSV_SYN_OK;
+	t->row_end = e;
+	*pos = i;
+	return true;
+}
+#else
+struct plainscan {
+	int none;
+};
+
+static void
+plain_init(struct plainscan *s, int delim, int quote)
+{
+	(void)s;
+	(void)delim;
+	(void)quote;
+}
+
+static bool
+plain_row(struct csv_tok *t, struct plainscan *s, size_t base,
+    size_t ncols, const char *buf, size_t *pos, size_t end)
+{
+	(void)t;
+	(void)s;
+	(void)base;
+	(void)ncols;
+	(void)buf;
+	(void)pos;
+	(void)end;
+	return false;
+}
+#endif
+
+/* Tokenizes up to room rows from buf[*pos] into a block; leaves *pos at
+ * the first byte it did not take. */
+static int
+block_tok(struct csv_parser *ps, const char *buf, size_t *posp,
+    size_t limit, size_t end, bool at_eof, uint32_t room, struct block *b)
+{
+	const struct csv_conf *cf = ps->conf;
+	const size_t ncols = cf->ncols, maxraw = batch_bytes(cf);
+	struct csv_tok *t = &ps->tok;
+	size_t pos = *posp, row, rawlen;
+	struct blkscan bs;
+	struct plainscan plain;
+	int rc = BLOCK_END;
+
+	blk_init(&bs, t->delim);
+	plain_init(&plain, t->delim, t->quote);
+	b->nrows = 0;
+	b->nlines = 0;
+	b->raw = 0;
+	t->slen = 0;
+	while (pos < limit && b->nrows < room) {
+		row = pos;
+		if (cf->skip_blank && (buf[pos] == '\n' || buf[pos] == '\r')) {
+			if (csv_skip_eol(buf, &pos, end, at_eof) != 1) {
+				pos = row;
+				rc = BLOCK_MORE;
+				break;
+			}
+			b->nlines++;
+			continue;
+		}
+		if (!plain_row(t, &plain, b->nrows * ncols, ncols, buf, &pos,
+		    end) && tok_row(t, &bs, b->nrows * ncols, buf, &pos, end,
+		    at_eof) == CSV_ROW_MORE) {
+			pos = row;
+			rc = BLOCK_MORE;
+			break;
+		}
+		rawlen = t->row_end - row;
+		if (t->syn != CSV_SYN_OK || t->nf != ncols ||
+		    rawlen > INT32_MAX ||
+		    ps->cur_raw + b->raw + rawlen > maxraw) {
+			pos = row;
+			rc = BLOCK_ROW;
+			break;
+		}
+		b->nrows++;
+		b->nlines += 1 + t->nbreaks;
+		b->raw += rawlen;
+	}
+	if (t->slen > 0)
+		tok_resolve(t, t->f, b->nrows * ncols);
+	*posp = pos;
+	return rc;
+}
+
+static inline bool
+field_is_null(const struct csv_conf *cf, const struct csv_field *f,
+    bool string)
+{
+	if (f->len == 0)
+		return !string || !(f->flags & CSV_F_QUOTED);
+	return cf->nnulls > 0 && !(f->flags & CSV_F_QUOTED) &&
+	    csv_is_null_string(f->p, f->len, cf->nulls, cf->nnulls);
+}
+
+/* Converts field j of the n rows at f (stride ncols) into rows row0.. of
+ * a fixed-width column of type id; marks NULLs in nm.  false when a value
+ * does not fit.  Inlined once per type, so the switches fold away. */
+static inline __attribute__((always_inline)) bool
+block_fixed(const struct csv_conf *cf, const struct csv_field *f,
+    uint32_t n, const char *bufend, struct core_column *c, uint32_t row0,
+    uint64_t *nm, enum core_type id)
+{
+	const uint32_t stride = cf->ncols;
+	uint64_t mag;
+	uint32_t r;
+	bool neg;
+	int rc;
+
+	(void)bufend;
+	(void)mag;
+	(void)neg;
+
+	for (r = 0; r < n; r++, f += stride) {
+		const uint32_t at = row0 + r;
+
+		if (field_is_null(cf, f, false)) {
+			nm[r >> 6] |= UINT64_C(1) << (r & 63);
+			switch (id) {
+			case CORE_TYPE_BOOL:
+				((uint8_t *)c->values)[at] = 0;
+				break;
+			case CORE_TYPE_INT32:
+			case CORE_TYPE_DATE:
+				((int32_t *)c->values)[at] = 0;
+				break;
+			default:
+				((int64_t *)c->values)[at] = 0;
+				break;
+			}
+			continue;
+		}
+		switch (id) {
+		case CORE_TYPE_BOOL:
+			rc = core_parse_bool(f->p, f->len,
+			    (uint8_t *)c->values + at);
+			break;
+		case CORE_TYPE_INT32:
+#ifdef FAST_WORDS
+			if (fast_ok(f, bufend) &&
+			    fast_int(f->p, f->len, &neg, &mag) &&
+			    mag <= (uint64_t)INT32_MAX + neg) {
+				((int32_t *)c->values)[at] = neg ?
+				    (int32_t)(0 - (int64_t)mag) :
+				    (int32_t)mag;
+				continue;
+			}
+#endif
+			rc = core_parse_int32(f->p, f->len,
+			    (int32_t *)c->values + at);
+			break;
+		case CORE_TYPE_INT64:
+#ifdef FAST_WORDS
+			if (fast_ok(f, bufend) &&
+			    fast_int(f->p, f->len, &neg, &mag)) {
+				((int64_t *)c->values)[at] = neg ?
+				    (int64_t)(0 - mag) : (int64_t)mag;
+				continue;
+			}
+#endif
+			rc = core_parse_int64(f->p, f->len,
+			    (int64_t *)c->values + at);
+			break;
+		case CORE_TYPE_FLOAT64:
+			rc = core_parse_float64(f->p, f->len,
+			    (double *)c->values + at);
+			break;
+		case CORE_TYPE_DECIMAL:
+#ifdef FAST_WORDS
+			if (fast_ok(f, bufend) &&
+			    fast_decimal(f->p, f->len, c->type.precision,
+			    c->type.scale, (int64_t *)c->values + at))
+				continue;
+#endif
+			rc = core_parse_decimal(f->p, f->len,
+			    c->type.precision, c->type.scale,
+			    (int64_t *)c->values + at);
+			break;
+		case CORE_TYPE_DATE:
+			if (fast_date(f->p, f->len,
+			    (int32_t *)c->values + at))
+				continue;
+			rc = core_parse_date(f->p, f->len,
+			    (int32_t *)c->values + at);
+			break;
+		case CORE_TYPE_TIMESTAMP:
+			rc = core_parse_timestamp(f->p, f->len,
+			    (int64_t *)c->values + at);
+			break;
+		default:
+			rc = -1;
+			break;
+		}
+		if (rc != 0)
+			return false;
+	}
+	return true;
+}
+
+/* block_fixed for a string column: false on invalid UTF-8. */
+static bool
+block_strings(const struct csv_conf *cf, const struct csv_field *f,
+    uint32_t n, const char *bufend, struct core_column *c, uint32_t row0,
+    uint64_t *nm)
+{
+	const uint32_t stride = cf->ncols;
+	const struct csv_field *g = f;
+	int32_t *offs = c->offsets + row0;
+	size_t off = (size_t)offs[0], need = 0, len;
+	char *dst;
+	uint32_t r;
+
+	/* At most the block's raw bytes, which leave the batch within
+	 * INT32_MAX (block_tok), so every offset fits; 16 more for the
+	 * whole-vector copies below. */
+	for (r = 0; r < n; r++, g += stride)
+		need += g->len;
+	if (off + need + 16 > c->values_cap)
+		core_col_reserve_bytes(c, off, need + 16);
+	dst = c->values;
+	for (r = 0; r < n; r++, f += stride) {
+		if (field_is_null(cf, f, true)) {
+			nm[r >> 6] |= UINT64_C(1) << (r & 63);
+			offs[r + 1] = (int32_t)off;
+			continue;
+		}
+		len = f->len;
+#ifdef __SSE2__
+		/* Copy in 16-byte vectors, testing them for ASCII on the
+		 * way; the bytes past the value are read from the input
+		 * and written past the column's end, where the next value
+		 * goes. */
+		if (!(f->flags & CSV_F_COPIED) &&
+		    (size_t)(bufend - f->p) >= len + 16) {
+			unsigned hi = 0, m;
+			size_t i;
+
+			for (i = 0; i < len; i += 16) {
+				__m128i v = _mm_loadu_si128(
+				    (const __m128i *)(f->p + i));
+
+				m = (unsigned)_mm_movemask_epi8(v);
+				if (len - i < 16)
+					m &= (1u << (len - i)) - 1;
+				hi |= m;
+				_mm_storeu_si128((__m128i *)(dst + off + i),
+				    v);
+			}
+			if (hi != 0 &&
+			    core_utf8_valid_prefix(f->p, len) != len)
+				return false;
+			off += len;
+			offs[r + 1] = (int32_t)off;
+			continue;
+		}
+#else
+		(void)bufend;
+#endif
+		if (!is_ascii(f->p, len) &&
+		    core_utf8_valid_prefix(f->p, len) != len)
+			return false;
+		memcpy(dst + off, f->p, len);
+		off += len;
+		offs[r + 1] = (int32_t)off;
+	}
+	return true;
+}
+
+/* Puts the NULLs nm of rows row0 .. row0 + n into c's validity, as the
+ * row path would have one row after the other. */
+static void
+block_validity(struct core_column *c, uint32_t row0, uint32_t n,
+    const uint64_t *nm, uint32_t cap)
+{
+	uint64_t any = 0;
+	uint32_t r, at;
+	int w;
+
+	for (w = 0; w < BLOCK_WORDS; w++)
+		any |= nm[w];
+	if (any == 0 && c->validity == NULL)
+		return;
+	if (c->validity == NULL) {
+		/* The first NULL creates the bitmap, all valid before. */
+		for (r = 0; !(nm[r >> 6] >> (r & 63) & 1); r++)
+			;
+		core_col_set_null(c, row0 + r, cap);
+	}
+	for (r = 0; r < n; r++) {
+		at = row0 + r;
+		if (nm[r >> 6] >> (r & 63) & 1)
+			c->validity[at >> 3] &= (uint8_t)~(1u << (at & 7));
+		else
+			c->validity[at >> 3] |= (uint8_t)(1u << (at & 7));
+	}
+}
+
+/* Converts the n rows of the block into the batch and takes them; false,
+ * with nothing taken, when a value does not convert. */
+static bool
+block_put(struct csv_parser *ps, const struct block *b, const char *bufend,
+    struct csv_result *res)
+{
+	const struct csv_conf *cf = ps->conf;
+	const uint32_t ncols = cf->ncols, n = b->nrows;
+	const struct csv_field *f = ps->tok.f;
+	struct core_column *c;
+	uint32_t j, row0;
+	uint64_t *nm;
+	bool ok;
+
+	if (ps->cur.cols == NULL)
+		parser_start_batch(ps);
+	if (ps->bnull == NULL)
+		ps->bnull = core_xreallocarray(NULL, ncols,
+		    BLOCK_WORDS * sizeof(uint64_t));
+	row0 = ps->cur.nrows;
+	for (j = 0; j < ncols; j++) {
+		c = &ps->cur.cols[j];
+		nm = ps->bnull + (size_t)j * BLOCK_WORDS;
+		memset(nm, 0, BLOCK_WORDS * sizeof(uint64_t));
+		switch (c->type.id) {
+		case CORE_TYPE_BOOL:
+			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			    nm, CORE_TYPE_BOOL);
+			break;
+		case CORE_TYPE_INT32:
+			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			    nm, CORE_TYPE_INT32);
+			break;
+		case CORE_TYPE_INT64:
+			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			    nm, CORE_TYPE_INT64);
+			break;
+		case CORE_TYPE_FLOAT64:
+			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			    nm, CORE_TYPE_FLOAT64);
+			break;
+		case CORE_TYPE_DECIMAL:
+			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			    nm, CORE_TYPE_DECIMAL);
+			break;
+		case CORE_TYPE_DATE:
+			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			    nm, CORE_TYPE_DATE);
+			break;
+		case CORE_TYPE_TIMESTAMP:
+			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			    nm, CORE_TYPE_TIMESTAMP);
+			break;
+		default:
+			ok = block_strings(cf, f + j, n, bufend, c, row0,
+			    nm);
+			break;
+		}
+		if (!ok)
+			return false;
+	}
+	for (j = 0; j < ncols; j++)
+		block_validity(&ps->cur.cols[j], row0, n,
+		    ps->bnull + (size_t)j * BLOCK_WORDS, cf->batch_rows);
+	ps->cur.nrows += n;
+	ps->cur_raw += b->raw;
+	res->nrows += n;
+	if (ps->cur.nrows == cf->batch_rows)
+		csv_parser_flush(ps, res);
+	return true;
+}
+
+int
+csv_parse(struct csv_parser *ps, const char *buf, size_t *posp,
+    size_t limit, size_t end, bool at_eof, struct csv_result *res)
+{
+	const struct csv_conf *cf = ps->conf;
+	const uint32_t brows = block_rows(cf);
+	size_t pos = *posp, start, p;
+	struct block b;
+	uint32_t room;
+	int why, rc;
+
+	if (cf->by_row)
+		return parse_rows(ps, buf, posp, limit, end, at_eof, NULL,
+		    res);
+	while (pos < limit) {
+		if (ps->by_row_left > 0) {
+			rc = parse_rows(ps, buf, &pos, limit, end, at_eof,
+			    &ps->by_row_left, res);
+			if (rc != CSV_PARSE_DONE) {
+				*posp = pos;
+				return rc;
+			}
+			continue;
+		}
+		room = cf->batch_rows - (ps->cur.cols != NULL ?
+		    ps->cur.nrows : 0);
+		if (room > brows)
+			room = brows;
+		start = pos;
+		why = block_tok(ps, buf, &pos, limit, end, at_eof, room, &b);
+		if (b.nrows > 0 && !block_put(ps, &b, buf + end, res)) {
+			/* Let the row path find the bad row and say why;
+			 * it parses exactly the block's bytes again.  Bad
+			 * rows tend to come in runs: rather than pay twice
+			 * for each block of a run, go on row by row for a
+			 * while. */
+			p = start;
+			rc = parse_rows(ps, buf, &p, pos, end, at_eof, NULL,
+			    res);
+			if (cf->block_rows == 0)
+				ps->by_row_left = CSV_BY_ROW_AFTER_BAD *
+				    brows;
+			if (rc != CSV_PARSE_DONE) {
+				*posp = p;
+				return rc;
+			}
+		} else {
+			ps->line += b.nlines;
+			res->nlines += b.nlines;
+		}
+		if (why == BLOCK_MORE) {
+			*posp = pos;
+			return CSV_PARSE_MORE;
+		}
+		if (why == BLOCK_ROW) {
+			/* One row: limit pos + 1 ends the parse after it. */
+			rc = parse_rows(ps, buf, &pos, pos + 1, end, at_eof,
+			    NULL, res);
+			if (rc != CSV_PARSE_DONE) {
+				*posp = pos;
+				return rc;
+			}
+		}
 	}
 	*posp = pos;
 	return CSV_PARSE_DONE;

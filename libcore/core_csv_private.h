@@ -1,7 +1,7 @@
 /*
  * core_csv_private.h - the pieces of the CSV reader shared by its files.
  *
- *   core_csv_parse.c   the row tokenizer and the row -> column converter
+ *   core_csv_parse.c   the row tokenizer and the rows -> columns converter
  *                      (the hot loop), error records and their text
  *   core_csv_infer.c   dialect sniffing, header detection, type inference,
  *                      --schema pins
@@ -33,6 +33,8 @@
 #define CSV_F_SCRATCH	2u	/* value is in the scratch buffer
 				   (tokenizer internal; resolved before a
 				   row is returned) */
+#define CSV_F_COPIED	4u	/* value was unescaped into the scratch
+				   buffer, so p is not in the input */
 
 /* One field of the row last tokenized.  p points into the input buffer,
  * or into the tokenizer's scratch buffer for a quoted field that had
@@ -117,6 +119,16 @@ struct csv_conf {
 	bool rejecting;			/* rejects sink set: go on */
 	uint64_t max_errors;
 	bool skip_blank;		/* blank lines are no rows (ncols>1) */
+	/* Knobs for tests; zero in normal use. */
+	bool by_row;			/* convert row by row: the reference
+					   path the block path must match */
+	uint32_t block_rows;		/* rows per block, tried even after
+					   a bad one; 0: the default, with
+					   a row by row stretch after a bad
+					   block */
+	size_t batch_bytes;		/* raw row bytes that close a batch
+					   early; 0: INT32_MAX (the most
+					   int32 string offsets can hold) */
 };
 
 /* One bad row: where, what, and (when rejecting) its bytes. */
@@ -172,6 +184,10 @@ struct csv_parser {
 					   bytes */
 	uint64_t line;			/* lines before the next row */
 	uint64_t nrejected;		/* bad rows recorded since reset */
+	uint64_t *bnull;		/* owned; per column, the NULL rows
+					   of the block being converted */
+	uint32_t by_row_left;		/* rows to parse row by row before
+					   trying blocks again */
 };
 
 void csv_parser_init(struct csv_parser *ps, const struct csv_conf *conf,
