@@ -695,17 +695,6 @@ batch_bytes(const struct csv_conf *cf)
 #define FAST_WORDS 1
 #endif
 
-static const uint64_t pow10_tab[19] = {
-	UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000),
-	UINT64_C(10000), UINT64_C(100000), UINT64_C(1000000),
-	UINT64_C(10000000), UINT64_C(100000000), UINT64_C(1000000000),
-	UINT64_C(10000000000), UINT64_C(100000000000),
-	UINT64_C(1000000000000), UINT64_C(10000000000000),
-	UINT64_C(100000000000000), UINT64_C(1000000000000000),
-	UINT64_C(10000000000000000), UINT64_C(100000000000000000),
-	UINT64_C(1000000000000000000),
-};
-
 static inline bool
 fast_ok(const struct csv_field *f, const char *bufend)
 {
@@ -803,10 +792,11 @@ fast_decimal(const char *p, size_t len, unsigned precision, unsigned scale,
 	if ((d > 0 && !fast_digits8(p, d, &ip)) ||
 	    (nfrac > 0 && !fast_digits8(p + d + 1, nfrac, &fp)))
 		return false;
-	if (ip >= pow10_tab[precision - scale])
+	if (ip >= core_pow10_u64[precision - scale])
 		return false;
 	/* < 10^precision <= 10^18: no overflow. */
-	v = (ip * pow10_tab[nfrac] + fp) * pow10_tab[scale - nfrac];
+	v = (ip * core_pow10_u64[nfrac] + fp) *
+	    core_pow10_u64[scale - nfrac];
 	*out = neg ? -(int64_t)v : (int64_t)v;
 	return true;
 }

@@ -507,15 +507,6 @@ static const char digit_pairs[201] =
 	"34353637383940414243444546474849505152535455565758596061626364656667"
 	"68697071727374757677787980818283848586878889909192939495969798990";
 
-/* Divisors of a decimal's scale (at most 18). */
-static const uint64_t pow10_u64[19] = {
-	1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
-	10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
-	100000000000ull, 1000000000000ull, 10000000000000ull,
-	100000000000000ull, 1000000000000000ull, 10000000000000000ull,
-	100000000000000000ull, 1000000000000000000ull,
-};
-
 /*
  * The formatters below give the same text as core_value's (test_fmt
  * checks them against it on random and edge values) but write straight
@@ -651,8 +642,8 @@ decimal_text(int64_t v, unsigned scale, char *d)
 		store8(p + nint + 1, x >> (8 * (8 - scale)));
 		return neg + nint + 1 + scale;
 	}
-	fp = m % pow10_u64[scale];
-	p += u64_text(m / pow10_u64[scale], p);
+	fp = m % core_pow10_u64[scale];
+	p += u64_text(m / core_pow10_u64[scale], p);
 	*p = '.';
 	end = p + 1 + scale;
 	if (scale <= 8) {

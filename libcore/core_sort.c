@@ -713,12 +713,12 @@ merge_sort(const struct core_sort *s, uint64_t *a, uint64_t *tmp, size_t n)
 /*
  * The radix sort of the entries on their first nw words: least
  * significant digit first, a byte of a word per pass, from the last
- * word's low byte to the first word's high byte.  Each pass is a stable counting scatter, so the
- * whole is stable and orders the entries by their words exactly as
- * comparing the words would.  One counting pass over the entries first
- * takes every digit's histogram; a digit with one value throughout is
- * skipped (dates, small integers and common prefixes make most digits
- * constant).  Returns false, having done nothing, when the digits left
+ * word's low byte to the first word's high byte.  Each pass is a stable
+ * counting scatter, so the whole is stable and orders the entries by
+ * their words exactly as comparing the words would.  One counting pass
+ * over the entries first takes every digit's histogram; a digit with one
+ * value throughout is skipped (dates, small integers and common prefixes
+ * make most digits constant).  Returns false, having done nothing, when the digits left
  * would cost more than the merge sort's passes.
  */
 static bool

@@ -40,7 +40,7 @@
 #define DAYS_MIN	(-719162)
 #define DAYS_MAX	2932896
 
-static const uint64_t pow10_u64[20] = {
+const uint64_t core_pow10_u64[20] = {
 	UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000),
 	UINT64_C(10000), UINT64_C(100000), UINT64_C(1000000),
 	UINT64_C(10000000), UINT64_C(100000000), UINT64_C(1000000000),
@@ -263,7 +263,7 @@ core_parse_decimal(const char *s, size_t len, uint8_t precision,
 		v = v * 10 + digit_of(ip[i]);
 	for (size_t i = 0; i < nfrac; i++)
 		v = v * 10 + digit_of(fp[i]);
-	v *= pow10_u64[scale - nfrac];
+	v *= core_pow10_u64[scale - nfrac];
 	*out = neg ? -(int64_t)v : (int64_t)v;
 	return 0;
 }
@@ -285,8 +285,8 @@ core_format_decimal(int64_t v, uint8_t scale, char *buf)
 	}
 	if (scale == 0)
 		return (size_t)(p - buf) + u64_to_dec(mag, p);
-	ip = mag / pow10_u64[scale];
-	fp = mag % pow10_u64[scale];
+	ip = mag / core_pow10_u64[scale];
+	fp = mag % core_pow10_u64[scale];
 	p += u64_to_dec(ip, p);
 	*p++ = '.';
 	for (unsigned i = scale; i > 0; i--) {
@@ -755,7 +755,7 @@ core_parse_timestamp(const char *s, size_t len, int64_t *out)
 			return -1;
 		for (int i = 0; i < nf; i++)
 			frac = frac * 10 + digit_of(f[i]);
-		frac *= (int64_t)pow10_u64[6 - nf];
+		frac *= (int64_t)core_pow10_u64[6 - nf];
 	}
 	if (p < end) {
 		if ((*p | 0x20) == 'z') {
