@@ -1,6 +1,6 @@
 /*
  * test_io.c - inputs (plain, compressed by content, tar members), checked
- * output and atomic files.
+ * output, atomic files and the size of a list of inputs.
  *
  * Compressed inputs are made here with libarchive's writer, so the test
  * needs no external programs.
@@ -271,6 +271,51 @@ test_output_and_tmpfile(void)
 	CHECK(strstr(err.msg, "/nonexistent/dir") != NULL);
 }
 
+/* Sizes of inputs: regular files sum, stdin counts when it is one, and
+ * anything else (a pipe, a missing path) makes the total unknown. */
+static void
+test_paths_size(void)
+{
+	char *a = path_of("size_a"), *b = path_of("size_b");
+	const char *both[2], *with_stdin[2], *missing[2];
+	int fd, saved, p[2];
+
+	fd = open(a, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write(fd, "12345", 5) == 5);
+	close(fd);
+	fd = open(b, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && write(fd, "1234567", 7) == 7);
+	close(fd);
+	both[0] = a;
+	both[1] = b;
+	CHECK_EQ_INT(core_paths_size(both, 2), 12);
+	CHECK_EQ_INT(core_paths_size(both, 1), 5);
+	missing[0] = a;
+	missing[1] = "/nonexistent/file";
+	CHECK_EQ_INT(core_paths_size(missing, 2), 0);
+	missing[1] = "/dev/null";
+	CHECK_EQ_INT(core_paths_size(missing, 2), 0);
+
+	saved = dup(STDIN_FILENO);
+	fd = open(b, O_RDONLY);
+	dup2(fd, STDIN_FILENO);
+	close(fd);
+	with_stdin[0] = a;
+	with_stdin[1] = "-";
+	CHECK_EQ_INT(core_paths_size(NULL, 0), 7);
+	CHECK_EQ_INT(core_paths_size(with_stdin, 2), 12);
+	CHECK(pipe(p) == 0);
+	dup2(p[0], STDIN_FILENO);
+	close(p[0]);
+	close(p[1]);
+	CHECK_EQ_INT(core_paths_size(NULL, 0), 0);
+	CHECK_EQ_INT(core_paths_size(with_stdin, 2), 0);
+	dup2(saved, STDIN_FILENO);
+	close(saved);
+	free(a);
+	free(b);
+}
+
 int
 main(void)
 {
@@ -285,6 +330,7 @@ main(void)
 	RUN(test_damaged_and_missing);
 	RUN(test_atomic);
 	RUN(test_output_and_tmpfile);
+	RUN(test_paths_size);
 	rc = unit_done();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
