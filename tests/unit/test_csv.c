@@ -31,36 +31,6 @@ static char tmpdir[64];
 
 /* ---- helpers ---- */
 
-/* A growable byte string. */
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-static void
-buf_add(struct buf *b, const void *p, size_t n)
-{
-	if (b->cap - b->len < n + 1) {
-		b->cap = (b->len + n + 1) * 2;
-		b->p = core_xrealloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void
-buf_str(struct buf *b, const char *s)
-{
-	buf_add(b, s, strlen(s));
-}
-
-static void
-buf_ch(struct buf *b, char c)
-{
-	buf_add(b, &c, 1);
-}
-
 static char *
 tpath(const char *name)
 {
@@ -106,18 +76,18 @@ write_gz(const char *name, const void *data, size_t len)
 #define NUL_MARK "\x03"
 
 static void
-render_value(struct buf *o, const struct core_column *c, uint32_t k)
+render_value(struct unit_buf *o, const struct core_column *c, uint32_t k)
 {
 	char tmp[CORE_VALUE_TEXT_MAX];
 	size_t n = 0;
 
 	if (!core_col_is_valid(c, k)) {
-		buf_str(o, NUL_MARK);
+		unit_buf_str(o, NUL_MARK);
 		return;
 	}
 	switch (c->type.id) {
 	case CORE_TYPE_STRING:
-		buf_add(o, (const char *)c->values + c->offsets[k],
+		unit_buf_add(o, (const char *)c->values + c->offsets[k],
 		    (size_t)(c->offsets[k + 1] - c->offsets[k]));
 		return;
 	case CORE_TYPE_BOOL:
@@ -143,7 +113,7 @@ render_value(struct buf *o, const struct core_column *c, uint32_t k)
 		n = core_format_timestamp(((int64_t *)c->values)[k], tmp);
 		break;
 	}
-	buf_add(o, tmp, n);
+	unit_buf_add(o, tmp, n);
 }
 
 /* What one reader run gave. */
@@ -153,7 +123,7 @@ struct run {
 	char *schema;		/* describe() */
 	int delim, quote;
 	bool header;
-	struct buf rows;	/* rendered rows */
+	struct unit_buf rows;	/* rendered rows */
 	uint32_t *bsizes;	/* batch sizes */
 	size_t nbatches;
 	struct core_csv_stats st;
@@ -196,10 +166,10 @@ run_reader(const char *const *paths, size_t npaths,
 		for (k = 0; k < b.nrows; k++) {
 			for (j = 0; j < b.ncols; j++) {
 				if (j > 0)
-					buf_ch(&out->rows, FS);
+					unit_buf_ch(&out->rows, FS);
 				render_value(&out->rows, &b.cols[j], k);
 			}
-			buf_ch(&out->rows, RS);
+			unit_buf_ch(&out->rows, RS);
 		}
 		if (out->rc != 0)
 			break;
@@ -241,7 +211,7 @@ string_opts(struct core_csv_options *o, int ncols, char *spec, size_t cap)
  * rendered rows (strings only; "" quoted is empty, empty unquoted NULL).
  * Returns false on a syntax error. */
 static bool
-ref_parse(const char *s, size_t n, char d, char q, struct buf *out,
+ref_parse(const char *s, size_t n, char d, char q, struct unit_buf *out,
     size_t *ncols_out)
 {
 	size_t i = 0, ncols = 0, nf;
@@ -259,7 +229,7 @@ ref_parse(const char *s, size_t n, char d, char q, struct buf *out,
 		nf = 0;
 		for (;;) {
 			if (nf > 0)
-				buf_ch(out, FS);
+				unit_buf_ch(out, FS);
 			nf++;
 			if (i < n && s[i] == q) {
 				i++;
@@ -268,14 +238,14 @@ ref_parse(const char *s, size_t n, char d, char q, struct buf *out,
 						return false;
 					if (s[i] == q) {
 						if (i + 1 < n && s[i + 1] == q) {
-							buf_ch(out, q);
+							unit_buf_ch(out, q);
 							i += 2;
 							continue;
 						}
 						i++;
 						break;
 					}
-					buf_ch(out, s[i]);
+					unit_buf_ch(out, s[i]);
 					i++;
 				}
 				if (i < n && s[i] != d && s[i] != '\n' &&
@@ -288,9 +258,9 @@ ref_parse(const char *s, size_t n, char d, char q, struct buf *out,
 				    s[i] != '\r')
 					i++;
 				if (i == st)
-					buf_str(out, NUL_MARK);
+					unit_buf_str(out, NUL_MARK);
 				else
-					buf_add(out, s + st, i - st);
+					unit_buf_add(out, s + st, i - st);
 			}
 			if (i < n && s[i] == d) {
 				i++;
@@ -298,7 +268,7 @@ ref_parse(const char *s, size_t n, char d, char q, struct buf *out,
 			}
 			break;
 		}
-		buf_ch(out, RS);
+		unit_buf_ch(out, RS);
 		if (first)
 			ncols = nf;
 		else if (nf != ncols)
@@ -317,7 +287,7 @@ ref_parse(const char *s, size_t n, char d, char q, struct buf *out,
 /* Random CSV: ncols columns, about nrows rows, every kind of quoting and
  * line end, random blank lines, optional final terminator. */
 static void
-gen_csv(struct buf *b, int ncols, int nrows, bool tricky)
+gen_csv(struct unit_buf *b, int ncols, int nrows, bool tricky)
 {
 	static const char *const pieces[] = {
 		"a", "b", "xyz", " ", ",", "\"", "\n", "\r", "\r\n", "\xc3\xa9",
@@ -328,18 +298,18 @@ gen_csv(struct buf *b, int ncols, int nrows, bool tricky)
 
 	for (r = 0; r < nrows; r++) {
 		if (tricky && ncols > 1 && unit_rand() % 20 == 0)
-			buf_str(b, eols[unit_rand() % 3]);	/* blank */
+			unit_buf_str(b, eols[unit_rand() % 3]);	/* blank */
 		for (j = 0; j < ncols; j++) {
-			struct buf f = { 0 };
+			struct unit_buf f = { 0 };
 			bool special = false, quote;
 
 			if (j > 0)
-				buf_ch(b, ',');
+				unit_buf_ch(b, ',');
 			np = (int)(unit_rand() % 4);
 			for (k = 0; k < np; k++) {
 				size_t pi = unit_rand() % (tricky ? 15 : 3);
 
-				buf_str(&f, pieces[pi]);
+				unit_buf_str(&f, pieces[pi]);
 			}
 			for (size_t i = 0; i < f.len; i++)
 				if (f.p[i] == ',' || f.p[i] == '"' ||
@@ -358,31 +328,31 @@ gen_csv(struct buf *b, int ncols, int nrows, bool tricky)
 			if (ncols == 1 && f.len == 0)
 				quote = true;	/* else a blank line */
 			if (quote) {
-				buf_ch(b, '"');
+				unit_buf_ch(b, '"');
 				for (size_t i = 0; i < f.len; i++) {
 					if (f.p[i] == '"')
-						buf_ch(b, '"');
-					buf_ch(b, f.p[i]);
+						unit_buf_ch(b, '"');
+					unit_buf_ch(b, f.p[i]);
 				}
-				buf_ch(b, '"');
+				unit_buf_ch(b, '"');
 			} else if (f.len > 0) {
-				buf_add(b, f.p, f.len);
+				unit_buf_add(b, f.p, f.len);
 			}
 			free(f.p);
 		}
 		if (r + 1 < nrows || unit_rand() % 2)
-			buf_str(b, eols[tricky ? unit_rand() % 3 : 0]);
+			unit_buf_str(b, eols[tricky ? unit_rand() % 3 : 0]);
 	}
 }
 
 /* ---- tokenizer vs reference ---- */
 
 static void
-check_against_ref(const struct buf *csv, int ncols, const char *tag,
+check_against_ref(const struct unit_buf *csv, int ncols, const char *tag,
     uint32_t batch_rows, unsigned threads, bool gz)
 {
 	struct core_csv_options o;
-	struct buf want = { 0 };
+	struct unit_buf want = { 0 };
 	struct run got;
 	char spec[4096];
 	const char *path;
@@ -424,7 +394,7 @@ test_random_vs_reference(void)
 	int iter;
 
 	for (iter = 0; iter < 300; iter++) {
-		struct buf csv = { 0 };
+		struct unit_buf csv = { 0 };
 		int ncols = 1 + (int)(unit_rand() % 6);
 		int nrows = 1 + (int)(unit_rand() % 60);
 		uint32_t br = iter % 3 == 0 ? 1 : iter % 3 == 1 ? 7 : 8192;
@@ -447,7 +417,7 @@ test_incremental_cuts(void)
 	int iter;
 
 	for (iter = 0; iter < 200; iter++) {
-		struct buf csv = { 0 }, want = { 0 }, got = { 0 };
+		struct unit_buf csv = { 0 }, want = { 0 }, got = { 0 };
 		int ncols = 1 + (int)(unit_rand() % 4);
 		size_t rn, pos = 0, avail, k;
 		struct csv_conf cf;
@@ -503,11 +473,11 @@ test_incremental_cuts(void)
 			for (uint32_t r = 0; r < res.batches[k].nrows; r++) {
 				for (uint32_t j = 0; j < rn; j++) {
 					if (j)
-						buf_ch(&got, FS);
+						unit_buf_ch(&got, FS);
 					render_value(&got,
 					    &res.batches[k].cols[j], r);
 				}
-				buf_ch(&got, RS);
+				unit_buf_ch(&got, RS);
 			}
 		CHECK(got.len == want.len &&
 		    memcmp(got.p, want.p, want.len) == 0);
@@ -531,7 +501,7 @@ test_threads_same(void)
 	int iter;
 
 	for (iter = 0; iter < 4; iter++) {
-		struct buf csv = { 0 }, want = { 0 };
+		struct unit_buf csv = { 0 }, want = { 0 };
 		struct core_csv_options o;
 		struct run one, two, gz;
 		int ncols = 3 + iter;
@@ -543,19 +513,19 @@ test_threads_same(void)
 		 * chunk guesses land inside quotes. */
 		while (csv.len < (size_t)(6 + iter) * 1000 * 1000) {
 			if (iter >= 2 && unit_rand() % 50 == 0) {
-				buf_str(&csv, "\"");
+				unit_buf_str(&csv, "\"");
 				for (int k = 0; k < 20000; k++)
-					buf_str(&csv, k % 7 ? "x" : "\n");
-				buf_str(&csv, "\"");
+					unit_buf_str(&csv, k % 7 ? "x" : "\n");
+				unit_buf_str(&csv, "\"");
 				for (int j = 1; j < ncols; j++)
-					buf_str(&csv, ",z");
-				buf_str(&csv, "\n");
+					unit_buf_str(&csv, ",z");
+				unit_buf_str(&csv, "\n");
 				continue;
 			}
 			gen_csv(&csv, ncols, 100, iter % 2 == 1);
 			if (csv.len > 0 && csv.p[csv.len - 1] != '\n' &&
 			    csv.p[csv.len - 1] != '\r')
-				buf_str(&csv, "\n");
+				unit_buf_str(&csv, "\n");
 		}
 		CHECK(ref_parse(csv.p, csv.len, ',', '"', &want, &rn));
 		path = write_file("big.csv", csv.p, csv.len);
@@ -596,7 +566,7 @@ test_threads_same(void)
 static void
 test_threads_errors(void)
 {
-	struct buf csv = { 0 };
+	struct unit_buf csv = { 0 };
 	struct core_csv_options o;
 	struct run one, two;
 	struct core_output rej1, rej2;
@@ -605,7 +575,7 @@ test_threads_errors(void)
 	ssize_t n1, n2;
 	const char *path;
 
-	buf_str(&csv, "a,b,c\n");
+	unit_buf_str(&csv, "a,b,c\n");
 	for (i = 0; i < 600000; i++) {
 		char line[64];
 
@@ -615,7 +585,7 @@ test_threads_errors(void)
 			snprintf(line, sizeof(line), "%d,bad\n", i);
 		else
 			snprintf(line, sizeof(line), "%d,%d,\"s\"\n", i, i);
-		buf_str(&csv, line);
+		unit_buf_str(&csv, line);
 	}
 	path = write_file("errs.csv", csv.p, csv.len);
 	core_csv_options_init(&o);
@@ -683,17 +653,17 @@ test_threads_errors(void)
 static void
 test_huge_row(void)
 {
-	struct buf csv = { 0 }, want = { 0 };
+	struct unit_buf csv = { 0 }, want = { 0 };
 	struct core_csv_options o;
 	char spec[64];
 	struct run m, g;
 	size_t rn;
 	int k;
 
-	buf_str(&csv, "1,\"");
+	unit_buf_str(&csv, "1,\"");
 	for (k = 0; k < 700000; k++)
-		buf_str(&csv, k % 9 ? "abcdefgh\"\"" : "\r\n");
-	buf_str(&csv, "\"\n2,x\n");
+		unit_buf_str(&csv, k % 9 ? "abcdefgh\"\"" : "\r\n");
+	unit_buf_str(&csv, "\"\n2,x\n");
 	CHECK(ref_parse(csv.p, csv.len, ',', '"', &want, &rn));
 	string_opts(&o, 2, spec, sizeof(spec));
 	o.threads = 2;
@@ -1039,14 +1009,14 @@ test_error_messages(void)
 static char *
 read_fd(int fd)
 {
-	struct buf b = { 0 };
+	struct unit_buf b = { 0 };
 	char tmp[4096];
 	ssize_t n;
 	off_t off = 0;
 
-	buf_str(&b, "");
+	unit_buf_str(&b, "");
 	while ((n = pread(fd, tmp, sizeof(tmp), off)) > 0) {
-		buf_add(&b, tmp, (size_t)n);
+		unit_buf_add(&b, tmp, (size_t)n);
 		off += n;
 	}
 	return b.p;

@@ -32,36 +32,6 @@
 
 /* ---- helpers ---- */
 
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-static void
-buf_add(struct buf *b, const void *p, size_t n)
-{
-	if (b->cap - b->len < n + 1) {
-		b->cap = (b->len + n + 1) * 2;
-		b->p = core_xrealloc(b->p, b->cap);
-	}
-	if (n > 0)
-		memcpy(b->p + b->len, p, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void
-buf_str(struct buf *b, const char *s)
-{
-	buf_add(b, s, strlen(s));
-}
-
-static void
-buf_ch(struct buf *b, char c)
-{
-	buf_add(b, &c, 1);
-}
-
 static unsigned
 rnd(unsigned n)
 {
@@ -266,7 +236,7 @@ enum {
  * two agree.  *nrecs, *nrows: what the row path found (for the caller's
  * sanity checks). */
 static bool
-compare(const struct setup *su, const struct buf *text, int drive,
+compare(const struct setup *su, const struct unit_buf *text, int drive,
     const char *tag, size_t *nrecs, uint64_t *nrows)
 {
 	struct pair p;
@@ -328,26 +298,26 @@ compare(const struct setup *su, const struct buf *text, int drive,
 /* ---- random values ---- */
 
 static void
-add_digits(struct buf *o, unsigned n)
+add_digits(struct unit_buf *o, unsigned n)
 {
 	while (n-- > 0)
-		buf_ch(o, (char)('0' + rnd(10)));
+		unit_buf_ch(o, (char)('0' + rnd(10)));
 }
 
 static void
-add_sign(struct buf *o)
+add_sign(struct unit_buf *o)
 {
 	unsigned k = rnd(8);
 
 	if (k == 0)
-		buf_ch(o, '-');
+		unit_buf_ch(o, '-');
 	else if (k == 1)
-		buf_ch(o, '+');
+		unit_buf_ch(o, '+');
 }
 
 /* Text that should not fit a number or date column. */
 static void
-bad_value(struct buf *o)
+bad_value(struct unit_buf *o)
 {
 	static const char *const bad[] = {
 		"x", "1x", "1.2.3", "--1", "+", "-", ".", "1e", "0x10",
@@ -355,12 +325,12 @@ bad_value(struct buf *o)
 		"2024-02-30", "2023-13-01", "0000-01-01", "1.5e3x", "tru",
 	};
 
-	buf_str(o, bad[rnd(sizeof(bad) / sizeof(bad[0]))]);
+	unit_buf_str(o, bad[rnd(sizeof(bad) / sizeof(bad[0]))]);
 }
 
 /* A value of type t (mostly good, sometimes of doubtful shape). */
 static void
-gen_value(struct buf *o, struct core_coltype t)
+gen_value(struct unit_buf *o, struct core_coltype t)
 {
 	char tmp[64];
 	unsigned k;
@@ -371,21 +341,21 @@ gen_value(struct buf *o, struct core_coltype t)
 			"true", "false", "TRUE", "False", "fAlSe", "tRUE"
 		};
 
-		buf_str(o, v[rnd(6)]);
+		unit_buf_str(o, v[rnd(6)]);
 		break;
 	}
 	case CORE_TYPE_INT32:
 	case CORE_TYPE_INT64:
 		k = rnd(20);
 		if (k == 0) {
-			buf_str(o, t.id == CORE_TYPE_INT32 ?
+			unit_buf_str(o, t.id == CORE_TYPE_INT32 ?
 			    (rnd(2) ? "2147483647" : "-2147483648") :
 			    (rnd(2) ? "9223372036854775807" :
 			    "-9223372036854775808"));
 			break;
 		}
 		if (k == 1) {
-			buf_str(o, t.id == CORE_TYPE_INT32 ?
+			unit_buf_str(o, t.id == CORE_TYPE_INT32 ?
 			    (rnd(2) ? "2147483648" : "-2147483649") :
 			    (rnd(2) ? "9223372036854775808" :
 			    "-9223372036854775809"));
@@ -393,7 +363,7 @@ gen_value(struct buf *o, struct core_coltype t)
 		}
 		add_sign(o);
 		if (k == 2)
-			buf_str(o, "0000000");
+			unit_buf_str(o, "0000000");
 		add_digits(o, 1 + rnd(t.id == CORE_TYPE_INT32 ? 10 :
 		    k < 6 ? 20 : 8));
 		break;
@@ -401,15 +371,15 @@ gen_value(struct buf *o, struct core_coltype t)
 		add_sign(o);
 		k = rnd(6);
 		if (k == 0) {
-			buf_str(o, rnd(2) ? "inf" : "NaN");
+			unit_buf_str(o, rnd(2) ? "inf" : "NaN");
 			break;
 		}
 		add_digits(o, rnd(6));
-		buf_ch(o, '.');
+		unit_buf_ch(o, '.');
 		add_digits(o, 1 + rnd(6));
 		if (k == 1) {
 			snprintf(tmp, sizeof(tmp), "e%d", (int)rnd(40) - 20);
-			buf_str(o, tmp);
+			unit_buf_str(o, tmp);
 		}
 		break;
 	case CORE_TYPE_DECIMAL: {
@@ -418,11 +388,11 @@ gen_value(struct buf *o, struct core_coltype t)
 		add_sign(o);
 		k = rnd(10);
 		if (k == 0)
-			buf_str(o, "000");
+			unit_buf_str(o, "000");
 		/* One digit too many now and then. */
 		add_digits(o, rnd(ni + (k == 1) + 1));
 		if (nf > 0 || k == 2) {
-			buf_ch(o, '.');
+			unit_buf_ch(o, '.');
 			add_digits(o, rnd(nf + (k == 3) + 1));
 		}
 		break;
@@ -434,17 +404,17 @@ gen_value(struct buf *o, struct core_coltype t)
 		    k == 0 ? rnd(10000) : 1900 + rnd(200),
 		    k == 1 ? rnd(14) : 1 + rnd(12),
 		    k == 2 ? rnd(33) : 1 + rnd(28));
-		buf_str(o, tmp);
+		unit_buf_str(o, tmp);
 		if (t.id == CORE_TYPE_TIMESTAMP && rnd(4)) {
 			snprintf(tmp, sizeof(tmp), "%c%02u:%02u:%02u",
 			    rnd(2) ? ' ' : 'T', rnd(24), rnd(60), rnd(60));
-			buf_str(o, tmp);
+			unit_buf_str(o, tmp);
 			if (rnd(2)) {
-				buf_ch(o, '.');
+				unit_buf_ch(o, '.');
 				add_digits(o, 1 + rnd(6));
 			}
 			if (rnd(4) == 0)
-				buf_str(o, rnd(2) ? "Z" : "+05:30");
+				unit_buf_str(o, rnd(2) ? "Z" : "+05:30");
 		}
 		break;
 	case CORE_TYPE_STRING: {
@@ -457,7 +427,7 @@ gen_value(struct buf *o, struct core_coltype t)
 
 		k = rnd(4) == 0 ? rnd(12) : rnd(4);
 		while (k-- > 0)
-			buf_str(o, pieces[rnd(sizeof(pieces) /
+			unit_buf_str(o, pieces[rnd(sizeof(pieces) /
 			    sizeof(pieces[0]))]);
 		break;
 	}
@@ -466,7 +436,7 @@ gen_value(struct buf *o, struct core_coltype t)
 
 /* Writes field text v into o, quoted when it has to be or at random. */
 static void
-put_field(struct buf *o, const char *v, size_t n, bool quote)
+put_field(struct unit_buf *o, const char *v, size_t n, bool quote)
 {
 	size_t i;
 
@@ -475,16 +445,16 @@ put_field(struct buf *o, const char *v, size_t n, bool quote)
 		    v[i] == '\r')
 			quote = true;
 	if (!quote) {
-		buf_add(o, v, n);
+		unit_buf_add(o, v, n);
 		return;
 	}
-	buf_ch(o, '"');
+	unit_buf_ch(o, '"');
 	for (i = 0; i < n; i++) {
 		if (v[i] == '"')
-			buf_ch(o, '"');
-		buf_ch(o, v[i]);
+			unit_buf_ch(o, '"');
+		unit_buf_ch(o, v[i]);
 	}
-	buf_ch(o, '"');
+	unit_buf_ch(o, '"');
 }
 
 /* How wrong the generated data may be: one in `bad` values is bad, one in
@@ -494,19 +464,19 @@ struct mess {
 };
 
 static void
-gen_csv(struct buf *o, const struct setup *su, unsigned nrows,
+gen_csv(struct unit_buf *o, const struct setup *su, unsigned nrows,
     const struct mess *m)
 {
 	static const char *const eols[] = { "\n", "\r\n", "\r" };
 	const uint32_t ncols = su->schema->ncols;
 	const char *eol = eols[rnd(8) == 0 ? rnd(3) : 0];
-	struct buf v = { 0 };
+	struct unit_buf v = { 0 };
 	unsigned r, k;
 	uint32_t j, nf;
 
 	for (r = 0; r < nrows; r++) {
 		if (m->blanks && rnd(m->blanks) == 0)
-			buf_str(o, eol);
+			unit_buf_str(o, eol);
 		nf = ncols;
 		k = m->broken ? rnd(m->broken) : 1;
 		if (k == 0)
@@ -517,13 +487,13 @@ gen_csv(struct buf *o, const struct setup *su, unsigned nrows,
 			    su->schema->fields[0].type;
 
 			if (j > 0)
-				buf_ch(o, ',');
+				unit_buf_ch(o, ',');
 			if (m->nulls && rnd(m->nulls) == 0) {
 				k = rnd(4);
 				if (k == 1)
-					buf_str(o, "\"\"");
+					unit_buf_str(o, "\"\"");
 				else if (k == 2 && su->nnulls > 0)
-					buf_str(o, su->nulls[rnd(
+					unit_buf_str(o, su->nulls[rnd(
 					    (unsigned)su->nnulls)]);
 				else if (k == 3 && su->nnulls > 0)
 					put_field(o, su->nulls[0],
@@ -533,7 +503,7 @@ gen_csv(struct buf *o, const struct setup *su, unsigned nrows,
 			v.len = 0;
 			if (m->bad && rnd(m->bad) == 0) {
 				if (t.id == CORE_TYPE_STRING)
-					buf_str(&v, rnd(2) ? "\xff" :
+					unit_buf_str(&v, rnd(2) ? "\xff" :
 					    "a\xc3(b");
 				else
 					bad_value(&v);
@@ -547,17 +517,17 @@ gen_csv(struct buf *o, const struct setup *su, unsigned nrows,
 			if (m->broken && rnd(m->broken * ncols) == 0) {
 				/* Text after a closing quote. */
 				put_field(o, v.p, v.len, true);
-				buf_ch(o, 'z');
+				unit_buf_ch(o, 'z');
 				continue;
 			}
 			put_field(o, v.p, v.len, m->quoted &&
 			    rnd(m->quoted) == 0);
 		}
 		if (r + 1 < nrows || rnd(2))
-			buf_str(o, eol);
+			unit_buf_str(o, eol);
 	}
 	if (m->broken && rnd(4) == 0)
-		buf_str(o, "\"unterminated,\n");
+		unit_buf_str(o, "\"unterminated,\n");
 	free(v.p);
 }
 
@@ -624,7 +594,7 @@ test_random_vs_rows(void)
 		static const unsigned bads[] = { 0, 0, 5, 50, 2000 };
 		struct setup su;
 		struct mess m;
-		struct buf text = { 0 };
+		struct unit_buf text = { 0 };
 		char tag[96];
 		size_t nrecs;
 		uint64_t nrows;
@@ -662,11 +632,11 @@ test_random_vs_rows(void)
  * through the block conversion's fast paths, each bad one is reported
  * by the row path; all must equal the row path's. */
 static void
-check_values(struct core_coltype t, const struct buf *vals, size_t nv,
+check_values(struct core_coltype t, const struct unit_buf *vals, size_t nv,
     bool quoted, const char *what)
 {
 	struct setup su;
-	struct buf text = { 0 };
+	struct unit_buf text = { 0 };
 	const char *v = vals->p;
 	char tag[96], tname[CORE_TYPE_NAME_MAX];
 	size_t i, nrecs;
@@ -683,7 +653,7 @@ check_values(struct core_coltype t, const struct buf *vals, size_t nv,
 	su.max_errors = UINT64_MAX;
 	for (i = 0; i < nv; i++) {
 		put_field(&text, v, strlen(v), quoted);
-		buf_ch(&text, '\n');
+		unit_buf_ch(&text, '\n');
 		v += strlen(v) + 1;
 	}
 	for (drive = 0; drive < DRIVE_N; drive += 2) {
@@ -698,9 +668,9 @@ check_values(struct core_coltype t, const struct buf *vals, size_t nv,
 }
 
 static void
-add_val(struct buf *vals, size_t *nv, const char *s)
+add_val(struct unit_buf *vals, size_t *nv, const char *s)
 {
-	buf_add(vals, s, strlen(s) + 1);
+	unit_buf_add(vals, s, strlen(s) + 1);
 	(*nv)++;
 }
 
@@ -708,7 +678,7 @@ add_val(struct buf *vals, size_t *nv, const char *s)
  * and lead zeros, with a '.' before digit pos (none when pos > len); then
  * the same with every digit a 9, the largest of its shape. */
 static void
-add_long(struct buf *vals, size_t *nv, unsigned len, unsigned sign,
+add_long(struct unit_buf *vals, size_t *nv, unsigned len, unsigned sign,
     unsigned lead, unsigned pos)
 {
 	char s[64], *p = s;
@@ -747,7 +717,7 @@ test_numbers_exhaustive(void)
 		{ CORE_TYPE_DECIMAL, 1, 0 }, { CORE_TYPE_DECIMAL, 18, 8 },
 		{ CORE_TYPE_DECIMAL, 12, 2 }, { CORE_TYPE_DECIMAL, 9, 1 },
 	};
-	struct buf vals = { 0 };
+	struct unit_buf vals = { 0 };
 	char s[40];
 	size_t nv = 0, t;
 	unsigned len, i, code, ncodes, pos, sign, lead;
@@ -788,7 +758,7 @@ test_dates_exhaustive(void)
 	static const struct core_coltype types[] = {
 		{ CORE_TYPE_DATE, 0, 0 }, { CORE_TYPE_TIMESTAMP, 0, 0 },
 	};
-	struct buf vals = { 0 };
+	struct unit_buf vals = { 0 };
 	char s[40];
 	size_t nv = 0, y, t;
 	unsigned m, d, i;
@@ -824,7 +794,7 @@ static void
 test_strings(void)
 {
 	struct core_coltype st = { CORE_TYPE_STRING, 0, 0 };
-	struct buf vals = { 0 };
+	struct unit_buf vals = { 0 };
 	char s[128];
 	size_t nv = 0;
 	unsigned len, i, k;
@@ -859,7 +829,7 @@ test_cr_at_cut(void)
 
 	for (ncols = 1; ncols <= 2; ncols++) {
 		struct setup su;
-		struct buf text = { 0 };
+		struct unit_buf text = { 0 };
 		char tag[64];
 		size_t nrecs;
 		uint64_t nrows;
@@ -876,10 +846,11 @@ test_cr_at_cut(void)
 		for (len = 1; len <= 200; len++)
 			for (r = 0; r < 3; r++) {
 				if (ncols == 2)
-					buf_str(&text, "a,");
+					unit_buf_str(&text, "a,");
 				for (i = 0; i < len; i++)
-					buf_ch(&text, (char)('a' + rnd(26)));
-				buf_str(&text, "\r\n");
+					unit_buf_ch(&text,
+					    (char)('a' + rnd(26)));
+				unit_buf_str(&text, "\r\n");
 			}
 		for (drive = 0; drive < DRIVE_N; drive++) {
 			snprintf(tag, sizeof(tag), "%u cols, drive %d",
@@ -904,7 +875,7 @@ test_batch_bytes(void)
 	for (iter = 0; iter < 60; iter++) {
 		struct setup su;
 		struct mess m = { 0, 0, 5, 0, 4 };
-		struct buf text = { 0 };
+		struct unit_buf text = { 0 };
 		char tag[64];
 		size_t nrecs;
 		uint64_t nrows;

@@ -22,39 +22,6 @@
 #include "core_value.h"
 #include "unit.h"
 
-/* ---- a growing byte buffer for the reference writer ---- */
-
-struct sbuf {
-	char *p;
-	size_t len, cap;
-};
-
-static void
-sb_add(struct sbuf *b, const void *p, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->p = realloc(b->p, b->cap);
-		if (b->p == NULL)
-			abort();
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void
-sb_str(struct sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
-static void
-sb_ch(struct sbuf *b, char c)
-{
-	sb_add(b, &c, 1);
-}
-
 /* ---- hand-made batches (borrowed buffers, freed by tb_free) ---- */
 
 struct tcol {
@@ -604,7 +571,7 @@ ref_value(const struct tcol *c, uint32_t r, char *buf)
  * it holds d, '"', CR or LF; any other value only when d is not one of
  * , ; TAB | and its text holds d. */
 static void
-ref_csv_field(struct sbuf *o, const char *s, size_t n, bool is_str, char d)
+ref_csv_field(struct unit_buf *o, const char *s, size_t n, bool is_str, char d)
 {
 	bool q = is_str && n == 0;
 	bool usual = d == ',' || d == ';' || d == '\t' || d == '|';
@@ -617,67 +584,67 @@ ref_csv_field(struct sbuf *o, const char *s, size_t n, bool is_str, char d)
 			q = true;
 	}
 	if (!q) {
-		sb_add(o, s, n);
+		unit_buf_add(o, s, n);
 		return;
 	}
-	sb_ch(o, '"');
+	unit_buf_ch(o, '"');
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '"')
-			sb_ch(o, '"');
-		sb_ch(o, s[i]);
+			unit_buf_ch(o, '"');
+		unit_buf_ch(o, s[i]);
 	}
-	sb_ch(o, '"');
+	unit_buf_ch(o, '"');
 }
 
 static void
-ref_tsv_field(struct sbuf *o, const char *s, size_t n)
+ref_tsv_field(struct unit_buf *o, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		switch (s[i]) {
-		case '\t': sb_str(o, "\\t"); break;
-		case '\n': sb_str(o, "\\n"); break;
-		case '\r': sb_str(o, "\\r"); break;
-		case '\\': sb_str(o, "\\\\"); break;
-		default: sb_ch(o, s[i]); break;
+		case '\t': unit_buf_str(o, "\\t"); break;
+		case '\n': unit_buf_str(o, "\\n"); break;
+		case '\r': unit_buf_str(o, "\\r"); break;
+		case '\\': unit_buf_str(o, "\\\\"); break;
+		default: unit_buf_ch(o, s[i]); break;
 		}
 	}
 }
 
 /* The test strings are valid UTF-8, so only ASCII needs a look. */
 static void
-ref_json_str(struct sbuf *o, const char *s, size_t n)
+ref_json_str(struct unit_buf *o, const char *s, size_t n)
 {
 	char tmp[8];
 
-	sb_ch(o, '"');
+	unit_buf_ch(o, '"');
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 
 		if (c == '"' || c == '\\') {
-			sb_ch(o, '\\');
-			sb_ch(o, (char)c);
+			unit_buf_ch(o, '\\');
+			unit_buf_ch(o, (char)c);
 		} else if (c == '\n') {
-			sb_str(o, "\\n");
+			unit_buf_str(o, "\\n");
 		} else if (c == '\t') {
-			sb_str(o, "\\t");
+			unit_buf_str(o, "\\t");
 		} else if (c == '\r') {
-			sb_str(o, "\\r");
+			unit_buf_str(o, "\\r");
 		} else if (c == '\b') {
-			sb_str(o, "\\b");
+			unit_buf_str(o, "\\b");
 		} else if (c == '\f') {
-			sb_str(o, "\\f");
+			unit_buf_str(o, "\\f");
 		} else if (c < 0x20) {
 			snprintf(tmp, sizeof(tmp), "\\u%04x", c);
-			sb_str(o, tmp);
+			unit_buf_str(o, tmp);
 		} else {
-			sb_ch(o, (char)c);
+			unit_buf_ch(o, (char)c);
 		}
 	}
-	sb_ch(o, '"');
+	unit_buf_ch(o, '"');
 }
 
 static void
-ref_table_str(struct sbuf *o, const char *s, size_t n, size_t *w)
+ref_table_str(struct unit_buf *o, const char *s, size_t n, size_t *w)
 {
 	char tmp[8];
 
@@ -686,15 +653,15 @@ ref_table_str(struct sbuf *o, const char *s, size_t n, size_t *w)
 		unsigned char c = (unsigned char)s[i];
 
 		if (c == '\n' || c == '\t' || c == '\r') {
-			sb_ch(o, '\\');
-			sb_ch(o, c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
+			unit_buf_ch(o, '\\');
+			unit_buf_ch(o, c == '\n' ? 'n' : c == '\t' ? 't' : 'r');
 			*w += 2;
 		} else if (c < 0x20 || c == 0x7f) {
 			snprintf(tmp, sizeof(tmp), "\\x%02x", c);
-			sb_str(o, tmp);
+			unit_buf_str(o, tmp);
 			*w += 4;
 		} else {
-			sb_ch(o, (char)c);
+			unit_buf_ch(o, (char)c);
 			*w += (c & 0xC0) != 0x80;
 		}
 	}
@@ -709,13 +676,13 @@ right_aligned(enum core_type id)
 
 /* The cell text as the table shows it, into o; returns its width. */
 static size_t
-ref_cell(struct sbuf *o, const struct tcol *c, bool valid, uint32_t r)
+ref_cell(struct unit_buf *o, const struct tcol *c, bool valid, uint32_t r)
 {
 	char buf[64];
 	size_t n, w;
 
 	if (!valid) {
-		sb_str(o, "NULL");
+		unit_buf_str(o, "NULL");
 		return 4;
 	}
 	if (c->id == CORE_TYPE_STRING) {
@@ -724,16 +691,16 @@ ref_cell(struct sbuf *o, const struct tcol *c, bool valid, uint32_t r)
 		return w;
 	}
 	n = ref_value(c, r, buf);
-	sb_add(o, buf, n);
+	unit_buf_add(o, buf, n);
 	return n;
 }
 
 static void
-ref_table_row(struct sbuf *o, const struct core_schema *s,
+ref_table_row(struct unit_buf *o, const struct core_schema *s,
     const struct tbatch *t, int64_t r, const size_t *width)
 {
 	for (uint32_t i = 0; i < t->ncols; i++) {
-		struct sbuf cell = { 0 };
+		struct unit_buf cell = { 0 };
 		size_t w;
 
 		if (r < 0)
@@ -743,25 +710,25 @@ ref_table_row(struct sbuf *o, const struct core_schema *s,
 			w = ref_cell(&cell, &t->c[i],
 			    tb_valid(t, i, (uint32_t)r), (uint32_t)r);
 		if (i > 0)
-			sb_str(o, "  ");
+			unit_buf_str(o, "  ");
 		if (right_aligned(t->c[i].id))
 			for (size_t k = w; k < width[i]; k++)
-				sb_ch(o, ' ');
+				unit_buf_ch(o, ' ');
 		if (cell.len)
-			sb_add(o, cell.p, cell.len);
+			unit_buf_add(o, cell.p, cell.len);
 		if (!right_aligned(t->c[i].id) && i + 1 < t->ncols)
 			for (size_t k = w; k < width[i]; k++)
-				sb_ch(o, ' ');
+				unit_buf_ch(o, ' ');
 		free(cell.p);
 	}
-	sb_ch(o, '\n');
+	unit_buf_ch(o, '\n');
 }
 
 /* The whole expected text for t written in batches of sizes[]; header
  * and delim (CSV) are the options (the table and JSON Lines are only
  * checked with header). */
 static void
-ref_write(struct sbuf *o, enum core_fmt_kind kind, bool header, char delim,
+ref_write(struct unit_buf *o, enum core_fmt_kind kind, bool header, char delim,
     const struct core_schema *s, const struct tbatch *t,
     const uint32_t *sizes, size_t nsizes)
 {
@@ -776,17 +743,18 @@ ref_write(struct sbuf *o, enum core_fmt_kind kind, bool header, char delim,
 			const char *nm = s->fields[i].name;
 
 			if (i > 0)
-				sb_ch(o, kind == CORE_FMT_CSV ? delim : '\t');
+				unit_buf_ch(o,
+				    kind == CORE_FMT_CSV ? delim : '\t');
 			if (kind == CORE_FMT_CSV)
 				ref_csv_field(o, nm, strlen(nm), true, delim);
 			else
 				ref_tsv_field(o, nm, strlen(nm));
 		}
-		sb_ch(o, '\n');
+		unit_buf_ch(o, '\n');
 	}
 	if (kind == CORE_FMT_TABLE) {
 		for (uint32_t i = 0; i < t->ncols; i++) {
-			struct sbuf tmp = { 0 };
+			struct unit_buf tmp = { 0 };
 
 			ref_table_str(&tmp, s->fields[i].name,
 			    strlen(s->fields[i].name), &width[i]);
@@ -801,7 +769,7 @@ ref_write(struct sbuf *o, enum core_fmt_kind kind, bool header, char delim,
 		if (kind == CORE_FMT_TABLE && n > 0) {
 			for (uint32_t i = 0; i < t->ncols; i++) {
 				for (uint32_t r = done; r < done + n; r++) {
-					struct sbuf tmp = { 0 };
+					struct unit_buf tmp = { 0 };
 					size_t w = ref_cell(&tmp, &t->c[i],
 					    tb_valid(t, i, r), r);
 
@@ -815,11 +783,11 @@ ref_write(struct sbuf *o, enum core_fmt_kind kind, bool header, char delim,
 				ref_table_row(o, s, t, -1, width);
 				for (uint32_t i = 0; i < t->ncols; i++) {
 					if (i > 0)
-						sb_str(o, "  ");
+						unit_buf_str(o, "  ");
 					for (size_t j = 0; j < width[i]; j++)
-						sb_ch(o, '-');
+						unit_buf_ch(o, '-');
 				}
-				sb_ch(o, '\n');
+				unit_buf_ch(o, '\n');
 			}
 		}
 		for (uint32_t r = done; r < done + n; r++) {
@@ -838,27 +806,27 @@ ref_write(struct sbuf *o, enum core_fmt_kind kind, bool header, char delim,
 				if (c->id != CORE_TYPE_STRING && valid)
 					vl = ref_value(c, r, buf);
 				if (kind == CORE_FMT_JSONL) {
-					sb_str(o, i == 0 ? "{" : ",");
+					unit_buf_str(o, i == 0 ? "{" : ",");
 					ref_json_str(o, s->fields[i].name,
 					    strlen(s->fields[i].name));
-					sb_ch(o, ':');
+					unit_buf_ch(o, ':');
 					if (!valid)
-						sb_str(o, "null");
+						unit_buf_str(o, "null");
 					else if (c->id == CORE_TYPE_STRING)
 						ref_json_str(o, str, sl);
 					else if (c->id == CORE_TYPE_FLOAT64 &&
 					    !isfinite(((double *)c->vals)[r]))
-						sb_str(o, "null");
+						unit_buf_str(o, "null");
 					else if (c->id == CORE_TYPE_DATE ||
 					    c->id == CORE_TYPE_TIMESTAMP)
 						ref_json_str(o, buf, vl);
 					else
-						sb_add(o, buf, vl);
+						unit_buf_add(o, buf, vl);
 					continue;
 				}
 				if (i > 0)
-					sb_ch(o, kind == CORE_FMT_CSV ? delim :
-					    '\t');
+					unit_buf_ch(o, kind == CORE_FMT_CSV ?
+					    delim : '\t');
 				if (kind == CORE_FMT_CSV) {
 					if (!valid)
 						continue;
@@ -870,14 +838,14 @@ ref_write(struct sbuf *o, enum core_fmt_kind kind, bool header, char delim,
 						    false, delim);
 				} else {
 					if (!valid)
-						sb_str(o, "\\N");
+						unit_buf_str(o, "\\N");
 					else if (c->id == CORE_TYPE_STRING)
 						ref_tsv_field(o, str, sl);
 					else
-						sb_add(o, buf, vl);
+						unit_buf_add(o, buf, vl);
 				}
 			}
-			sb_str(o, kind == CORE_FMT_JSONL ? "}\n" : "\n");
+			unit_buf_str(o, kind == CORE_FMT_JSONL ? "}\n" : "\n");
 		}
 		done += n;
 	}
@@ -886,22 +854,22 @@ ref_write(struct sbuf *o, enum core_fmt_kind kind, bool header, char delim,
 			ref_table_row(o, s, t, -1, width);
 			for (uint32_t i = 0; i < t->ncols; i++) {
 				if (i > 0)
-					sb_str(o, "  ");
+					unit_buf_str(o, "  ");
 				for (size_t j = 0; j < width[i]; j++)
-					sb_ch(o, '-');
+					unit_buf_ch(o, '-');
 			}
-			sb_ch(o, '\n');
+			unit_buf_ch(o, '\n');
 		}
 		snprintf(buf, sizeof(buf), "(%u row%s)\n", t->nrows,
 		    t->nrows == 1 ? "" : "s");
-		sb_str(o, buf);
+		unit_buf_str(o, buf);
 	}
 }
 
 /* ---- random batches ---- */
 
 static void
-rand_string(struct sbuf *o)
+rand_string(struct unit_buf *o)
 {
 	static const char *const piece[] = {
 		"a", "b", "Z", "0", " ", ",", "\"", "\n", "\r", "\t", "\\",
@@ -916,7 +884,7 @@ rand_string(struct sbuf *o)
 		uint64_t r = unit_rand();
 
 		/* Mostly letters, so that plain fields occur too. */
-		sb_str(o, piece[(r & 3) ? 16 + (r >> 8) % 3 :
+		unit_buf_str(o, piece[(r & 3) ? 16 + (r >> 8) % 3 :
 		    (r >> 8) % (sizeof(piece) / sizeof(piece[0]))]);
 	}
 }
@@ -968,7 +936,7 @@ rand_batch(struct tbatch *t, uint32_t nrows)
 				c->valid[r] = unit_rand() % 7 != 0;
 		}
 		if (c->id == CORE_TYPE_STRING) {
-			struct sbuf b = { 0 };
+			struct unit_buf b = { 0 };
 
 			c->off = malloc(((size_t)nrows + 1) * sizeof(int32_t));
 			c->off[0] = 0;
@@ -977,7 +945,7 @@ rand_batch(struct tbatch *t, uint32_t nrows)
 					rand_string(&b);
 				c->off[r + 1] = (int32_t)b.len;
 			}
-			sb_add(&b, "", 0);
+			unit_buf_add(&b, "", 0);
 			c->bytes = b.p;
 			continue;
 		}
@@ -1016,7 +984,7 @@ rand_batch(struct tbatch *t, uint32_t nrows)
 }
 
 static void
-report_diff(const char *got, size_t len, const struct sbuf *want,
+report_diff(const char *got, size_t len, const struct unit_buf *want,
     uint32_t nrows, size_t kind, size_t split, size_t cap)
 {
 	size_t d = 0;
@@ -1060,7 +1028,7 @@ test_random_vs_reference(void)
 		s = schema_of(&t, names);
 		for (size_t ki = 0; ki < 4; ki++) {
 			for (size_t si = 0; si < 3; si++) {
-				struct sbuf want = { 0 };
+				struct unit_buf want = { 0 };
 
 				ref_write(&want, kinds[ki], true, ',', s, &t,
 				    splits[si].sizes, splits[si].n);
@@ -1092,7 +1060,7 @@ test_long_string(void)
 	static const enum core_fmt_kind kinds[] = {
 		CORE_FMT_CSV, CORE_FMT_TSV, CORE_FMT_JSONL, CORE_FMT_TABLE,
 	};
-	struct sbuf big = { 0 };
+	struct unit_buf big = { 0 };
 	const char *v[2];
 	size_t lens[2];
 	struct tbatch t = { 2, 1, calloc(1, sizeof(struct tcol)) };
@@ -1110,7 +1078,7 @@ test_long_string(void)
 		size_t caps[] = { 256, 4096, 0 };
 
 		for (size_t ci = 0; ci < 3; ci++) {
-			struct sbuf want = { 0 };
+			struct unit_buf want = { 0 };
 			size_t len;
 			char *got = run_fmt(kinds[ki], true, ',', s, &t, NULL,
 			    0, caps[ci], &len);
@@ -1133,7 +1101,7 @@ static void
 test_json_invalid_long(void)
 {
 	static const char *const names[] = { "s" };
-	struct sbuf big = { 0 }, want = { 0 };
+	struct unit_buf big = { 0 }, want = { 0 };
 	const char *v[1];
 	size_t lens[1], len, nbad = 0;
 	struct tbatch t = { 1, 1, calloc(1, sizeof(struct tcol)) };
@@ -1151,18 +1119,18 @@ test_json_invalid_long(void)
 			};
 			const char *b = bad[(r >> 8) % 5];
 
-			sb_str(&big, b);
+			unit_buf_str(&big, b);
 			nbad += strlen(b);
-			sb_str(&want, strlen(b) == 1 ? "\\ufffd" :
+			unit_buf_str(&want, strlen(b) == 1 ? "\\ufffd" :
 			    strlen(b) == 2 ? "\\ufffd\\ufffd" :
 			    "\\ufffd\\ufffd\\ufffd");
 			/* An ASCII byte after it, so that the next piece
 			 * cannot complete it. */
-			sb_str(&big, "x");
-			sb_str(&want, "x");
+			unit_buf_str(&big, "x");
+			unit_buf_str(&want, "x");
 		} else {
-			sb_str(&big, "\xe2\x82\xac");
-			sb_str(&want, "\xe2\x82\xac");
+			unit_buf_str(&big, "\xe2\x82\xac");
+			unit_buf_str(&want, "\xe2\x82\xac");
 		}
 	}
 	v[0] = big.p;
@@ -1220,12 +1188,12 @@ edge_int32(uint64_t x)
 
 /* Letters only: a string that needs no quoting anywhere. */
 static void
-plain_string(struct sbuf *o)
+plain_string(struct unit_buf *o)
 {
 	size_t n = 1 + (size_t)(unit_rand() % 20);
 
 	for (size_t i = 0; i < n; i++)
-		sb_ch(o, (char)('a' + unit_rand() % 26));
+		unit_buf_ch(o, (char)('a' + unit_rand() % 26));
 }
 
 enum { WIDE_NCOLS = 12 };
@@ -1263,7 +1231,7 @@ rand_wide_batch(struct tbatch *t, uint32_t nrows, uint8_t sc)
 				    != 0;
 		}
 		if (c->id == CORE_TYPE_STRING) {
-			struct sbuf b = { 0 };
+			struct unit_buf b = { 0 };
 
 			c->off = malloc(((size_t)nrows + 1) * sizeof(int32_t));
 			c->off[0] = 0;
@@ -1274,14 +1242,16 @@ rand_wide_batch(struct tbatch *t, uint32_t nrows, uint8_t sc)
 					rand_string(&b);
 				else if (i == 2 && !tb_valid(t, i, r))
 					/* Bytes under a NULL are not shown. */
-					sb_str(&b, x % 500 == 0 ? "junk" : "");
+					unit_buf_str(&b,
+					    x % 500 == 0 ? "junk" : "");
 				else if (x % 3000 == 0)
-					sb_str(&b, (x >> 20) & 1 ? "" : "a\"b");
+					unit_buf_str(&b,
+					    (x >> 20) & 1 ? "" : "a\"b");
 				else
 					plain_string(&b);
 				c->off[r + 1] = (int32_t)b.len;
 			}
-			sb_add(&b, "", 0);
+			unit_buf_add(&b, "", 0);
 			c->bytes = b.p;
 			continue;
 		}
@@ -1333,7 +1303,7 @@ rand_wide_batch(struct tbatch *t, uint32_t nrows, uint8_t sc)
 }
 
 static bool
-same_text(const char *got, size_t len, const struct sbuf *want)
+same_text(const char *got, size_t len, const struct unit_buf *want)
 {
 	return len == want->len && (len == 0 ||
 	    memcmp(got, want->p, len) == 0);
@@ -1385,7 +1355,7 @@ test_delimited_vs_reference(void)
 			char d = kind == CORE_FMT_CSV ? delims[di] : '\t';
 			size_t si = (li + di) % 2;
 			bool header = (li + di) % 3 != 0;
-			struct sbuf want = { 0 };
+			struct unit_buf want = { 0 };
 
 			ref_write(&want, kind, header, d, s, &t,
 			    splits[si].sizes, splits[si].n);
@@ -1428,7 +1398,7 @@ test_long_rows(void)
 	int64_t nums[60];
 
 	for (uint32_t k = 0; k < 3; k += 2) {
-		struct sbuf b = { 0 };
+		struct unit_buf b = { 0 };
 		struct tcol *c = &t.c[k];
 
 		c->id = CORE_TYPE_STRING;
@@ -1446,7 +1416,7 @@ test_long_rows(void)
 			}
 			c->off[r + 1] = (int32_t)b.len;
 		}
-		sb_add(&b, "", 0);
+		unit_buf_add(&b, "", 0);
 		c->bytes = b.p;
 	}
 	for (uint32_t r = 0; r < 60; r++)
@@ -1458,7 +1428,7 @@ test_long_rows(void)
 		static const uint32_t split[] = { 7, 1, 60 };
 
 		for (size_t ci = 0; ci < 3; ci++) {
-			struct sbuf want = { 0 };
+			struct unit_buf want = { 0 };
 			size_t len;
 			char *got = run_fmt((enum core_fmt_kind)kind, true, ',',
 			    s, &t, split + ci, 1, caps[ci], &len);

@@ -99,4 +99,38 @@ unit_rand(void)
 	return x * 0x2545F4914F6CDD1Dull;
 }
 
+/* A growing byte string, always NUL-terminated (p may be NULL while
+ * empty); free(b.p) when done. */
+struct unit_buf {
+	char *p;
+	size_t len, cap;
+};
+
+static inline void
+unit_buf_add(struct unit_buf *b, const void *p, size_t n)
+{
+	if (b->cap - b->len < n + 1) {
+		b->cap = (b->len + n + 1) * 2;
+		b->p = realloc(b->p, b->cap);
+		if (b->p == NULL)
+			abort();
+	}
+	if (n > 0)
+		memcpy(b->p + b->len, p, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static inline void
+unit_buf_str(struct unit_buf *b, const char *s)
+{
+	unit_buf_add(b, s, strlen(s));
+}
+
+static inline void
+unit_buf_ch(struct unit_buf *b, char c)
+{
+	unit_buf_add(b, &c, 1);
+}
+
 #endif
