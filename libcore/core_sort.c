@@ -718,86 +718,185 @@ merge_sort(const struct core_sort *s, uint64_t *a, uint64_t *tmp, size_t n)
  * their words exactly as comparing the words would.  One counting pass
  * over the entries first takes every digit's histogram; a digit with one
  * value throughout is skipped (dates, small integers and common prefixes
- * make most digits constant).  Returns false, having done nothing, when the digits left
- * would cost more than the merge sort's passes.
+ * make most digits constant).  Returns false, having done nothing, when
+ * the digits left would cost more than the merge sort's passes.
+ *
+ * With the helper thread, each thread counts and scatters half of the
+ * entries: in each pass the first half's entries of a digit go before
+ * the second half's, so the scatter stays stable.  The halves hold other
+ * entries after every pass, so each thread also counts, as it writes an
+ * entry, the next pass's digit of it under the half it lands in.
  */
+
+/* Fewer entries than this are sorted by the caller alone. */
+#define RADIX_PAIR_MIN 65536
+
+struct radix_job {
+	const uint64_t *src;
+	uint64_t *dst;
+	size_t n, st, nw;
+	size_t half;		/* thread 0 takes [0, half), 1 the rest */
+	bool scatter;		/* false: count every digit */
+	unsigned k, b;		/* the digit of this pass */
+	bool count_next;
+	unsigned nk, nb;	/* the next pass's digit */
+	uint32_t (*h)[8][256];	/* [thread * nw + word]: counts of a half */
+	size_t pos[2][256];	/* per thread, where a digit goes next */
+	uint32_t next[2][2][256];	/* [thread][half landed in][digit] */
+};
+
+static void
+radix_work(void *arg, unsigned who)
+{
+	struct radix_job *j = arg;
+	const uint64_t *src = j->src;
+	uint64_t *dst = j->dst;
+	size_t lo = who ? j->half : 0, hi = who ? j->n : j->half;
+	size_t st = j->st, half = j->half, i, k, b;
+	unsigned sk = j->k, sh = 8 * j->b, nk = j->nk, nsh = 8 * j->nb;
+	size_t *pos = j->pos[who];
+	uint32_t (*nx)[256] = j->next[who];
+
+	if (!j->scatter) {
+		uint32_t (*h)[8][256] = j->h + who * j->nw;
+
+		for (i = lo; i < hi; i++)
+			for (k = 0; k < j->nw; k++) {
+				uint64_t w = src[i * st + k];
+
+				for (b = 0; b < 8; b++)
+					h[k][b][(w >> (8 * b)) & 0xff]++;
+			}
+		return;
+	}
+#define RADIX_SCATTER(ST, NEXT) do {					\
+	for (i = lo; i < hi; i++) {					\
+		const uint64_t *e = src + i * (ST);			\
+		size_t p = pos[(e[sk] >> sh) & 0xff]++;			\
+		uint64_t *o = dst + p * (ST);				\
+		size_t m;						\
+									\
+		for (m = 0; m < (ST); m++)				\
+			o[m] = e[m];					\
+		if (NEXT)						\
+			nx[p >= half][(e[nk] >> nsh) & 0xff]++;		\
+	}								\
+} while (0)
+#define RADIX_SCATTER_ST(NEXT) do {					\
+	switch (st) {							\
+	case 2:								\
+		RADIX_SCATTER(2, NEXT);					\
+		break;							\
+	case 3:								\
+		RADIX_SCATTER(3, NEXT);					\
+		break;							\
+	case 4:								\
+		RADIX_SCATTER(4, NEXT);					\
+		break;							\
+	default:							\
+		RADIX_SCATTER(st, NEXT);				\
+		break;							\
+	}								\
+} while (0)
+	if (j->count_next)
+		RADIX_SCATTER_ST(true);
+	else
+		RADIX_SCATTER_ST(false);
+#undef RADIX_SCATTER_ST
+#undef RADIX_SCATTER
+}
+
 static bool
 radix_sort(const struct core_sort *s, uint64_t *a, uint64_t *tmp, size_t n,
     size_t nw)
 {
-	size_t st = s->stride, i, k, b, passes = 0;
-	size_t lg = 0;
-	uint32_t (*h)[8][256];
+	struct core_pair *pair = n >= RADIX_PAIR_MIN ? s->pair : NULL;
+	size_t st = s->stride, k, b, d, passes = 0, lg = 0;
 	unsigned char live[CORE_SORT_MAX_WORDS][8];
-	uint64_t *src = a, *dst = tmp;
+	uint32_t cnt[2][256];
+	struct radix_job *j;
+	bool first = true;
 
 	while (((size_t)1 << lg) < n)
 		lg++;
-	h = core_xcalloc(nw, sizeof(*h));
-	for (i = 0; i < n; i++)
-		for (k = 0; k < nw; k++) {
-			uint64_t w = a[i * st + k];
-
-			for (b = 0; b < 8; b++)
-				h[k][b][(w >> (8 * b)) & 0xff]++;
-		}
+	j = core_xcalloc(1, sizeof(*j));
+	j->h = core_xcalloc(2 * nw, sizeof(*j->h));
+	j->src = a;
+	j->dst = tmp;
+	j->n = n;
+	j->st = st;
+	j->nw = nw;
+	j->half = pair != NULL ? n / 2 : n;
+	core_pair_run(pair, radix_work, j);
 	for (k = 0; k < nw; k++)
 		for (b = 0; b < 8; b++) {
-			uint64_t first = a[k] >> (8 * b) & 0xff;
-
-			live[k][b] = h[k][b][first] != n;
+			d = a[k] >> (8 * b) & 0xff;
+			live[k][b] = j->h[k][b][d] + j->h[nw + k][b][d] != n;
 			passes += live[k][b];
 		}
 	/* A radix pass reads and writes each entry once, with no
 	 * comparison; a merge pass does the same plus a compare that
 	 * mispredicts often, and there are about log2(n / 16) of them. */
 	if (passes > lg) {
-		free(h);
+		free(j->h);
+		free(j);
 		return false;
 	}
+	j->scatter = true;
 	for (k = nw; k-- > 0;)
 		for (b = 0; b < 8; b++) {
-			size_t pos[256], sum = 0, d;
+			size_t sum = 0, nk = k, nb = b;
 			uint64_t *x;
 
 			if (!live[k][b])
 				continue;
+			if (first) {
+				memcpy(cnt[0], j->h[k][b], sizeof(cnt[0]));
+				memcpy(cnt[1], j->h[nw + k][b],
+				    sizeof(cnt[1]));
+				first = false;
+			}
 			for (d = 0; d < 256; d++) {
-				pos[d] = sum;
-				sum += h[k][b][d];
+				j->pos[0][d] = sum;
+				sum += cnt[0][d];
+				j->pos[1][d] = sum;
+				sum += cnt[1][d];
 			}
-#define RADIX_SCATTER(ST) do {						\
-	for (i = 0; i < n; i++) {					\
-		const uint64_t *e = src + i * (ST);			\
-		uint64_t *o = dst + pos[(e[k] >> (8 * b)) & 0xff]++ * (ST); \
-		size_t m;						\
-									\
-		for (m = 0; m < (ST); m++)				\
-			o[m] = e[m];					\
-	}								\
-} while (0)
-			switch (st) {
-			case 2:
-				RADIX_SCATTER(2);
-				break;
-			case 3:
-				RADIX_SCATTER(3);
-				break;
-			case 4:
-				RADIX_SCATTER(4);
-				break;
-			default:
-				RADIX_SCATTER(st);
-				break;
+			/* The next live digit, for the counts of the next
+			 * pass; none after the last. */
+			do {
+				if (++nb == 8) {
+					nb = 0;
+					if (nk-- == 0)
+						break;
+				}
+			} while (!live[nk][nb]);
+			j->count_next = pair != NULL && nk < nw;
+			j->k = (unsigned)k;
+			j->b = (unsigned)b;
+			j->nk = j->count_next ? (unsigned)nk : 0;
+			j->nb = j->count_next ? (unsigned)nb : 0;
+			memset(j->next, 0, sizeof(j->next));
+			core_pair_run(pair, radix_work, j);
+			if (j->count_next) {
+				for (d = 0; d < 256; d++) {
+					cnt[0][d] = j->next[0][0][d] +
+					    j->next[1][0][d];
+					cnt[1][d] = j->next[0][1][d] +
+					    j->next[1][1][d];
+				}
+			} else if (nk < nw) {
+				/* One thread: its half is all of them. */
+				memcpy(cnt[0], j->h[nk][nb], sizeof(cnt[0]));
 			}
-#undef RADIX_SCATTER
-			x = src;
-			src = dst;
-			dst = x;
+			x = (uint64_t *)j->src;
+			j->src = j->dst;
+			j->dst = x;
 		}
-	if (src != a)
-		memcpy(a, src, n * st * 8);
-	free(h);
+	if (j->src != a)
+		memcpy(a, j->src, n * st * 8);
+	free(j->h);
+	free(j);
 	return true;
 }
 

@@ -401,6 +401,7 @@ struct run_opts {
 	 * true one (0 = not given), counting row_size bytes per row. */
 	unsigned size_pct;
 	uint64_t row_size;
+	unsigned threads;	/* core_sort_options.threads */
 };
 
 /* Feeds ds in batches of random sizes; returns the sort's status and
@@ -428,6 +429,7 @@ run_sort(const struct dataset *ds, const struct core_sort_key *keys,
 	o.tmpdirs = ro->tmpdirs;
 	o.ntmpdirs = ro->ntmpdirs;
 	o.max_spill = ro->max_spill;
+	o.threads = ro->threads;
 	core_mem_init(&mem, ro->memory ? ro->memory : CORE_MEM_UNLIMITED);
 	memset(out, 0, sizeof(*out));
 	out->ds = ds;
@@ -714,6 +716,41 @@ test_presorted(void)
 	free_data(&same);
 }
 
+/* Buffers of more entries than RADIX_PAIR_MIN (65536) are radix sorted
+ * by both threads, each scattering half of them: the same stable order
+ * as the reference, for keys of few and of many live digits, with NULLs,
+ * ties on the prefix words and both directions, in memory and in runs. */
+static void
+test_radix_threads(void)
+{
+	struct dataset wide = make_data(140001, 0, false);
+	struct dataset dup = make_data(100003, 300, false);
+	static const struct core_sort_key one[][1] = {
+		{ { C_I64, false, false } }, { { C_D, true, true } },
+		{ { C_DEC, false, true } }, { { C_TS, true, false } },
+	};
+	struct run_opts ro = { 0 };
+	unsigned m, i;
+	char what[64];
+
+	ro.threads = 2;
+	for (m = 0; m < 2; m++) {
+		ro.memory = m ? 24 << 20 : 0;
+		for (i = 0; i < sizeof(one) / sizeof(one[0]); i++) {
+			snprintf(what, sizeof(what), "radix key %u, %s", i,
+			    m ? "24M" : "in memory");
+			CHECK(check_case(&wide, one[i], 1, &ro, what));
+			CHECK(check_case(&dup, one[i], 1, &ro, what));
+		}
+		snprintf(what, sizeof(what), "radix multi, %s",
+		    m ? "24M" : "in memory");
+		CHECK(check_case(&dup, multi2, 4, &ro, what));
+		CHECK(check_case(&wide, multi1, 3, &ro, what));
+	}
+	free_data(&wide);
+	free_data(&dup);
+}
+
 /* The peak charge stays within the budget (an eighth over for the
  * smallest, where one row or frame must be held whatever it costs). */
 static void
@@ -967,6 +1004,7 @@ main(void)
 	RUN(test_single_keys);
 	RUN(test_multi_keys);
 	RUN(test_presorted);
+	RUN(test_radix_threads);
 	RUN(test_budget_sweep);
 	RUN(test_input_size);
 	RUN(test_unique_limit);
