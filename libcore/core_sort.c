@@ -161,6 +161,8 @@ struct core_sort {
 	size_t gcap;
 	uint32_t *strcols;		/* owned: indexes of string columns */
 	uint32_t nstrcols;
+	uint32_t *gorder;		/* owned: the order gather takes
+					   columns in, widest first */
 	size_t nsrcs;			/* entries of srcs */
 	bool to_spill;			/* sink: a run, else emit */
 	core_sort_emit_fn emit;
@@ -468,6 +470,7 @@ gather_columns(void *arg, unsigned who)
 		i = __atomic_fetch_add(&g->next_col, 1, __ATOMIC_RELAXED);
 		if (i >= ncols)
 			return;
+		i = s->gorder[i];
 		d = &g->out->cols[i];
 		t = s->schema->fields[i].type.id;
 		w = core_type_width(t);
@@ -1970,6 +1973,24 @@ core_sort_new(const struct core_sort_options *o,
 	for (i = 0; i < schema->ncols; i++)
 		if (schema->fields[i].type.id == CORE_TYPE_STRING)
 			s->strcols[s->nstrcols++] = i;
+	/* The two threads of a gather take the next column until none is
+	 * left, so the costliest go first: the last one taken, which the
+	 * other thread may wait for, is then a cheap one.  Strings (offsets
+	 * and bytes) first, then by width. */
+	s->gorder = core_xcalloc(schema->ncols ? schema->ncols : 1,
+	    sizeof(*s->gorder));
+	memcpy(s->gorder, s->strcols, s->nstrcols * sizeof(*s->gorder));
+	k = s->nstrcols;
+	for (i = 0; i < schema->ncols; i++) {
+		size_t w = core_type_width(schema->fields[i].type.id), j;
+
+		if (schema->fields[i].type.id == CORE_TYPE_STRING)
+			continue;
+		for (j = k++; j > s->nstrcols && core_type_width(
+		    schema->fields[s->gorder[j - 1]].type.id) < w; j--)
+			s->gorder[j] = s->gorder[j - 1];
+		s->gorder[j] = i;
+	}
 	return s;
 }
 
@@ -2007,6 +2028,7 @@ core_sort_free(struct core_sort *s)
 	core_batch_release(&s->prevcopy);
 	free(s->keymask);
 	free(s->strcols);
+	free(s->gorder);
 	free(s->gvals[0]);
 	free(s->gvals[1]);
 	free(s->goffs[0]);
