@@ -73,7 +73,7 @@ usage(FILE *fp)
 	    "      --compress-spill compress spill files with zstd\n"
 	    "      --batch-rows N   most rows per output frame (default "
 	    "8192)\n"
-	    "  -j, --threads N      gather output on N threads, 1 or 2 "
+	    "  -j, --threads N      sort and gather on N threads, 1 or 2 "
 	    "(default: 2 cores -> 2)\n"
 	    "  -o, --output FILE    write FILE atomically instead of stdout\n"
 	    "      --stats          print rows, runs, spill bytes, merge "
