@@ -820,6 +820,9 @@ radix_sort(const struct core_sort *s, uint64_t *a, uint64_t *tmp, size_t n,
 	struct radix_job *j;
 	bool first = true;
 
+	/* The counts are 32-bit, to keep the histograms in cache. */
+	if (n > UINT32_MAX)
+		return false;
 	while (((size_t)1 << lg) < n)
 		lg++;
 	j = core_xcalloc(1, sizeof(*j));
