@@ -23,8 +23,10 @@
 #                 ORDER BY l_shipdate, l_orderkey) TO OUT, at the smallest
 #                 memory_limit among MEM, 80, 96, 128, 192, 256 MiB that
 #                 completes (it is recorded)
-# Before timing, each output's (l_shipdate, l_orderkey) sequence must be
-# GNU sort's; a wrong answer stops the run.
+# A last line gives GNU sort's best and median times over colsort's, file
+# to file and for the whole pipeline.  Before timing, each output's
+# (l_shipdate, l_orderkey) sequence must be GNU sort's; a wrong answer
+# stops the run.
 #
 # Exit status: 0 done (or skipped: no data), 1 a wrong answer or a failed
 # run, 2 a missing binary or tool.
@@ -119,28 +121,42 @@ fi
 rm -f "$tmp/want" "$tmp/duck.csv"
 
 # ---- times ----
+# run NAME CMD...: times CMD and prints its row; its best and median wall
+# times are left in $best and $median.
 run() {
 	name=$1
 	shift
 	res=$("$timer" -n "$RUNS" -w 1 -o "$tmp/out" -- "$@") ||
 	    die 1 "$name: failed"
 	rm -f "$tmp/out"
-	printf '%-26s %9s %9s %9s %8s\n' "$name" "$(jget "$res" best_wall_ms)" \
-	    "$(jget "$res" median_wall_ms)" "$(jget "$res" best_cpu_ms)" \
-	    "$(jget "$res" peak_rss_mb)"
+	best=$(jget "$res" best_wall_ms)
+	median=$(jget "$res" median_wall_ms)
+	printf '%-26s %9s %9s %9s %8s\n' "$name" "$best" "$median" \
+	    "$(jget "$res" best_cpu_ms)" "$(jget "$res" peak_rss_mb)"
 }
+# ratio A B: A / B to two places.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 printf '%-26s %9s %9s %9s %8s\n' case best_ms median_ms cpu_ms rss_MiB
 run "colsort csv|sort|csv" sh -c "'$bin/csv2col' '$tmp/li.csv' |
     '$bin/colsort' -m $MEM -T '$tmp/spill' $keys | '$bin/col2csv'"
+pipe_best=$best pipe_median=$median
 run "colsort col->col" "$bin/colsort" -m "$MEM" -T "$tmp/spill" $keys \
     "$tmp/li.col"
+col_best=$best col_median=$median
 run "colsort col->col zstd" "$bin/colsort" -m "$MEM" -T "$tmp/spill" \
     --compress-spill $keys "$tmp/li.col"
 run "GNU sort -S $MEM" sort -t'|' -k11,11 -k1,1n -S "$MEM" \
     -T "$tmp/spill" "$tmp/li.tbl"
+gnu_best=$best gnu_median=$median
 if [ "$duck_limit" != none ]; then
 	run "DuckDB $duck_limit" node harness/sort_duckdb.mjs "$tmp/li.csv" \
 	    "$tmp/duck.csv" "$duck_limit"
 else
 	say "sort bench: DuckDB did not complete at any limit tried"
 fi
+# GNU sort's time over colsort's, from the runs above (above 1: colsort
+# is faster).
+printf 'GNU sort / colsort, best (median): col->col %sx (%sx), ' \
+    "$(ratio "$gnu_best" "$col_best")" "$(ratio "$gnu_median" "$col_median")"
+printf 'csv|sort|csv %sx (%sx)\n' "$(ratio "$gnu_best" "$pipe_best")" \
+    "$(ratio "$gnu_median" "$pipe_median")"
