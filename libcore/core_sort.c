@@ -818,7 +818,6 @@ radix_sort(const struct core_sort *s, uint64_t *a, uint64_t *tmp, size_t n,
 	unsigned char live[CORE_SORT_MAX_WORDS][8];
 	uint32_t cnt[2][256];
 	struct radix_job *j;
-	bool first = true;
 
 	/* The counts are 32-bit, to keep the histograms in cache. */
 	if (n > UINT32_MAX)
@@ -856,11 +855,19 @@ radix_sort(const struct core_sort *s, uint64_t *a, uint64_t *tmp, size_t n,
 
 			if (!live[k][b])
 				continue;
-			if (first) {
-				memcpy(cnt[0], j->h[k][b], sizeof(cnt[0]));
-				memcpy(cnt[1], j->h[nw + k][b],
-				    sizeof(cnt[1]));
-				first = false;
+			/* Each half's counts of this digit: from the
+			 * counting pass, unless the pass before counted
+			 * them as it wrote. */
+			for (d = 0; d < 256; d++) {
+				if (j->count_next) {
+					cnt[0][d] = j->next[0][0][d] +
+					    j->next[1][0][d];
+					cnt[1][d] = j->next[0][1][d] +
+					    j->next[1][1][d];
+				} else {
+					cnt[0][d] = j->h[k][b][d];
+					cnt[1][d] = j->h[nw + k][b][d];
+				}
 			}
 			for (d = 0; d < 256; d++) {
 				j->pos[0][d] = sum;
@@ -884,17 +891,6 @@ radix_sort(const struct core_sort *s, uint64_t *a, uint64_t *tmp, size_t n,
 			j->nb = j->count_next ? (unsigned)nb : 0;
 			memset(j->next, 0, sizeof(j->next));
 			core_pair_run(pair, radix_work, j);
-			if (j->count_next) {
-				for (d = 0; d < 256; d++) {
-					cnt[0][d] = j->next[0][0][d] +
-					    j->next[1][0][d];
-					cnt[1][d] = j->next[0][1][d] +
-					    j->next[1][1][d];
-				}
-			} else if (nk < nw) {
-				/* One thread: its half is all of them. */
-				memcpy(cnt[0], j->h[nk][nb], sizeof(cnt[0]));
-			}
 			x = (uint64_t *)j->src;
 			j->src = j->dst;
 			j->dst = x;
