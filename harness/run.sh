@@ -128,7 +128,7 @@ git_sha=${vbuild%% *}
 tree_head=$(git rev-parse --short=12 HEAD 2>/dev/null || echo nocommit)
 # Dirty means: what the build compiles (tracked or not) differs from HEAD.
 if [ -n "$(git --no-optional-locks status --porcelain -- libcore tools \
-    GNUmakefile VERSION 2>/dev/null | head -n 1)" ]; then
+    GNUmakefile 2>/dev/null | head -n 1)" ]; then
 	git_dirty=true
 else
 	git_dirty=false

@@ -1,5 +1,5 @@
 /*
- * core_io.c - inputs, checked outputs, atomic and temporary files (see
+ * core_io.c - inputs, checked outputs and temporary files (see
  * core_io.h).
  *
  * Inputs: the first bytes of a regular file decide how it is read.  Plain
@@ -9,17 +9,12 @@
  * and put back.  libarchive is given only the decompression filters and
  * the tar, raw and empty formats: with every filter enabled, ordinary text
  * starting with "begin 644" would be taken for uuencoded data.
- *
- * Atomic files: the temporary names still open are kept in a small table
- * that a signal handler walks to unlink them before re-raising the signal
- * with its default action, so an interrupted run leaves nothing behind.
+
  */
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,11 +371,16 @@ core_output_flush(struct core_output *o, struct core_err *err)
 {
 	int r;
 
+	if (o->failed)
+		return core_err_set(err, CORE_EIO, "write error on %s",
+		    o->name);
 	if (o->len == 0)
 		return 0;
 	r = core_write_all(o->fd, o->buf, o->len, o->name, err);
 	if (r == 0)
 		o->nbytes += o->len;
+	else
+		o->failed = true;
 	o->len = 0;
 	return r;
 }
@@ -402,6 +402,8 @@ core_output_write(struct core_output *o, const void *p, size_t n,
 		r = core_write_all(o->fd, p, n, o->name, err);
 		if (r == 0)
 			o->nbytes += n;
+		else
+			o->failed = true;
 		return r;
 	}
 	memcpy(o->buf, p, n);
@@ -421,168 +423,6 @@ core_close_stdout(struct core_err *err)
 	return 0;
 }
 
-/* ---- atomic output files ---- */
-
-#define ATOMIC_MAX 8
-
-/* Temporary names a signal handler must unlink.  Written only with the
- * signals blocked; read by the handler. */
-static char *volatile atomic_tmp[ATOMIC_MAX];
-static volatile sig_atomic_t atomic_handlers_set;
-
-static void
-atomic_signal(int sig)
-{
-	int i;
-
-	for (i = 0; i < ATOMIC_MAX; i++)
-		if (atomic_tmp[i] != NULL)
-			(void)unlink(atomic_tmp[i]);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void
-atomic_track(char *tmp, bool add)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE,
-	    SIGXFSZ };
-	sigset_t all, old;
-	struct sigaction sa;
-	size_t k;
-	int i;
-
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
-	if (!atomic_handlers_set) {
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = atomic_signal;
-		sigfillset(&sa.sa_mask);
-		for (k = 0; k < sizeof(sigs) / sizeof(sigs[0]); k++) {
-			struct sigaction cur;
-
-			/* Leave ignored signals ignored (nohup). */
-			if (sigaction(sigs[k], NULL, &cur) == 0 &&
-			    cur.sa_handler == SIG_IGN)
-				continue;
-			sigaction(sigs[k], &sa, NULL);
-		}
-		atomic_handlers_set = 1;
-	}
-	for (i = 0; i < ATOMIC_MAX; i++) {
-		if (add && atomic_tmp[i] == NULL) {
-			atomic_tmp[i] = tmp;
-			break;
-		}
-		if (!add && atomic_tmp[i] == tmp) {
-			atomic_tmp[i] = NULL;
-			break;
-		}
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
-}
-
-int
-core_atomic_open(struct core_atomic *a, const char *path,
-    struct core_err *err)
-{
-	char *dcopy, *bcopy;
-	mode_t mask;
-	size_t len;
-	int r;
-
-	memset(a, 0, sizeof(*a));
-	a->fd = -1;
-	a->path = core_xstrdup(path);
-	dcopy = core_xstrdup(path);
-	bcopy = core_xstrdup(path);
-	len = strlen(path) + 32;
-	a->tmp = core_xmalloc(len);
-	snprintf(a->tmp, len, "%s/.%s.tmpXXXXXX", dirname(dcopy),
-	    basename(bcopy));
-	free(dcopy);
-	free(bcopy);
-	atomic_track(a->tmp, true);
-	a->fd = mkostemp(a->tmp, O_CLOEXEC);
-	if (a->fd < 0) {
-		r = core_err_errno(err, CORE_EIO, errno,
-		    "cannot create a temporary file for %s", path);
-		atomic_track(a->tmp, false);
-		free(a->tmp);
-		a->tmp = NULL;
-		return r;
-	}
-	/* mkstemp makes 0600; give the file the mode a plain create would. */
-	mask = umask(0);
-	umask(mask);
-	(void)fchmod(a->fd, 0666 & ~mask);
-	return 0;
-}
-
-int
-core_atomic_commit(struct core_atomic *a, struct core_err *err)
-{
-	char *dcopy;
-	int dfd, r;
-
-	if (a->tmp == NULL)
-		return core_err_set(err, CORE_EINTERNAL,
-		    "%s: commit without an open file", a->path);
-	if (fsync(a->fd) != 0) {
-		r = core_err_errno(err, CORE_EIO, errno, "%s", a->path);
-		core_atomic_abort(a);
-		return r;
-	}
-	if (close(a->fd) != 0) {
-		a->fd = -1;
-		r = core_err_errno(err, CORE_EIO, errno, "%s", a->path);
-		core_atomic_abort(a);
-		return r;
-	}
-	a->fd = -1;
-	if (rename(a->tmp, a->path) != 0) {
-		r = core_err_errno(err, CORE_EIO, errno, "cannot rename to %s",
-		    a->path);
-		core_atomic_abort(a);
-		return r;
-	}
-	atomic_track(a->tmp, false);
-	free(a->tmp);
-	a->tmp = NULL;
-	/* Make the rename itself durable. */
-	dcopy = core_xstrdup(a->path);
-	dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		(void)fsync(dfd);
-		close(dfd);
-	}
-	free(dcopy);
-	return 0;
-}
-
-void
-core_atomic_abort(struct core_atomic *a)
-{
-	if (a->fd >= 0) {
-		close(a->fd);
-		a->fd = -1;
-	}
-	if (a->tmp != NULL) {
-		(void)unlink(a->tmp);
-		atomic_track(a->tmp, false);
-		free(a->tmp);
-		a->tmp = NULL;
-	}
-}
-
-void
-core_atomic_release(struct core_atomic *a)
-{
-	core_atomic_abort(a);
-	free(a->path);
-	a->path = NULL;
-}
-
 uint64_t
 core_paths_size(const char *const *paths, size_t npaths)
 {
@@ -599,6 +439,34 @@ core_paths_size(const char *const *paths, size_t npaths)
 		if (rc != 0 || !S_ISREG(st.st_mode))
 			return 0;
 		total += (uint64_t)st.st_size;
+	}
+	return total;
+}
+
+uint64_t
+core_paths_plain_size(const char *const *paths, size_t npaths)
+{
+	unsigned char head[512];
+	uint64_t total;
+	size_t i;
+	ssize_t n;
+	int fd;
+
+	total = core_paths_size(paths, npaths);
+	if (total == 0)
+		return 0;
+	/* Compressed bytes say nothing of how many bytes they decode to. */
+	for (i = 0; i < (npaths ? npaths : 1); i++) {
+		if (npaths == 0 || strcmp(paths[i], "-") == 0)
+			n = pread(STDIN_FILENO, head, sizeof(head), 0);
+		else if ((fd = open(paths[i], O_RDONLY | O_CLOEXEC)) < 0)
+			return 0;
+		else {
+			n = pread(fd, head, sizeof(head), 0);
+			close(fd);
+		}
+		if (n < 0 || magic_needs_archive(head, (size_t)n))
+			return 0;
 	}
 	return total;
 }

@@ -11,10 +11,7 @@
  * every write is checked.  EPIPE is reported as CORE_EPIPE so tools can end
  * quietly under "| head"; other failures are CORE_EIO naming the output.
  *
- * Atomic files (struct core_atomic): written under a temporary name in the
- * target's directory, fsynced and renamed over the target only on commit.
- * Until then a SIGINT/SIGTERM/SIGHUP handler unlinks the temporary file and
- * re-raises, so a failed or interrupted run leaves any old file untouched.
+ * Files written by name (-o FILE) are core_outfile's.
  */
 #ifndef CORE_IO_H
 #define CORE_IO_H
@@ -71,6 +68,9 @@ struct core_output {
 	char *buf;		/* owned */
 	size_t len, cap;
 	uint64_t nbytes;	/* bytes handed to write(2) so far */
+	bool failed;		/* a write failed: bytes were lost, so every
+				 * later flush fails too and the output must
+				 * not be committed */
 };
 
 /* cap is the buffer size (0 = 1 MiB).  Enlarges fd's pipe. */
@@ -112,28 +112,14 @@ int core_close_stdout(struct core_err *err);
 /* True when fd is a terminal (binary output is refused there). */
 bool core_fd_is_tty(int fd);
 
-/* ---- atomic output files ---- */
-
-struct core_atomic {
-	char *path;	/* owned: the target */
-	char *tmp;	/* owned: the temporary name, NULL after commit/abort */
-	int fd;
-};
-
-/* Creates a temporary file next to path (mode 0666 & ~umask). */
-int core_atomic_open(struct core_atomic *a, const char *path,
-    struct core_err *err);
-/* fsync, rename over the target, fsync the directory. */
-int core_atomic_commit(struct core_atomic *a, struct core_err *err);
-/* Unlinks the temporary file; safe to call after commit (no-op). */
-void core_atomic_abort(struct core_atomic *a);
-/* Frees memory (aborts first if still open). */
-void core_atomic_release(struct core_atomic *a);
-
 /* The bytes in paths ("-" or npaths == 0: stdin) when every one is a
  * regular file, else 0 (a pipe, a device, or a path that cannot be
  * stat'ed: the reader reports that one). */
 uint64_t core_paths_size(const char *const *paths, size_t npaths);
+
+/* Like core_paths_size, but 0 also when any input is compressed or an
+ * archive (its size then says nothing of the bytes it decodes to). */
+uint64_t core_paths_plain_size(const char *const *paths, size_t npaths);
 
 /* ---- temporary files ---- */
 

@@ -46,16 +46,10 @@
 #include "core_pair.h"
 #include "core_parquet_write.h"
 #include "core_thrift.h"
+#include "core_version.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "core_parquet_write.c writes host integers as Parquet's little-endian"
-#endif
-
-#ifndef COLPIPE_VERSION
-#define COLPIPE_VERSION "0.0.0"
-#endif
-#ifndef COLPIPE_BUILD
-#define COLPIPE_BUILD "unknown"
 #endif
 
 /* parquet.thrift enums. */
@@ -1879,7 +1873,8 @@ core_parquet_writer_finish(struct core_parquet_writer *w,
 	    (uint32_t)w->nrg);
 	core_thrift_raw(&t, w->rg.buf, w->rg.len);
 	snprintf(created_by, sizeof(created_by),
-	    "colpipe version %s (build %s)", COLPIPE_VERSION, COLPIPE_BUILD);
+	    "colpipe version %s (build %s)", core_version(),
+	    core_build_id());
 	core_thrift_field_string(&t, 6, created_by);
 	core_thrift_field_list(&t, 7, CORE_THRIFT_STRUCT, w->ncols);
 	for (i = 0; i < w->ncols; i++) {

@@ -2,9 +2,11 @@
 # run-all.sh - runs colpipe's test suites and sums their TAP.
 #
 #   MODE=release BUILD=build/release tests/run-all.sh
-#   SUITES="unit cli" tests/run-all.sh  (default: unit fuzz cli corpus oracle)
+#   SUITES="unit cli" tests/run-all.sh
+#                       (default: layers unit fuzz cli corpus oracle)
 #
 # Suites:
+#   layers  tests/layers.sh: the include rules between the layers
 #   unit    every executable $BUILD/tests/test_* (each prints TAP)
 #   fuzz    every fuzz target $BUILD/tests/fuzz_* replaying its corpus
 #   cli     bats --tap tests/cli, with $BUILD/bin first on PATH
@@ -28,7 +30,7 @@ case $BUILD in
 *) BUILD=$top/$BUILD ;;
 esac
 export MODE BUILD
-SUITES=${SUITES:-unit fuzz cli corpus oracle}
+SUITES=${SUITES:-layers unit fuzz cli corpus oracle}
 
 # Per-suite time limits in seconds.  ASan runs everything about three times
 # slower, so its limits are wider; the oracle drops its heavy parts there.
@@ -126,6 +128,9 @@ EOF
 
 for suite in $SUITES; do
 	case $suite in
+	layers)
+		run_suite layers "$t_unit" "$top/tests/layers.sh"
+		;;
 	unit)
 		found=0
 		for t in "$BUILD"/tests/test_*; do
@@ -176,7 +181,7 @@ for suite in $SUITES; do
 		fi
 		;;
 	*)
-		echo "run-all: unknown suite '$suite' (unit cli fuzz corpus oracle)"
+		echo "run-all: unknown suite '$suite' (layers unit cli fuzz corpus oracle)"
 		total_fail=$((total_fail + 1))
 		;;
 	esac

@@ -56,8 +56,13 @@ is_parquet() {
 		    -o two.parquet big.col
 		cmp one.parquet two.parquet || fail "$c: -j1 and -j2 differ"
 	done
-	run --separate-stderr col2parquet -j3 -o x.parquet big.col
+	# -j beyond what the tool can use is clamped, as -j $(nproc) asks.
+	col2parquet -j 64 -c gzip --row-group-rows 7000 --page-bytes 20K \
+	    -o many.parquet big.col
+	cmp two.parquet many.parquet
+	run --separate-stderr col2parquet -j0 -o x.parquet big.col
 	status_is 2
+	stderr_has "--threads must be at least 1"
 }
 
 @test "every codec and dictionary mode makes a file; codecs differ in size" {
@@ -294,7 +299,7 @@ dict_chunks() {
 	[ -z "$(ls -A d)" ] || fail "left behind: $(ls -A d)"
 }
 
-@test "SIGTERM or SIGINT mid-write leaves no file and no temporary file" {
+@test "SIGTERM, SIGINT, SIGHUP or SIGKILL mid-write leave no file, named or temporary" {
 	need csv2col col2parquet
 	make_big big.csv 50000
 	csv2col big.csv >big.col
@@ -302,7 +307,7 @@ dict_chunks() {
 	# Job control, so that the background writer does not start with
 	# SIGINT ignored as a script's background commands do.
 	set -m
-	for sig in TERM INT HUP; do
+	for sig in TERM INT HUP KILL; do
 		mkdir "d$sig"
 		rm -f fifo
 		mkfifo fifo
@@ -311,8 +316,9 @@ dict_chunks() {
 		exec 7>fifo
 		head -c 400000 big.col >&7
 		sleep 0.3
-		# The temporary file exists while the writer waits for more.
-		[ -n "$(ls -A "d$sig")" ] || fail "SIG$sig: no temporary file yet"
+		# The file being written has no name until it is complete.
+		[ -z "$(ls -A "d$sig")" ] || fail "SIG$sig: visible: $(ls -A "d$sig")"
+		kill -0 "$pid" || fail "SIG$sig: the writer ended early"
 		kill -"$sig" "$pid"
 		wait "$pid" && fail "SIG$sig: exit status 0"
 		exec 7>&-

@@ -25,7 +25,7 @@ else
 fi
 PATH=$BIN:$PATH
 export PATH BIN TOP
-VERSION=$(cat "$TOP/VERSION")
+VERSION=$(sed -n 's/^VERSION := //p' "$TOP/GNUmakefile")
 
 # Tools that write text; every other binary writes MLSPILL3.
 TEXT_TOOLS="col2csv"

@@ -209,37 +209,6 @@ test_damaged_and_missing(void)
 }
 
 static void
-test_atomic(void)
-{
-	char *p = path_of("out.txt");
-	struct core_atomic a;
-	struct core_err err;
-	char buf[64] = "";
-	FILE *f;
-
-	f = fopen(p, "w");
-	fputs("old\n", f);
-	fclose(f);
-	CHECK_EQ_INT(core_atomic_open(&a, p, &err), 0);
-	CHECK_EQ_INT(write(a.fd, "new\n", 4), 4);
-	core_atomic_abort(&a);
-	core_atomic_release(&a);
-	f = fopen(p, "r");
-	CHECK(fgets(buf, sizeof(buf), f) != NULL);
-	fclose(f);
-	CHECK_EQ_STR(buf, "old\n");
-	CHECK_EQ_INT(core_atomic_open(&a, p, &err), 0);
-	CHECK_EQ_INT(write(a.fd, "new\n", 4), 4);
-	CHECK_EQ_INT(core_atomic_commit(&a, &err), 0);
-	core_atomic_release(&a);
-	f = fopen(p, "r");
-	CHECK(fgets(buf, sizeof(buf), f) != NULL);
-	fclose(f);
-	CHECK_EQ_STR(buf, "new\n");
-	free(p);
-}
-
-static void
 test_output_and_tmpfile(void)
 {
 	struct core_output o;
@@ -328,7 +297,6 @@ main(void)
 	RUN(test_compressed_by_content);
 	RUN(test_tar_members);
 	RUN(test_damaged_and_missing);
-	RUN(test_atomic);
 	RUN(test_output_and_tmpfile);
 	RUN(test_paths_size);
 	rc = unit_done();

@@ -3,10 +3,11 @@
  * with bounded memory.
  *
  * Options and wiring only: the stream reader is core_mlspill3, the file
- * writer core_parquet_write.  -o FILE goes through core_atomic, so FILE
+ * writer core_parquet_write.  -o FILE goes through the front end's opener
+ * (fe_out_open, core_outfile), so a regular FILE
  * appears (renamed over any old one) only after the whole input was read,
  * including its end-of-stream record, and the file was fsynced; on an
- * error or SIGINT/SIGTERM/SIGHUP the temporary file is removed.  "-o -"
+ * error or any signal, SIGKILL included, nothing is left.  "-o -"
  * streams the file to stdout, which Parquet's layout allows (the footer
  * comes last); a failed run then leaves output without a footer, which no
  * reader takes for a Parquet file.
@@ -16,7 +17,6 @@
  * before the writer starts, so an unknown name is a usage error that
  * leaves no output at all.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,9 +27,20 @@
 #include "core_io.h"
 #include "core_mlspill3.h"
 #include "core_parquet_write.h"
-#include "core_tool.h"
+#include "fe.h"
 
-static const char *prog = "col2parquet";
+static void usage(FILE *fp);
+
+static const struct fe_tool tool = {
+	.name = "col2parquet",
+	.opts = FE_OPT_OUTPUT | FE_OPT_THREADS,
+	.max_threads = 2,
+	.threads_help = "encoding threads (default and most: 2)",
+	.usage = usage,
+	.output_help = "the Parquet file (required; '-' is stdout); a\n"
+	    "regular file is replaced only when complete",
+	.help_width = 27,
+};
 
 /* A --dictionary COL=MODE: name points into argv, len bytes. */
 struct col_dict {
@@ -40,12 +51,10 @@ struct col_dict {
 
 /* Everything the command line decides. */
 struct options {
+	struct fe_common common;	/* -o, -j, --stats, --progress */
 	struct core_parquet_options pq;	/* codec, sizes, dictionary */
 	struct col_dict *col_dict;	/* owned, in command-line order */
 	size_t ncol_dict;
-	const char *output;		/* -o FILE, "-" for stdout */
-	bool stats;			/* --stats */
-	bool progress;			/* --progress */
 };
 
 static void
@@ -56,8 +65,6 @@ usage(FILE *fp)
 	    "Write MLSPILL3 column streams (stdin, or each INPUT; '-' is "
 	    "stdin) as one\nParquet file.\n"
 	    "\n"
-	    "  -o, --output FILE        the Parquet file, written atomically; "
-	    "'-' is stdout\n"
 	    "  -c, --compression C      none, snappy (default), zstd[:LEVEL] "
 	    "(default 3),\n"
 	    "                           gzip[:LEVEL] (default 6)\n"
@@ -73,23 +80,17 @@ usage(FILE *fp)
 	    "                           column COL's, over the global MODE; "
 	    "repeatable,\n"
 	    "                           the last for a column wins\n"
-	    "      --no-statistics      write no min/max/null statistics\n"
-	    "  -j, --threads N          encoding threads, 1 or 2 (default: 2 "
-	    "on 2+ cores)\n"
-	    "      --stats              print rows, row groups, bytes and "
-	    "time to stderr\n"
-	    "      --progress           show progress when stderr is a "
-	    "terminal\n"
-	    "  -h, --help               show this help\n"
-	    "      --version            show the version\n"
-	    "\n"
+	    "      --no-statistics      write no min/max/null statistics\n",
+	    tool.name);
+	fe_usage_shared(fp);
+	fprintf(fp, "\n"
 	    "Exit status: 0 ok, 2 usage, 3 bad or truncated input, 4 a "
-	    "Parquet limit,\n5 I/O error.  See col2parquet(1).\n", prog);
+	    "Parquet limit,\n5 I/O error.  See col2parquet(1).\n");
 }
 
 enum {
 	OPT_RG_ROWS = 256, OPT_RG_BYTES, OPT_PAGE_BYTES, OPT_DICTIONARY,
-	OPT_NO_STATISTICS, OPT_STATS, OPT_PROGRESS, OPT_VERSION,
+	OPT_NO_STATISTICS,
 };
 
 static int
@@ -174,7 +175,7 @@ static int
 parse_size(const char *opt, const char *s, uint64_t max, uint64_t *out,
     struct core_err *err)
 {
-	if (core_size_parse(s, out, err) != 0) {
+	if (fe_parse_size(s, out, err) != 0) {
 		core_err_prefix(err, opt);
 		return CORE_EUSAGE;
 	}
@@ -186,86 +187,69 @@ parse_size(const char *opt, const char *s, uint64_t max, uint64_t *out,
 }
 
 static int
+option(void *arg, int c, const char *optarg, struct core_err *err)
+{
+	struct options *o = arg;
+	uint64_t v;
+
+	switch (c) {
+	case 'c':
+		if (core_parquet_codec_parse(optarg, &o->pq, err) != 0)
+			return CORE_EUSAGE;
+		break;
+	case OPT_RG_ROWS:
+		if (fe_parse_count("--row-group-rows", optarg, &v, err) != 0)
+			return CORE_EUSAGE;
+		if (v == 0 || v > INT32_MAX)
+			return core_err_set(err, CORE_EUSAGE,
+			    "--row-group-rows must be 1 to %d", INT32_MAX);
+		o->pq.row_group_rows = v;
+		break;
+	case OPT_RG_BYTES:
+		if (parse_size("--row-group-bytes", optarg, (uint64_t)1 << 40,
+		    &o->pq.row_group_bytes, err) != 0)
+			return CORE_EUSAGE;
+		break;
+	case OPT_PAGE_BYTES:
+		if (parse_size("--page-bytes", optarg, (uint64_t)1 << 30,
+		    &o->pq.page_bytes, err) != 0)
+			return CORE_EUSAGE;
+		break;
+	case OPT_DICTIONARY:
+		if (parse_dictionary(optarg, o, err) != 0)
+			return CORE_EUSAGE;
+		break;
+	case OPT_NO_STATISTICS:
+		o->pq.statistics = false;
+		break;
+	default:
+		return core_err_set(err, CORE_EINTERNAL, "option %d", c);
+	}
+	return 0;
+}
+
+static int
 parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
 		{ "compression", required_argument, NULL, 'c' },
 		{ "row-group-rows", required_argument, NULL, OPT_RG_ROWS },
 		{ "row-group-bytes", required_argument, NULL, OPT_RG_BYTES },
 		{ "page-bytes", required_argument, NULL, OPT_PAGE_BYTES },
 		{ "dictionary", required_argument, NULL, OPT_DICTIONARY },
 		{ "no-statistics", no_argument, NULL, OPT_NO_STATISTICS },
-		{ "threads", required_argument, NULL, 'j' },
-		{ "stats", no_argument, NULL, OPT_STATS },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t v;
-	int c;
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	core_parquet_options_init(&o->pq);
-	while ((c = getopt_long(argc, argv, "o:c:j:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'c':
-			if (core_parquet_codec_parse(optarg, &o->pq, err) != 0)
-				return CORE_EUSAGE;
-			break;
-		case OPT_RG_ROWS:
-			if (core_tool_parse_count("--row-group-rows", optarg,
-			    &v, err) != 0)
-				return CORE_EUSAGE;
-			if (v == 0 || v > INT32_MAX)
-				return core_err_set(err, CORE_EUSAGE,
-				    "--row-group-rows must be 1 to %d",
-				    INT32_MAX);
-			o->pq.row_group_rows = v;
-			break;
-		case OPT_RG_BYTES:
-			if (parse_size("--row-group-bytes", optarg,
-			    (uint64_t)1 << 40, &o->pq.row_group_bytes,
-			    err) != 0)
-				return CORE_EUSAGE;
-			break;
-		case OPT_PAGE_BYTES:
-			if (parse_size("--page-bytes", optarg,
-			    (uint64_t)1 << 30, &o->pq.page_bytes, err) != 0)
-				return CORE_EUSAGE;
-			break;
-		case OPT_DICTIONARY:
-			if (parse_dictionary(optarg, o, err) != 0)
-				return CORE_EUSAGE;
-			break;
-		case OPT_NO_STATISTICS:
-			o->pq.statistics = false;
-			break;
-		case 'j':
-			if (core_tool_parse_threads(optarg, &o->pq.threads,
-			    err) != 0)
-				return CORE_EUSAGE;
-			break;
-		case OPT_STATS:
-			o->stats = true;
-			break;
-		case OPT_PROGRESS:
-			o->progress = true;
-			break;
-		case 'h':
-			core_tool_exit_help(usage);
-		case OPT_VERSION:
-			core_tool_exit_version(prog);
-		default:
-			usage(stderr);
-			exit(CORE_EXIT_USAGE);
-		}
-	}
-	if (o->output == NULL)
+	if ((rc = fe_parse(argc, argv, "c:", longopts, option, o, &o->common,
+	    err)) != 0)
+		return rc;
+	if (o->common.threads != 0)
+		o->pq.threads = o->common.threads;
+	if (o->common.output == NULL)
 		return core_err_set(err, CORE_EUSAGE,
 		    "no output: give -o FILE (or -o - for stdout)");
 	return 0;
@@ -275,8 +259,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
  * footer is written only after the input's last end-of-stream record. */
 static int
 run(const struct options *o, const char *const *paths, size_t npaths,
-    struct core_output *out, struct core_tool_clock *clk,
-    struct core_err *err)
+    struct core_output *out, struct core_err *err)
 {
 	struct core_mlspill3_reader *rd = NULL;
 	struct core_parquet_writer *w = NULL;
@@ -285,11 +268,14 @@ run(const struct options *o, const char *const *paths, size_t npaths,
 	enum core_parquet_dict *modes = NULL;
 	struct core_parquet_stats ps;
 	struct core_mlspill3_stats st;
+	struct fe_progress *prog;
 	struct core_batch b;
 	int rc;
 
 	if ((rc = core_mlspill3_reader_new(paths, npaths, &rd, err)) != 0)
 		return rc;
+	prog = fe_progress_new(o->common.progress,
+	    core_paths_size(paths, npaths));
 	schema = core_mlspill3_reader_schema(rd);
 	core_batch_init(&b, schema);
 	if (o->ncol_dict > 0) {
@@ -306,23 +292,23 @@ run(const struct options *o, const char *const *paths, size_t npaths,
 		if ((rc = core_parquet_write_batch(w, &b, err)) != 0)
 			break;
 		core_mlspill3_reader_stats(rd, &st);
-		core_tool_progress(clk, prog, st.rows, st.bytes);
+		fe_progress_update(prog, st.rows, st.bytes);
 	}
 	if (rc == CORE_EOF)
 		rc = core_parquet_writer_finish(w, err);
-	core_tool_progress_end(clk);
-	if (rc == 0 && o->stats) {
+	fe_progress_free(prog);
+	if (rc == 0 && o->common.stats) {
 		core_mlspill3_reader_stats(rd, &st);
 		core_parquet_writer_stats(w, &ps);
 		fprintf(stderr, "%s: %llu rows, %llu row groups, %llu pages, "
 		    "%llu dictionary chunks, %.1f MB in, %.1f MB out, "
-		    "%.3f s, peak memory %.1f MB\n", prog,
+		    "%.3f s, peak memory %.1f MB\n", fe_prog(),
 		    (unsigned long long)ps.rows,
 		    (unsigned long long)ps.row_groups,
 		    (unsigned long long)ps.pages,
 		    (unsigned long long)ps.dict_chunks, (double)st.bytes / 1e6,
-		    (double)ps.bytes / 1e6, core_tool_elapsed(clk),
-		    (double)core_tool_peak_rss() / 1e6);
+		    (double)ps.bytes / 1e6, fe_elapsed(),
+		    (double)fe_peak_rss() / 1e6);
 	}
 	core_parquet_writer_free(w);
 	core_batch_release(&b);
@@ -333,48 +319,35 @@ run(const struct options *o, const char *const *paths, size_t npaths,
 int
 main(int argc, char **argv)
 {
-	struct core_atomic atom = { .fd = -1 };
-	struct core_tool_clock clk;
-	struct core_output out;
 	struct core_err err = { 0, "" };
+	struct core_output out;
 	struct options o;
-	bool to_stdout;
-	int rc, fd = 1;
+	struct fe_out dst;
+	const char *const *paths;
+	size_t npaths;
+	int rc;
 
-	core_tool_init_signals();
+	fe_init(&tool);
+	fe_out_zero(&dst);
 	if ((rc = parse_args(argc, argv, &o, &err)) != 0) {
 		free(o.col_dict);
-		core_err_print(prog, &err);
-		fprintf(stderr, "Try '%s --help' for more information.\n",
-		    prog);
-		return CORE_EXIT_USAGE;
+		fe_common_release(&o.common);
+		return fe_usage_fail(&err);
 	}
-	to_stdout = strcmp(o.output, "-") == 0;
-	if (to_stdout && core_fd_is_tty(1)) {
-		fprintf(stderr, "%s: refusing to write binary Parquet data to "
-		    "a terminal\n%s: give -o FILE, or redirect stdout; to "
-		    "read the input as text, pipe it into col2csv\n", prog,
-		    prog);
-		free(o.col_dict);
-		return CORE_EXIT_USAGE;
-	}
-	core_tool_clock_start(&clk, o.progress);
-	if (!to_stdout) {
-		if ((rc = core_atomic_open(&atom, o.output, &err)) != 0) {
-			free(o.col_dict);
-			return core_tool_fail(prog, &err);
-		}
-		fd = atom.fd;
-	}
-	core_output_init(&out, fd, to_stdout ? "stdout" : o.output, 0);
-	rc = run(&o, (const char *const *)argv + optind,
-	    (size_t)(argc - optind), &out, &clk, &err);
+	paths = (const char *const *)argv + optind;
+	npaths = (size_t)(argc - optind);
+	if ((rc = fe_refuse_tty_input(paths, npaths, &err)) != 0 ||
+	    (rc = fe_out_open(&dst, o.common.output, "Parquet", paths, npaths,
+	    &err)) != 0)
+		goto out;
+	core_output_init(&out, dst.fd, dst.name, 0);
+	rc = run(&o, paths, npaths, &out, &err);
 	core_output_release(&out);
+	if (rc == 0)
+		rc = fe_out_commit(&dst, &err);
+out:
+	fe_out_release(&dst);
 	free(o.col_dict);
-	if (!to_stdout) {
-		if (rc == 0)
-			rc = core_atomic_commit(&atom, &err);
-		core_atomic_release(&atom);
-	}
-	return core_tool_finish(prog, rc, &err);
+	fe_common_release(&o.common);
+	return fe_finish(rc, &err);
 }

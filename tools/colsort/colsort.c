@@ -6,7 +6,6 @@
  * core_mlspill3.  On any failure the output stream is left without its
  * end-of-stream record, so a downstream stage reports it as truncated.
  */
-#include <getopt.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,30 +19,29 @@
 #include "core_mlspill3.h"
 #include "core_pair.h"
 #include "core_sort.h"
-#include "core_tool.h"
+#include "fe.h"
 
-static const char *prog = "colsort";
+static void usage(FILE *fp);
 
-#define MIN_MEMORY ((uint64_t)256 << 10)
+static const struct fe_tool tool = {
+	.name = "colsort",
+	.opts = FE_OPT_OUTPUT | FE_OPT_THREADS | FE_OPT_COMPRESS |
+	    FE_OPT_BUDGET,
+	.max_threads = 2,
+	.threads_help = "sort and gather on N threads (default and most: 2)",
+	.usage = usage,
+};
 
 /* Everything the command line decides. */
 struct options {
+	struct fe_common common;	/* -o -j -z -m -T --max-spill ... */
 	const char **keyspecs;		/* owned array of borrowed argv */
 	size_t nkeys;
-	const char **tmpdirs;		/* owned array of borrowed argv */
-	size_t ntmpdirs;
-	uint64_t memory;		/* -m; 0 = core_mem_default_limit */
-	uint64_t max_spill;		/* 0 = no cap */
 	uint64_t limit;
 	bool has_limit;
 	bool unique;
 	bool check;
-	bool compress_spill;
 	uint32_t batch_rows;		/* 0 = default */
-	unsigned threads;		/* 0 = default */
-	const char *output;		/* -o FILE, or NULL for stdout */
-	bool stats;
-	bool progress;
 };
 
 static void
@@ -64,33 +62,50 @@ usage(FILE *fp)
 	    "O(N) memory)\n"
 	    "  -c, --check          exit 0 if the input is sorted, 1 if not; "
 	    "no output\n"
-	    "  -m, --memory SIZE    memory budget, e.g. 64M (default: from "
-	    "the machine's memory)\n"
-	    "  -T, --tmpdir DIR     spill to DIR, repeatable, used in turn "
-	    "(default $TMPDIR, /tmp)\n"
-	    "      --max-spill SIZE fail (exit 4) when spill files would "
-	    "exceed SIZE\n"
-	    "      --compress-spill compress spill files with zstd\n"
 	    "      --batch-rows N   most rows per output frame (default "
-	    "8192)\n"
-	    "  -j, --threads N      sort and gather on N threads, 1 or 2 "
-	    "(default: 2 cores -> 2)\n"
-	    "  -o, --output FILE    write FILE atomically instead of stdout\n"
-	    "      --stats          print rows, runs, spill bytes, merge "
-	    "passes and memory\n"
-	    "      --progress       show progress when stderr is a terminal\n"
-	    "  -h, --help           show this help\n"
-	    "      --version        show the version\n"
-	    "\n"
+	    "8192)\n", tool.name);
+	fe_usage_shared(fp);
+	fprintf(fp, "\n"
 	    "Exit status: 0 ok, 1 not sorted (--check), 2 usage, 3 bad "
-	    "input,\n4 --max-spill exceeded, 5 I/O error.  See colsort(1).\n",
-	    prog);
+	    "input,\n4 --max-spill exceeded, 5 I/O error.  See colsort(1).\n");
 }
 
-enum {
-	OPT_LIMIT = 256, OPT_MAX_SPILL, OPT_COMPRESS_SPILL, OPT_BATCH_ROWS,
-	OPT_STATS, OPT_PROGRESS, OPT_VERSION,
-};
+enum { OPT_LIMIT = 256, OPT_BATCH_ROWS };
+
+static int
+option(void *arg, int c, const char *optarg, struct core_err *err)
+{
+	struct options *o = arg;
+	uint64_t v;
+
+	switch (c) {
+	case 'k':
+		o->keyspecs[o->nkeys++] = optarg;
+		break;
+	case 'u':
+		o->unique = true;
+		break;
+	case OPT_LIMIT:
+		if (fe_parse_count("--limit", optarg, &o->limit, err) != 0)
+			return CORE_EUSAGE;
+		o->has_limit = true;
+		break;
+	case 'c':
+		o->check = true;
+		break;
+	case OPT_BATCH_ROWS:
+		if (fe_parse_count("--batch-rows", optarg, &v, err) != 0)
+			return CORE_EUSAGE;
+		if (v == 0 || v > (1u << 20))
+			return core_err_set(err, CORE_EUSAGE,
+			    "--batch-rows must be 1 to 1048576");
+		o->batch_rows = (uint32_t)v;
+		break;
+	default:
+		return core_err_set(err, CORE_EINTERNAL, "option %d", c);
+	}
+	return 0;
+}
 
 static int
 parse_args(int argc, char **argv, struct options *o, struct core_err *err)
@@ -100,104 +115,20 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		{ "unique", no_argument, NULL, 'u' },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "check", no_argument, NULL, 'c' },
-		{ "memory", required_argument, NULL, 'm' },
-		{ "tmpdir", required_argument, NULL, 'T' },
-		{ "max-spill", required_argument, NULL, OPT_MAX_SPILL },
-		{ "compress-spill", no_argument, NULL, OPT_COMPRESS_SPILL },
 		{ "batch-rows", required_argument, NULL, OPT_BATCH_ROWS },
-		{ "threads", required_argument, NULL, 'j' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "stats", no_argument, NULL, OPT_STATS },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t v;
-	int c;
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	o->keyspecs = core_xcalloc((size_t)argc + 1, sizeof(*o->keyspecs));
-	o->tmpdirs = core_xcalloc((size_t)argc + 1, sizeof(*o->tmpdirs));
-	while ((c = getopt_long(argc, argv, "k:ucm:T:o:j:h", longopts, NULL)) !=
-	    -1) {
-		switch (c) {
-		case 'k':
-			o->keyspecs[o->nkeys++] = optarg;
-			break;
-		case 'u':
-			o->unique = true;
-			break;
-		case OPT_LIMIT:
-			if (core_tool_parse_count("--limit", optarg,
-			    &o->limit, err) != 0)
-				return CORE_EUSAGE;
-			o->has_limit = true;
-			break;
-		case 'c':
-			o->check = true;
-			break;
-		case 'm':
-			if (core_size_parse(optarg, &o->memory, err) != 0)
-				return CORE_EUSAGE;
-			/* Below this, runs of a few rows each would make
-			 * a merge of thousands of passes. */
-			if (o->memory < MIN_MEMORY)
-				return core_err_set(err, CORE_EUSAGE,
-				    "--memory must be at least 256K");
-			break;
-		case 'T':
-			if (*optarg == '\0')
-				return core_err_set(err, CORE_EUSAGE,
-				    "--tmpdir needs a directory");
-			o->tmpdirs[o->ntmpdirs++] = optarg;
-			break;
-		case OPT_MAX_SPILL:
-			if (core_size_parse(optarg, &o->max_spill, err) != 0)
-				return CORE_EUSAGE;
-			if (o->max_spill == 0)
-				return core_err_set(err, CORE_EUSAGE,
-				    "--max-spill must be more than 0");
-			break;
-		case OPT_COMPRESS_SPILL:
-			o->compress_spill = true;
-			break;
-		case OPT_BATCH_ROWS:
-			if (core_tool_parse_count("--batch-rows", optarg, &v,
-			    err) != 0)
-				return CORE_EUSAGE;
-			if (v == 0 || v > (1u << 20))
-				return core_err_set(err, CORE_EUSAGE,
-				    "--batch-rows must be 1 to 1048576");
-			o->batch_rows = (uint32_t)v;
-			break;
-		case 'j':
-			if (core_tool_parse_threads(optarg, &o->threads,
-			    err) != 0)
-				return CORE_EUSAGE;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case OPT_STATS:
-			o->stats = true;
-			break;
-		case OPT_PROGRESS:
-			o->progress = true;
-			break;
-		case 'h':
-			core_tool_exit_help(usage);
-		case OPT_VERSION:
-			core_tool_exit_version(prog);
-		default:
-			usage(stderr);
-			exit(CORE_EXIT_USAGE);
-		}
-	}
+	if ((rc = fe_parse(argc, argv, "k:uc", longopts, option, o,
+	    &o->common, err)) != 0)
+		return rc;
 	if (o->nkeys == 0)
 		return core_err_set(err, CORE_EUSAGE,
 		    "no sort key: give at least one -k COL");
-	if (o->check && o->output != NULL)
+	if (o->check && o->common.output != NULL)
 		return core_err_set(err, CORE_EUSAGE,
 		    "--check writes no output: -o makes no sense with it");
 	return 0;
@@ -286,7 +217,7 @@ run_check(const struct options *o, const char *const *paths, size_t npaths,
 
 struct sink {
 	struct core_mlspill3_writer *w;
-	struct core_tool_clock *clk;
+	struct fe_progress *prog;
 	uint64_t rows;
 };
 
@@ -295,43 +226,44 @@ emit(void *arg, const struct core_batch *b, struct core_err *err)
 {
 	struct sink *k = arg;
 
+	if (k->rows == 0)
+		fe_progress_phase(k->prog, "writing");
 	k->rows += b->nrows;
-	core_tool_progress(k->clk, prog, k->rows, 0);
+	fe_progress_update(k->prog, k->rows, 0);
 	return core_mlspill3_write_batch(k->w, b, err);
 }
 
 static void
-print_stats(const struct core_sort *s, const struct core_mem *mem,
-    const struct core_tool_clock *clk)
+print_stats(const struct core_sort *s, const struct core_mem *mem)
 {
 	struct core_sort_stats st;
 
 	core_sort_get_stats(s, &st);
 	fprintf(stderr, "%s: %llu rows in, %llu rows out, %llu runs, "
-	    "%.1f MB spilled, %llu merge passes, %.3f s\n", prog,
+	    "%.1f MB spilled, %llu merge passes, %.3f s\n", fe_prog(),
 	    (unsigned long long)st.rows_in, (unsigned long long)st.rows_out,
 	    (unsigned long long)st.runs, (double)st.spill_bytes / 1e6,
-	    (unsigned long long)st.merge_passes, core_tool_elapsed(clk));
+	    (unsigned long long)st.merge_passes, fe_elapsed());
 	fprintf(stderr, "%s: memory budget %.1f MB, peak charged %.1f MB, "
-	    "peak resident %.1f MB\n", prog,
+	    "peak resident %.1f MB\n", fe_prog(),
 	    mem->limit == CORE_MEM_UNLIMITED ? 0.0 : (double)mem->limit / 1e6,
-	    (double)st.peak_mem / 1e6, (double)core_tool_peak_rss() / 1e6);
+	    (double)st.peak_mem / 1e6, (double)fe_peak_rss() / 1e6);
 }
 
-/* Sorts everything into fd; returns 0 or a CORE_E* code with err set.
+/* Sorts everything into out; returns 0 or a CORE_E* code with err set.
  * The end record is written only after the last row. */
 static int
 run_sort(const struct options *o, const char *const *paths, size_t npaths,
-    int fd, const char *outname, struct core_tool_clock *clk,
-    struct core_err *err)
+    const struct fe_out *out, struct core_err *err)
 {
+	const struct fe_common *c = &o->common;
 	struct core_mlspill3_reader *rd = NULL;
 	struct core_sort_options so;
 	struct core_sort *s = NULL;
 	struct core_sort_key *keys;
 	struct core_mem mem;
 	struct core_batch b;
-	struct sink k = { NULL, clk, 0 };
+	struct sink k = { NULL, NULL, 0 };
 	struct core_pair *wpair = NULL;
 	uint64_t size;
 	int rc;
@@ -343,7 +275,7 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 	if ((rc = parse_keys(o, core_mlspill3_reader_schema(rd), keys,
 	    err)) != 0)
 		goto out;
-	core_mem_init(&mem, o->memory ? o->memory :
+	core_mem_init(&mem, c->memory ? c->memory :
 	    core_mem_default_limit());
 	memset(&so, 0, sizeof(so));
 	so.keys = keys;
@@ -351,22 +283,23 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 	so.limit = o->limit;
 	so.has_limit = o->has_limit;
 	so.unique = o->unique;
-	so.tmpdirs = o->tmpdirs;
-	so.ntmpdirs = o->ntmpdirs;
-	so.max_spill = o->max_spill;
-	so.compress_spill = o->compress_spill;
+	so.tmpdirs = c->tmpdirs;
+	so.ntmpdirs = c->ntmpdirs;
+	so.max_spill = c->max_spill;
+	so.compress_spill = c->compress_spill;
 	so.batch_rows = o->batch_rows;
-	so.threads = o->threads;
+	so.threads = c->threads;
 	s = core_sort_new(&so, core_mlspill3_reader_schema(rd), &mem);
-	k.w = core_mlspill3_writer_new(fd, outname,
-	    core_mlspill3_reader_schema(rd), 0);
+	k.w = core_mlspill3_writer_new(out->fd, out->name,
+	    core_mlspill3_reader_schema(rd), c->zstd_level);
 	/* Output frames are written behind the merge (core_sort keeps a
 	 * batch's buffers until the next emit). */
-	if (o->threads != 1) {
+	if (c->threads != 1) {
 		wpair = core_pair_new(0);
 		core_mlspill3_writer_async(k.w, wpair);
 	}
 	size = core_paths_size(paths, npaths);
+	k.prog = fe_progress_new(c->progress, size);
 	while ((rc = core_mlspill3_reader_next(rd, &b, err)) == 0) {
 		struct core_mlspill3_stats st;
 
@@ -374,15 +307,17 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 		core_sort_input(s, st.bytes, size);
 		if ((rc = core_sort_add(s, &b, err)) != 0)
 			break;
-		core_tool_progress(clk, prog, st.rows, st.bytes);
+		fe_progress_update(k.prog, st.rows, st.bytes);
 	}
-	if (rc == CORE_EOF)
+	if (rc == CORE_EOF) {
+		fe_progress_phase(k.prog, "sorting");
 		rc = core_sort_finish(s, emit, &k, err);
+	}
 	if (rc == 0)
 		rc = core_mlspill3_writer_finish(k.w, err);
-	core_tool_progress_end(clk);
-	if (rc == 0 && o->stats)
-		print_stats(s, &mem, clk);
+	fe_progress_free(k.prog);
+	if (rc == 0 && c->stats)
+		print_stats(s, &mem);
 out:
 	core_mlspill3_writer_free(k.w);
 	core_pair_free(wpair);
@@ -396,65 +331,48 @@ out:
 int
 main(int argc, char **argv)
 {
-	struct core_atomic atom = { .fd = -1 };
-	struct core_tool_clock clk;
 	struct core_err err = { 0, "" };
 	struct options o;
+	struct fe_out out;
 	const char *const *paths;
 	size_t npaths;
 	bool sorted = true;
-	int rc, fd = 1;
+	int rc;
 
 	/* Large buffers come and go with the budget; fixing the mmap
 	 * threshold makes each go back to the kernel when freed, so the
 	 * resident size follows what is charged instead of the heap's
 	 * high-water mark. */
 	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-	core_tool_init_signals();
+	fe_init(&tool);
+	fe_out_zero(&out);
 	if ((rc = parse_args(argc, argv, &o, &err)) != 0) {
-		core_err_print(prog, &err);
-		fprintf(stderr, "Try '%s --help' for more information.\n",
-		    prog);
 		free(o.keyspecs);
-		free(o.tmpdirs);
-		return CORE_EXIT_USAGE;
+		fe_common_release(&o.common);
+		return fe_usage_fail(&err);
 	}
 	paths = (const char *const *)argv + optind;
 	npaths = (size_t)(argc - optind);
+	if ((rc = fe_refuse_tty_input(paths, npaths, &err)) != 0)
+		goto out;
 	if (o.check) {
 		rc = run_check(&o, paths, npaths, &sorted, &err);
 		goto out;
 	}
-	if (o.output == NULL && core_tool_refuse_tty(prog, 1)) {
-		free(o.keyspecs);
-		free(o.tmpdirs);
-		return CORE_EXIT_USAGE;
-	}
-	core_tool_clock_start(&clk, o.progress);
-	if (o.output != NULL) {
-		if ((rc = core_atomic_open(&atom, o.output, &err)) != 0)
-			goto out;
-		fd = atom.fd;
-	} else {
-		core_fd_enlarge_pipe(1);
-	}
-	rc = run_sort(&o, paths, npaths, fd, o.output ? o.output : "stdout",
-	    &clk, &err);
-	if (o.output != NULL && rc == 0)
-		rc = core_atomic_commit(&atom, &err);
-out:
-	core_atomic_release(&atom);
-	free(o.keyspecs);
-	free(o.tmpdirs);
+	if ((rc = fe_out_open(&out, o.common.output, "MLSPILL3", paths,
+	    npaths, &err)) != 0)
+		goto out;
+	rc = run_sort(&o, paths, npaths, &out, &err);
 	if (rc == 0)
-		rc = core_close_stdout(&err);
-	if (rc == CORE_EPIPE)
-		return 0;
-	if (rc != 0)
-		return core_tool_fail(prog, &err);
-	if (!sorted) {
-		fprintf(stderr, "%s: %s\n", prog, err.msg);
+		rc = fe_out_commit(&out, &err);
+out:
+	fe_out_release(&out);
+	free(o.keyspecs);
+	fe_common_release(&o.common);
+	rc = fe_finish(rc, &err);
+	if (rc == 0 && !sorted) {
+		fprintf(stderr, "%s: %s\n", fe_prog(), err.msg);
 		return CORE_EXIT_NO;
 	}
-	return 0;
+	return rc;
 }

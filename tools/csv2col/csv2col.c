@@ -7,8 +7,6 @@
  * left without its end-of-stream record, so every downstream stage reports
  * it as truncated instead of taking it for a short success.
  */
-#include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,21 +17,26 @@
 #include "core_csv.h"
 #include "core_io.h"
 #include "core_mlspill3.h"
-#include "core_tool.h"
+#include "fe.h"
 
-static const char *prog = "csv2col";
+static void usage(FILE *fp);
+
+static const struct fe_tool tool = {
+	.name = "csv2col",
+	.opts = FE_OPT_OUTPUT | FE_OPT_THREADS | FE_OPT_COMPRESS,
+	.max_threads = 256,
+	.threads_help = "parser threads (default: all cores)",
+	.usage = usage,
+};
 
 /* Everything the command line decides. */
 struct options {
+	struct fe_common common;	/* -o, -j, -z, --stats, --progress */
 	struct core_csv_options csv;	/* dialect, schema, nulls, threads */
 	const char **nulls;		/* owned array of borrowed argv */
 	size_t nnulls;
-	const char *output;		/* -o FILE, or NULL for stdout */
 	const char *rejects;		/* --rejects FILE, or NULL */
 	bool max_errors_set;
-	int zstd_level;			/* -z: 0 = frames stored raw */
-	bool stats;			/* --stats */
-	bool progress;			/* --progress */
 };
 
 static void
@@ -59,29 +62,84 @@ usage(FILE *fp)
 	    "      --sample-rows N  rows sampled for type inference "
 	    "(default 20480)\n"
 	    "      --batch-rows N   rows per frame (default 8192)\n"
-	    "  -j, --threads N      parser threads (default: all cores)\n"
 	    "      --rejects FILE   write bad rows to FILE and go on\n"
 	    "      --max-errors N   with --rejects: fail (exit 4) past N bad "
-	    "rows\n"
-	    "  -z, --compress[=L]   zstd-compress frame buffers (level L, "
-	    "default 1)\n"
-	    "  -o, --output FILE    write FILE atomically instead of stdout\n"
-	    "      --stats          print rows, types, bytes and time to "
-	    "stderr\n"
-	    "      --progress       show progress when stderr is a terminal\n"
-	    "  -h, --help           show this help\n"
-	    "      --version        show the version\n"
-	    "\n"
+	    "rows\n", tool.name);
+	fe_usage_shared(fp);
+	fprintf(fp, "\n"
 	    "Types: bool int32 int64 float64 decimal(p,s) date timestamp "
 	    "string.\n"
 	    "Exit status: 0 ok, 2 usage, 3 bad input, 4 too many rejected "
-	    "rows,\n5 I/O error.  See csv2col(1) and mlspill3(5).\n", prog);
+	    "rows,\n5 I/O error.  See csv2col(1) and mlspill3(5).\n");
 }
 
 enum {
 	OPT_HEADER = 256, OPT_NO_HEADER, OPT_SAMPLE_ROWS, OPT_BATCH_ROWS,
-	OPT_REJECTS, OPT_MAX_ERRORS, OPT_STATS, OPT_PROGRESS, OPT_VERSION,
+	OPT_REJECTS, OPT_MAX_ERRORS,
 };
+
+static int
+option(void *arg, int c, const char *optarg, struct core_err *err)
+{
+	struct options *o = arg;
+	uint64_t v;
+	int ch;
+
+	switch (c) {
+	case 'd':
+		if ((ch = fe_parse_char("delimiter", optarg, false, err)) < 0)
+			return CORE_EUSAGE;
+		o->csv.delimiter = ch;
+		break;
+	case 'q':
+		if ((ch = fe_parse_char("quote", optarg, true, err)) < 0)
+			return CORE_EUSAGE;
+		o->csv.quote = ch;
+		break;
+	case OPT_HEADER:
+		o->csv.header = 1;
+		break;
+	case OPT_NO_HEADER:
+		o->csv.header = 0;
+		break;
+	case 's':
+		o->csv.schema = optarg;
+		break;
+	case 'n':
+		o->nulls = core_xreallocarray(o->nulls, o->nnulls + 1,
+		    sizeof(*o->nulls));
+		o->nulls[o->nnulls++] = optarg;
+		break;
+	case OPT_SAMPLE_ROWS:
+		if (fe_parse_count("--sample-rows", optarg, &v, err) != 0)
+			return CORE_EUSAGE;
+		if (v == 0)
+			return core_err_set(err, CORE_EUSAGE,
+			    "--sample-rows must be at least 1");
+		o->csv.sample_rows = v;
+		break;
+	case OPT_BATCH_ROWS:
+		if (fe_parse_count("--batch-rows", optarg, &v, err) != 0)
+			return CORE_EUSAGE;
+		if (v == 0 || v > (1u << 20))
+			return core_err_set(err, CORE_EUSAGE,
+			    "--batch-rows must be 1 to 1048576");
+		o->csv.batch_rows = (uint32_t)v;
+		break;
+	case OPT_REJECTS:
+		o->rejects = optarg;
+		break;
+	case OPT_MAX_ERRORS:
+		if (fe_parse_count("--max-errors", optarg, &v, err) != 0)
+			return CORE_EUSAGE;
+		o->csv.max_errors = v;
+		o->max_errors_set = true;
+		break;
+	default:
+		return core_err_set(err, CORE_EINTERNAL, "option %d", c);
+	}
+	return 0;
+}
 
 static int
 parse_args(int argc, char **argv, struct options *o, struct core_err *err)
@@ -95,119 +153,19 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		{ "null", required_argument, NULL, 'n' },
 		{ "sample-rows", required_argument, NULL, OPT_SAMPLE_ROWS },
 		{ "batch-rows", required_argument, NULL, OPT_BATCH_ROWS },
-		{ "threads", required_argument, NULL, 'j' },
 		{ "rejects", required_argument, NULL, OPT_REJECTS },
 		{ "max-errors", required_argument, NULL, OPT_MAX_ERRORS },
-		{ "compress", optional_argument, NULL, 'z' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "stats", no_argument, NULL, OPT_STATS },
-		{ "progress", no_argument, NULL, OPT_PROGRESS },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t v;
-	int c, ch;
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	core_csv_options_init(&o->csv);
-	while ((c = getopt_long(argc, argv, "d:q:s:n:j:z::o:h", longopts,
-	    NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if ((ch = core_tool_parse_char("delimiter", optarg,
-			    false, err)) < 0)
-				return CORE_EUSAGE;
-			o->csv.delimiter = ch;
-			break;
-		case 'q':
-			if ((ch = core_tool_parse_char("quote", optarg, true,
-			    err)) < 0)
-				return CORE_EUSAGE;
-			o->csv.quote = ch;
-			break;
-		case OPT_HEADER:
-			o->csv.header = 1;
-			break;
-		case OPT_NO_HEADER:
-			o->csv.header = 0;
-			break;
-		case 's':
-			o->csv.schema = optarg;
-			break;
-		case 'n':
-			o->nulls = core_xreallocarray(o->nulls, o->nnulls + 1,
-			    sizeof(*o->nulls));
-			o->nulls[o->nnulls++] = optarg;
-			break;
-		case OPT_SAMPLE_ROWS:
-			if (core_tool_parse_count("--sample-rows", optarg, &v,
-			    err) != 0)
-				return CORE_EUSAGE;
-			if (v == 0)
-				return core_err_set(err, CORE_EUSAGE,
-				    "--sample-rows must be at least 1");
-			o->csv.sample_rows = v;
-			break;
-		case OPT_BATCH_ROWS:
-			if (core_tool_parse_count("--batch-rows", optarg, &v,
-			    err) != 0)
-				return CORE_EUSAGE;
-			if (v == 0 || v > (1u << 20))
-				return core_err_set(err, CORE_EUSAGE,
-				    "--batch-rows must be 1 to 1048576");
-			o->csv.batch_rows = (uint32_t)v;
-			break;
-		case 'j':
-			if (core_tool_parse_count("--threads", optarg, &v,
-			    err) != 0)
-				return CORE_EUSAGE;
-			if (v == 0 || v > 256)
-				return core_err_set(err, CORE_EUSAGE,
-				    "--threads must be 1 to 256");
-			o->csv.threads = (unsigned)v;
-			break;
-		case OPT_REJECTS:
-			o->rejects = optarg;
-			break;
-		case OPT_MAX_ERRORS:
-			if (core_tool_parse_count("--max-errors", optarg, &v,
-			    err) != 0)
-				return CORE_EUSAGE;
-			o->csv.max_errors = v;
-			o->max_errors_set = true;
-			break;
-		case 'z':
-			o->zstd_level = 1;
-			if (optarg != NULL) {
-				if (core_tool_parse_count("--compress", optarg,
-				    &v, err) != 0)
-					return CORE_EUSAGE;
-				if (v < 1 || v > 19)
-					return core_err_set(err, CORE_EUSAGE,
-					    "--compress level must be 1 to "
-					    "19");
-				o->zstd_level = (int)v;
-			}
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case OPT_STATS:
-			o->stats = true;
-			break;
-		case OPT_PROGRESS:
-			o->progress = true;
-			break;
-		case 'h':
-			core_tool_exit_help(usage);
-		case OPT_VERSION:
-			core_tool_exit_version(prog);
-		default:
-			usage(stderr);
-			exit(CORE_EXIT_USAGE);
-		}
-	}
+	if ((rc = fe_parse(argc, argv, "d:q:s:n:", longopts, option, o,
+	    &o->common, err)) != 0)
+		return rc;
+	if (o->common.threads != 0)
+		o->csv.threads = o->common.threads;
 	if (o->max_errors_set && o->rejects == NULL)
 		return core_err_set(err, CORE_EUSAGE,
 		    "--max-errors needs --rejects FILE");
@@ -220,7 +178,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 
 static void
 print_stats(const struct core_csv_reader *rd,
-    const struct core_mlspill3_writer *w, const struct core_tool_clock *clk)
+    const struct core_mlspill3_writer *w)
 {
 	const struct core_schema *s = core_csv_reader_schema(rd);
 	struct core_mlspill3_stats ws;
@@ -232,110 +190,141 @@ print_stats(const struct core_csv_reader *rd,
 	core_csv_reader_stats(rd, &cs);
 	core_mlspill3_writer_stats(w, &ws);
 	core_csv_reader_dialect(rd, &delim, &quote, &header);
-	fprintf(stderr, "%s: dialect: delimiter %s, quote %s, %s\n", prog,
+	fprintf(stderr, "%s: dialect: delimiter %s, quote %s, %s\n",
+	    fe_prog(),
 	    delim == '\t' ? "tab" : (char[]){ '\'', (char)delim, '\'', 0 },
 	    quote == 0 ? "none" : (char[]){ '\'', (char)quote, '\'', 0 },
 	    header ? "header" : "no header");
-	fprintf(stderr, "%s: schema: %s\n", prog, desc);
+	fprintf(stderr, "%s: schema: %s\n", fe_prog(), desc);
 	fprintf(stderr, "%s: %llu rows, %llu rejected, %llu frames, "
-	    "%.1f MB in, %.1f MB out, %.3f s, peak memory %.1f MB\n", prog,
-	    (unsigned long long)cs.rows, (unsigned long long)cs.rejected,
-	    (unsigned long long)ws.frames, (double)cs.bytes / 1e6,
-	    (double)ws.bytes / 1e6, core_tool_elapsed(clk),
-	    (double)core_tool_peak_rss() / 1e6);
+	    "%.1f MB in, %.1f MB out, %.3f s, peak memory %.1f MB\n",
+	    fe_prog(), (unsigned long long)cs.rows,
+	    (unsigned long long)cs.rejected, (unsigned long long)ws.frames,
+	    (double)cs.bytes / 1e6, (double)ws.bytes / 1e6, fe_elapsed(),
+	    (double)fe_peak_rss() / 1e6);
 	free(desc);
 }
 
 /* Converts everything; returns 0 or a CORE_E* code with err set.  The end
  * record is written only when every input was read without error. */
 static int
-run(struct options *o, const char *const *paths, size_t npaths, int fd,
-    const char *outname, struct core_tool_clock *clk, struct core_err *err)
+run(struct options *o, const char *const *paths, size_t npaths,
+    const struct fe_out *out, struct core_err *err)
 {
 	struct core_mlspill3_writer *w = NULL;
 	struct core_csv_reader *rd = NULL;
+	struct fe_progress *prog;
 	struct core_csv_stats cs;
 	struct core_batch b;
 	int rc;
 
 	if ((rc = core_csv_reader_new(paths, npaths, &o->csv, &rd, err)) != 0)
 		return rc;
-	w = core_mlspill3_writer_new(fd, outname, core_csv_reader_schema(rd),
-	    o->zstd_level);
+	prog = fe_progress_new(o->common.progress,
+	    core_paths_plain_size(paths, npaths));
+	w = core_mlspill3_writer_new(out->fd, out->name,
+	    core_csv_reader_schema(rd), o->common.zstd_level);
 	core_batch_init(&b, core_csv_reader_schema(rd));
 	while ((rc = core_csv_reader_next(rd, &b, err)) == 0) {
 		if ((rc = core_mlspill3_write_batch(w, &b, err)) != 0)
 			break;
 		core_csv_reader_stats(rd, &cs);
-		core_tool_progress(clk, prog, cs.rows, cs.bytes);
+		fe_progress_update(prog, cs.rows, cs.bytes);
 	}
 	if (rc == CORE_EOF)
 		rc = core_mlspill3_writer_finish(w, err);
-	core_tool_progress_end(clk);
-	if (o->stats && (rc == 0 || rc == CORE_ELIMIT || rc == CORE_EDATA))
-		print_stats(rd, w, clk);
+	fe_progress_free(prog);
+	if (o->common.stats && (rc == 0 || rc == CORE_ELIMIT ||
+	    rc == CORE_EDATA))
+		print_stats(rd, w);
 	core_batch_release(&b);
 	core_mlspill3_writer_free(w);
 	core_csv_reader_free(rd);
 	return rc;
 }
 
+/* --rejects and -o naming one file (not yet there, so not caught as the
+ * same inode) would have one replace the other. */
+static int
+same_name(const char *a, const char *b, struct core_err *err)
+{
+	char *ra, *rb;
+	bool same;
+
+	if (b == NULL || strcmp(b, "-") == 0)
+		return 0;
+	ra = core_path_resolve_links(a);
+	rb = core_path_resolve_links(b);
+	same = ra != NULL && rb != NULL && strcmp(ra, rb) == 0 &&
+	    strncmp(ra, "/dev/", 5) != 0;
+	free(ra);
+	free(rb);
+	if (same)
+		return core_err_set(err, CORE_EUSAGE, "--rejects and -o name "
+		    "the same file: %s", a);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-	struct core_atomic atom = { .fd = -1 }, rej = { .fd = -1 };
+	struct fe_out out, rej;
 	struct core_output rejout;
-	struct core_tool_clock clk;
 	struct core_err err = { 0, "" }, err2 = { 0, "" };
 	struct options o;
-	int rc, rc2, fd = 1;
+	const char *const *paths;
+	const char **guarded = NULL;
+	size_t npaths;
+	int rc, rc2;
 
-	core_tool_init_signals();
+	fe_init(&tool);
+	fe_out_zero(&out);
+	fe_out_zero(&rej);
 	if ((rc = parse_args(argc, argv, &o, &err)) != 0) {
-		core_err_print(prog, &err);
-		fprintf(stderr, "Try '%s --help' for more information.\n",
-		    prog);
-		free(o.nulls);
-		return CORE_EXIT_USAGE;
+		rc = fe_usage_fail(&err);
+		goto done;
 	}
-	if (o.output == NULL && core_tool_refuse_tty(prog, 1)) {
-		free(o.nulls);
-		return CORE_EXIT_USAGE;
-	}
-	core_tool_clock_start(&clk, o.progress);
-	if (o.output != NULL) {
-		if ((rc = core_atomic_open(&atom, o.output, &err)) != 0)
-			goto out;
-		fd = atom.fd;
-	} else {
-		core_fd_enlarge_pipe(1);
-	}
+	paths = (const char *const *)argv + optind;
+	npaths = (size_t)(argc - optind);
+	/* Neither output may be an input, nor the rejects the data. */
+	guarded = core_xcalloc(npaths + 1, sizeof(*guarded));
+	memcpy(guarded, paths, npaths * sizeof(*guarded));
+	if ((rc = fe_out_open(&out, o.common.output, "MLSPILL3", paths,
+	    npaths, &err)) != 0)
+		goto fail;
 	if (o.rejects != NULL) {
-		if ((rc = core_atomic_open(&rej, o.rejects, &err)) != 0)
-			goto out;
-		core_output_init(&rejout, rej.fd, o.rejects, 1 << 16);
+		if ((rc = same_name(o.rejects, o.common.output, &err)) != 0)
+			goto fail;
+		guarded[npaths] = out.is_stdout ? "-" : o.common.output;
+		if ((rc = fe_out_open(&rej, o.rejects, NULL, guarded,
+		    npaths + 1, &err)) != 0)
+			goto fail;
+		core_output_init(&rejout, rej.fd, rej.name, 1 << 16);
 		o.csv.rejects = &rejout;
 	}
-	rc = run(&o, (const char *const *)argv + optind,
-	    (size_t)(argc - optind), fd, o.output ? o.output : "stdout", &clk,
-	    &err);
+	rc = run(&o, paths, npaths, &out, &err);
 	if (o.rejects != NULL) {
 		/* The rejects file is kept whatever happened to the data:
-		 * it is the record of what was left out. */
+		 * it is the record of what was left out; but only whole
+		 * (a failed write to it fails this flush). */
 		rc2 = core_output_flush(&rejout, &err2);
 		core_output_release(&rejout);
 		if (rc2 == 0)
-			rc2 = core_atomic_commit(&rej, &err2);
+			rc2 = fe_out_commit(&rej, &err2);
 		if (rc2 != 0 && rc == 0) {
 			rc = rc2;
 			err = err2;
 		}
 	}
-	if (o.output != NULL && rc == 0)
-		rc = core_atomic_commit(&atom, &err);
-out:
-	core_atomic_release(&atom);
-	core_atomic_release(&rej);
+	if (rc == 0)
+		rc = fe_out_commit(&out, &err);
+fail:
+	fe_out_release(&out);
+	fe_out_release(&rej);
+	rc = fe_finish(rc, &err);
+done:
+	free(guarded);
+	fe_common_release(&o.common);
 	free(o.nulls);
-	return core_tool_finish(prog, rc, &err);
+	return rc;
 }

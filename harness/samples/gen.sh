@@ -1,5 +1,5 @@
 #!/bin/sh
-# Regenerates samples/orders.csv.gz from samples/gen.awk.
+# Regenerates harness/samples/orders.csv.gz from harness/samples/gen.awk.
 #
 # The output is byte-for-byte reproducible: gen.awk draws from its own
 # generator, and gzip -n leaves the file name and time out of the header.

@@ -1,8 +1,9 @@
 #!/bin/sh
-# demo.sh - a guided run of a real colpipe pipeline on samples/orders.csv.gz.
+# demo.sh - a guided run of a real colpipe pipeline on
+# harness/samples/orders.csv.gz.
 #
-# Called by "make demo" as BUILD=build/release samples/demo.sh; uses only
-# the binaries in $BUILD/bin.  Every step checks its own result, so the
+# Called by "make demo" as BUILD=build/release harness/samples/demo.sh;
+# uses only the binaries in $BUILD/bin.  Every step checks its own result, so the
 # demo doubles as a smoke test: it exits 0 only if the pipeline gave the
 # expected answers, including the refusal of a truncated stream.
 set -eu
