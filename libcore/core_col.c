@@ -6,6 +6,7 @@
  * written.  Growing a borrowed buffer replaces it with an owned one whose
  * contents are undefined, which is what a producer refilling a batch wants.
  */
+#include <assert.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -410,4 +411,88 @@ core_col_value_equal(const struct core_column *a, uint32_t ra,
 	w = core_type_width(a->type.id);
 	return memcmp((const char *)a->values + ra * w,
 	    (const char *)b->values + rb * w, w) == 0;
+}
+
+/* ---- invariants, for debug builds ---- */
+
+static bool
+slot_is_zero(const unsigned char *p, size_t w)
+{
+	size_t i;
+
+	for (i = 0; i < w; i++)
+		if (p[i] != 0)
+			return false;
+	return true;
+}
+
+const char *
+core_batch_check(const struct core_batch *b)
+{
+	uint32_t i, r;
+
+	if (b->schema == NULL || b->ncols != b->schema->ncols)
+		return "batch: ncols differs from its schema";
+	for (i = 0; i < b->ncols; i++) {
+		const struct core_column *c = &b->cols[i];
+		size_t w = core_type_width(c->type.id);
+
+		if (!core_type_equal(c->type, b->schema->fields[i].type))
+			return "batch: a column's type differs from the schema";
+		if (b->nrows == 0)
+			continue;
+		if (c->validity != NULL && c->validity == c->validity_buf &&
+		    c->validity_cap < core_bitmap_bytes(b->nrows))
+			return "batch: validity bitmap shorter than nrows";
+		if (c->type.id == CORE_TYPE_STRING) {
+			if (c->offsets == NULL || c->offsets[0] != 0)
+				return "batch: string offsets[0] is not 0";
+			if (c->offsets_cap != 0 && c->offsets_cap <
+			    ((size_t)b->nrows + 1) * sizeof(int32_t))
+				return "batch: offsets shorter than nrows + 1";
+			for (r = 0; r < b->nrows; r++) {
+				if (c->offsets[r + 1] < c->offsets[r])
+					return "batch: string offsets decrease";
+				if (!core_col_is_valid(c, r) &&
+				    c->offsets[r + 1] != c->offsets[r])
+					return "batch: a NULL string is not "
+					    "empty";
+			}
+			if (c->values_cap != 0 &&
+			    (size_t)c->offsets[b->nrows] > c->values_cap)
+				return "batch: offsets past the string bytes";
+			continue;
+		}
+		if (c->values == NULL)
+			return "batch: a column has no values";
+		if (c->values_cap != 0 && c->values_cap < w * b->nrows)
+			return "batch: values shorter than nrows";
+		for (r = 0; r < b->nrows; r++) {
+			const unsigned char *v = (const unsigned char *)
+			    c->values + (size_t)r * w;
+
+			if (!core_col_is_valid(c, r) && !slot_is_zero(v, w))
+				return "batch: a NULL slot is not zero";
+			if (c->type.id == CORE_TYPE_BOOL && *v > 1)
+				return "batch: a bool is neither 0 nor 1";
+		}
+	}
+	return NULL;
+}
+
+void
+core_batch_assert(const struct core_batch *b, const char *file, int line)
+{
+	const char *why = core_batch_check(b);
+
+#ifndef NDEBUG
+	/* The assertion's own report, so that libcore prints nothing
+	 * itself (glibc's assert calls this too). */
+	if (why != NULL)
+		__assert_fail(why, file, (unsigned)line, "core_batch_assert");
+#else
+	(void)why;
+	(void)file;
+	(void)line;
+#endif
 }

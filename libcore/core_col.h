@@ -147,6 +147,20 @@ core_bitmap_bytes(uint32_t nrows)
 	return ((size_t)nrows + 7) / 8;
 }
 
+/*
+ * Checks the invariants above on a batch a stage hands on: ncols and
+ * types as in its schema, offsets[0] == 0 and non-decreasing, owned
+ * buffers large enough for nrows, bools 0 or 1, NULL slots zero and NULL
+ * strings empty.  NULL when they hold, else a static description of the
+ * first one broken (for the assertion's message).
+ */
+const char *core_batch_check(const struct core_batch *b);
+
+/* Aborts with file:line and core_batch_check's reason when b is broken;
+ * for CORE_DCHECK_BATCH (core_debug.h) in debug builds. */
+void core_batch_assert(const struct core_batch *b, const char *file,
+    int line);
+
 /* Row-wise equality of two columns of the same type (tests, checks). */
 bool core_col_value_equal(const struct core_column *a, uint32_t ra,
     const struct core_column *b, uint32_t rb);

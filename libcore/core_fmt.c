@@ -57,6 +57,7 @@
 #endif
 
 #include "core_alloc.h"
+#include "core_debug.h"
 #include "core_fmt.h"
 #include "core_value.h"
 
@@ -1497,6 +1498,7 @@ core_fmt_write_batch(struct core_fmt *f, const struct core_batch *b,
 {
 	int rc;
 
+	CORE_DCHECK_BATCH(b);
 	if (b->ncols != f->schema->ncols)
 		return core_err_set(err, CORE_EINTERNAL,
 		    "batch has %u columns, the schema %u", b->ncols,

@@ -3,8 +3,11 @@
  *
  * Invariant: used <= limit after every successful try_charge; only
  * core_mem_charge may push used past limit, and then available() is 0
- * until releases bring it back.  peak >= used always.
+ * until releases bring it back.  peak >= used always.  For a part the
+ * same holds against its cap, and the budget's used is at least the sum
+ * of its parts' (charges made on the budget directly belong to no part).
  */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -15,9 +18,8 @@
 void
 core_mem_init(struct core_mem *m, uint64_t limit)
 {
+	memset(m, 0, sizeof(*m));
 	m->limit = limit;
-	m->used = 0;
-	m->peak = 0;
 }
 
 int
@@ -43,7 +45,82 @@ void
 core_mem_release(struct core_mem *m, uint64_t n)
 {
 	/* Releasing more than was charged is a bug in the caller. */
+	assert(n <= m->used);
 	m->used = n > m->used ? 0 : m->used - n;
+}
+
+void
+core_mem_part_init(struct core_mem_part *p, struct core_mem *m,
+    const char *name, uint64_t cap)
+{
+	p->mem = m;
+	p->name = name;
+	p->cap = cap;
+	p->used = 0;
+	p->peak = 0;
+	assert(m->nparts < CORE_MEM_MAX_PARTS);
+	if (m->nparts < CORE_MEM_MAX_PARTS)
+		m->parts[m->nparts++] = p;
+}
+
+void
+core_mem_part_fini(struct core_mem_part *p)
+{
+	struct core_mem *m = p->mem;
+	unsigned i;
+
+	if (m == NULL)
+		return;
+	core_mem_part_release(p, p->used);
+	for (i = 0; i < m->nparts; i++)
+		if (m->parts[i] == p) {
+			memmove(&m->parts[i], &m->parts[i + 1],
+			    (m->nparts - i - 1) * sizeof(m->parts[0]));
+			m->nparts--;
+			break;
+		}
+	p->mem = NULL;
+}
+
+int
+core_mem_part_try_charge(struct core_mem_part *p, uint64_t n)
+{
+	if (n > p->cap || p->used > p->cap - n)
+		return CORE_ELIMIT;
+	if (core_mem_try_charge(p->mem, n) != 0)
+		return CORE_ELIMIT;
+	p->used += n;
+	if (p->used > p->peak)
+		p->peak = p->used;
+	return 0;
+}
+
+void
+core_mem_part_charge(struct core_mem_part *p, uint64_t n)
+{
+	core_mem_charge(p->mem, n);
+	p->used = n > UINT64_MAX - p->used ? UINT64_MAX : p->used + n;
+	if (p->used > p->peak)
+		p->peak = p->used;
+}
+
+void
+core_mem_part_release(struct core_mem_part *p, uint64_t n)
+{
+	assert(n <= p->used);
+	if (n > p->used)
+		n = p->used;
+	p->used -= n;
+	core_mem_release(p->mem, n);
+}
+
+uint64_t
+core_mem_part_available(const struct core_mem_part *p)
+{
+	uint64_t a = core_mem_available(p->mem);
+	uint64_t room = p->used >= p->cap ? 0 : p->cap - p->used;
+
+	return room < a ? room : a;
 }
 
 uint64_t

@@ -20,9 +20,37 @@
 #include "core_err.h"
 
 #define CORE_MEM_UNLIMITED UINT64_MAX
+#define CORE_MEM_MAX_PARTS 8
+
+struct core_mem_part;
 
 struct core_mem {
 	uint64_t limit;		/* bytes that may be charged at once */
+	uint64_t used;		/* bytes charged now */
+	uint64_t peak;		/* most bytes ever charged at once */
+	/* The parts charging this budget, borrowed, in the order they
+	 * were added (for --stats). */
+	struct core_mem_part *parts[CORE_MEM_MAX_PARTS];
+	unsigned nparts;
+};
+
+/*
+ * A part of a stage's budget: the sort's buffers, a join's hash table,
+ * its partition buffers, probe batches, the output.  A stage splits its
+ * budget among its parts by giving each a cap; a charge must fit both
+ * the part's cap and the whole budget.  Each part keeps its own use and
+ * peak, so --stats can say where the memory went.  The part is embedded
+ * in the stage's object and registered with the budget until
+ * core_mem_part_fini.
+ *
+ * Releasing more than was charged is a bug: a failed assertion in debug
+ * builds (CORE_DEBUG); release builds clamp at zero.
+ */
+struct core_mem_part {
+	struct core_mem *mem;	/* borrowed: the budget */
+	const char *name;	/* static, e.g. "hash table" */
+	uint64_t cap;		/* most bytes at once; CORE_MEM_UNLIMITED:
+				 * only the budget bounds it */
 	uint64_t used;		/* bytes charged now */
 	uint64_t peak;		/* most bytes ever charged at once */
 };
@@ -44,6 +72,20 @@ void core_mem_release(struct core_mem *m, uint64_t n);
 
 /* Bytes that can still be charged (0 when over the limit). */
 uint64_t core_mem_available(const struct core_mem *m);
+
+/* Adds part p (name static) of budget m with the given cap. */
+void core_mem_part_init(struct core_mem_part *p, struct core_mem *m,
+    const char *name, uint64_t cap);
+/* Gives back what p still holds and removes it from m's list. */
+void core_mem_part_fini(struct core_mem_part *p);
+/* As core_mem_try_charge, within p's cap as well as the budget. */
+int core_mem_part_try_charge(struct core_mem_part *p, uint64_t n);
+/* As core_mem_charge: charged whatever the cap and the limit say. */
+void core_mem_part_charge(struct core_mem_part *p, uint64_t n);
+void core_mem_part_release(struct core_mem_part *p, uint64_t n);
+/* Bytes p can still be charged: the smaller of its cap's room and the
+ * budget's. */
+uint64_t core_mem_part_available(const struct core_mem_part *p);
 
 /* The default budget when --memory is not given, chosen as GNU sort
  * does: the larger of the memory available now and an eighth of physical

@@ -2,6 +2,8 @@
  * test_col.c - types, schemas and batches.
  */
 #include "core_alloc.h"
+#include <string.h>
+
 #include "core_col.h"
 #include "unit.h"
 
@@ -99,11 +101,68 @@ test_nulls_vs_reference(void)
 	core_schema_free(s);
 }
 
+/* core_batch_check: a good batch passes; each broken invariant is
+ * named. */
+static void
+test_batch_check(void)
+{
+	struct core_coltype i64 = { CORE_TYPE_INT64, 0, 0 };
+	struct core_coltype str = { CORE_TYPE_STRING, 0, 0 };
+	struct core_coltype bl = { CORE_TYPE_BOOL, 0, 0 };
+	struct core_schema *s = core_schema_new(3);
+	struct core_batch b;
+	int64_t *v;
+	int32_t *off;
+	uint8_t *bv;
+	const char *why;
+
+	core_schema_set(s, 0, "n", i64);
+	core_schema_set(s, 1, "s", str);
+	core_schema_set(s, 2, "b", bl);
+	core_batch_init(&b, s);
+	core_batch_reserve(&b, 4, 16);
+	v = b.cols[0].values;
+	off = b.cols[1].offsets;
+	bv = b.cols[2].values;
+	b.nrows = 3;
+	v[0] = 1, v[1] = 0, v[2] = 3;
+	off[0] = 0, off[1] = 2, off[2] = 2, off[3] = 5;
+	memcpy(b.cols[1].values, "abcde", 5);
+	bv[0] = 1, bv[1] = 0, bv[2] = 1;
+	core_col_set_null(&b.cols[0], 1, 4);
+	core_col_set_null(&b.cols[1], 1, 4);
+	CHECK(core_batch_check(&b) == NULL);
+	v[1] = 7;
+	why = core_batch_check(&b);
+	CHECK(why != NULL && strstr(why, "NULL slot") != NULL);
+	v[1] = 0;
+	off[2] = 3;
+	why = core_batch_check(&b);
+	CHECK(why != NULL && strstr(why, "NULL string") != NULL);
+	off[2] = 2;
+	off[3] = 1;
+	why = core_batch_check(&b);
+	CHECK(why != NULL && strstr(why, "decrease") != NULL);
+	off[3] = 5;
+	bv[2] = 2;
+	why = core_batch_check(&b);
+	CHECK(why != NULL && strstr(why, "bool") != NULL);
+	bv[2] = 1;
+	off[0] = 1;
+	why = core_batch_check(&b);
+	CHECK(why != NULL && strstr(why, "offsets[0]") != NULL);
+	off[0] = 0;
+	CHECK(core_batch_check(&b) == NULL);
+	core_batch_release(&b);
+	core_schema_free(s);
+}
+
 int
 main(void)
 {
 	RUN(test_type_parse);
 	RUN(test_schema);
 	RUN(test_nulls_vs_reference);
+	RUN(test_batch_check);
 	return unit_done();
 }

@@ -62,9 +62,72 @@ test_forced_charge_and_edges(void)
 	CHECK(core_mem_default_limit() >= ((uint64_t)8 << 20));
 }
 
+/* Parts against per-part running totals: a charge fits both its cap
+ * and the budget; the budget's use is the parts' sum. */
+static void
+test_parts_vs_reference(void)
+{
+	struct core_mem m;
+	struct core_mem_part p[3];
+	uint64_t cap[3] = { 300000, CORE_MEM_UNLIMITED, 50000 };
+	uint64_t ref[3] = { 0, 0, 0 }, peak[3] = { 0, 0, 0 };
+	uint64_t held[64];
+	int owner[64], nheld = 0, i, k, bad = 0;
+
+	core_mem_init(&m, 500000);
+	core_mem_part_init(&p[0], &m, "a", cap[0]);
+	core_mem_part_init(&p[1], &m, "b", cap[1]);
+	core_mem_part_init(&p[2], &m, "c", cap[2]);
+	CHECK_EQ_INT(m.nparts, 3);
+	for (i = 0; i < 100000; i++) {
+		if (nheld > 0 && (unit_rand() % 2 == 0 || nheld == 64)) {
+			k = (int)(unit_rand() % (uint64_t)nheld);
+			core_mem_part_release(&p[owner[k]], held[k]);
+			ref[owner[k]] -= held[k];
+			held[k] = held[nheld - 1];
+			owner[k] = owner[--nheld];
+		} else {
+			int w = (int)(unit_rand() % 3);
+			uint64_t n = unit_rand() % 60000;
+			uint64_t sum = ref[0] + ref[1] + ref[2];
+			bool fits = ref[w] + n <= cap[w] && sum + n <= 500000;
+			int rc = core_mem_part_try_charge(&p[w], n);
+
+			if ((rc == 0) != fits)
+				bad++;
+			if (rc == 0) {
+				ref[w] += n;
+				held[nheld] = n;
+				owner[nheld++] = w;
+			}
+		}
+		for (k = 0; k < 3; k++) {
+			if (ref[k] > peak[k])
+				peak[k] = ref[k];
+			if (p[k].used != ref[k] || p[k].peak != peak[k] ||
+			    p[k].used > cap[k])
+				bad++;
+		}
+		if (m.used != ref[0] + ref[1] + ref[2] || m.used > m.limit)
+			bad++;
+	}
+	CHECK_EQ_INT(bad, 0);
+	/* Available is the smaller of the cap's room and the budget's. */
+	CHECK(core_mem_part_available(&p[2]) <= cap[2] - ref[2]);
+	core_mem_part_fini(&p[1]);
+	CHECK_EQ_INT(m.nparts, 2);
+	CHECK(m.parts[0] == &p[0] && m.parts[1] == &p[2]);
+	CHECK_EQ_INT(m.used, ref[0] + ref[2]);
+	core_mem_part_fini(&p[0]);
+	core_mem_part_fini(&p[2]);
+	CHECK_EQ_INT(m.used, 0);
+	CHECK_EQ_INT(m.nparts, 0);
+}
+
 int
 main(void)
 {
+	RUN(test_parts_vs_reference);
 	RUN(test_charge_release_vs_reference);
 	RUN(test_forced_charge_and_edges);
 	return unit_done();
