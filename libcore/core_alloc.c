@@ -110,6 +110,28 @@ core_free_aligned(void *p)
 	free(p);
 }
 
+void *
+core_grow(void *p, size_t *cap, size_t need, size_t size, size_t min)
+{
+	size_t ncap;
+
+	if (need <= *cap)
+		return p;
+	ncap = *cap > min ? *cap : min;
+	if (ncap == 0)
+		ncap = 1;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2) {
+			ncap = need;
+			break;
+		}
+		ncap *= 2;
+	}
+	p = core_xreallocarray(p, ncap, size);
+	*cap = ncap;
+	return p;
+}
+
 void
 core_grow_aligned(void **buf, size_t *cap, size_t need)
 {

@@ -25,6 +25,17 @@ void core_free_aligned(void *p);
 /* n * size, or exits as out of memory on overflow. */
 size_t core_mul_size(size_t n, size_t size);
 
+/*
+ * Grows the array p (capacity *cap elements of size bytes, core_xmalloc'd
+ * or NULL) so that it holds at least need elements: the capacity doubles,
+ * starting from at least min, or jumps to need when doubling is not
+ * enough; the first *cap elements are kept.  Every size is overflow-
+ * checked.  Returns the array (moved or not) and updates *cap; a no-op
+ * when need <= *cap.  The one growth path for arrays and byte buffers:
+ *	buf = core_grow(buf, &cap, len + n, 1, 4096);
+ */
+void *core_grow(void *p, size_t *cap, size_t need, size_t size, size_t min);
+
 /* Grows *buf (capacity *cap bytes) so it holds at least need bytes,
  * doubling; keeps contents.  Aligned buffers (core_xmalloc_aligned). */
 void core_grow_aligned(void **buf, size_t *cap, size_t need);

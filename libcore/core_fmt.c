@@ -503,11 +503,6 @@ delimited_row(struct core_fmt *f, const struct core_batch *b, uint32_t r,
 #define USEC_PER_SEC	INT64_C(1000000)
 #define USEC_PER_DAY	(INT64_C(86400) * USEC_PER_SEC)
 
-static const char digit_pairs[201] =
-	"00010203040506070809101112131415161718192021222324252627282930313233"
-	"34353637383940414243444546474849505152535455565758596061626364656667"
-	"68697071727374757677787980818283848586878889909192939495969798990";
-
 /*
  * The formatters below give the same text as core_value's (test_fmt
  * checks them against it on random and edge values) but write straight
@@ -525,7 +520,7 @@ static const char digit_pairs[201] =
 static inline void
 put2(char *p, unsigned v)
 {
-	memcpy(p, digit_pairs + 2 * v, 2);
+	memcpy(p, core_digit_pairs + 2 * v, 2);
 }
 
 /* The 8 digits of v < 10^8 as byte values 0..9, most significant in the

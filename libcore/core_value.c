@@ -57,7 +57,7 @@ static const double pow10_dbl[23] = {
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 };
 
-static const char digit_pairs[201] =
+const char core_digit_pairs[201] =
 	"00010203040506070809101112131415161718192021222324252627282930313233"
 	"34353637383940414243444546474849505152535455565758596061626364656667"
 	"68697071727374757677787980818283848586878889909192939495969798990";
@@ -87,7 +87,7 @@ two_digits(const char *s)
 static inline void
 put2(char *p, unsigned v)
 {
-	memcpy(p, digit_pairs + 2 * v, 2);
+	memcpy(p, core_digit_pairs + 2 * v, 2);
 }
 
 /* Decimal digits of v into buf; returns their count (1..20). */

@@ -79,6 +79,10 @@ size_t core_format_clock(uint64_t us, char *buf);
 /* 10^i for i in 0..19, for the parsers and formatters of decimals. */
 extern const uint64_t core_pow10_u64[20];
 
+/* "00" "01" ... "99": the two digits of v at core_digit_pairs + 2 * v,
+ * for the formatters of integers, dates and times. */
+extern const char core_digit_pairs[201];
+
 /* Days since 1970-01-01 for a proleptic Gregorian date; no checking. */
 int32_t core_days_from_civil(int y, unsigned m, unsigned d);
 void core_civil_from_days(int32_t days, int *y, unsigned *m, unsigned *d);
