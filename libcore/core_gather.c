@@ -21,7 +21,7 @@
 
 #include "core_alloc.h"
 #include "core_gather.h"
-#include "core_pair.h"
+#include "core_pool.h"
 
 #define A8(n) (((n) + 7) & ~(uint64_t)7)
 
@@ -31,7 +31,7 @@
 
 struct core_gather {
 	const struct core_schema *schema;	/* borrowed */
-	struct core_pair *pair;		/* borrowed; NULL: one thread */
+	struct core_pool *pool;		/* borrowed; NULL: one thread */
 	struct core_mem *mem;		/* borrowed; NULL: no charging */
 	uint32_t *order;		/* owned: columns, costliest first */
 	const void **vals[CORE_GATHER_MAX_THREADS];	/* owned: per-source */
@@ -306,7 +306,7 @@ core_gather_rows(struct core_gather *g, const struct core_batch *const *srcs,
 {
 	uint32_t ncols = g->schema->ncols, i;
 	uint64_t total = 0;
-	bool pair = g->pair != NULL && n >= GATHER_PAIR_MIN;
+	bool pair = core_pool_threads(g->pool) > 1 && n >= GATHER_PAIR_MIN;
 	struct gjob job;
 
 	gather_tables(g, nsrcs);
@@ -343,7 +343,7 @@ core_gather_rows(struct core_gather *g, const struct core_batch *const *srcs,
 	job.chunk[0] = o->chunk[0];
 	job.chunk[1] = pair ? o->chunk[1] : NULL;
 	job.next_col = 0;
-	core_pair_run(pair ? g->pair : NULL, gather_columns, &job);
+	core_pool_run(g->pool, pair ? 2 : 1, gather_columns, &job);
 	o->batch.nrows = n;
 }
 
@@ -369,14 +369,14 @@ core_gather_select(struct core_gather *g, const struct core_batch *src,
 /* life cycle */
 
 struct core_gather *
-core_gather_new(const struct core_schema *schema, struct core_pair *pair,
+core_gather_new(const struct core_schema *schema, struct core_pool *pool,
     struct core_mem *mem)
 {
 	struct core_gather *g = core_xcalloc(1, sizeof(*g));
 	uint32_t ncols = schema->ncols, i, nstr = 0, k, j;
 
 	g->schema = schema;
-	g->pair = pair;
+	g->pool = pool;
 	g->mem = mem;
 	/* Strings (offsets and bytes) first, then by width, widest first;
 	 * the sort keeps schema order among equals. */

@@ -26,7 +26,7 @@
 #include "core_col.h"
 #include "core_mem.h"
 
-struct core_pair;
+struct core_pool;
 
 #define CORE_GATHER_MAX_THREADS 2
 
@@ -47,13 +47,13 @@ struct core_gather_out {
 };
 
 /*
- * A gather for batches of schema (borrowed, and must outlive it).  pair
+ * A gather for batches of schema (borrowed, and must outlive it).  pool
  * (borrowed; NULL: the caller alone) lends the second thread.  mem
  * (borrowed; NULL: nothing is charged) is charged for every out's
  * chunks.
  */
 struct core_gather *core_gather_new(const struct core_schema *schema,
-    struct core_pair *pair, struct core_mem *mem);
+    struct core_pool *pool, struct core_mem *mem);
 void core_gather_free(struct core_gather *g);	/* accepts NULL */
 
 void core_gather_out_init(struct core_gather_out *o,

@@ -51,7 +51,7 @@
 
 #include "core_alloc.h"
 #include "core_gather.h"
-#include "core_pair.h"
+#include "core_pool.h"
 #include "core_sort.h"
 #include "core_sort_private.h"
 #include "core_spill.h"
@@ -152,7 +152,7 @@ struct core_sort {
 	 * last batch while the next one is gathered. */
 	struct core_gather_out out[2];
 	unsigned oset;			/* the one the next batch takes */
-	struct core_pair *pair;		/* owned: the second thread */
+	struct core_pool *workers;	/* owned: the second thread */
 	struct core_gather *gather;	/* owned: output batches */
 	struct core_gather *gather1;	/* owned: one thread, for the
 					   rows copied aside */
@@ -478,7 +478,8 @@ static bool
 radix_sort(const struct core_sort *s, uint64_t *a, uint64_t *tmp, size_t n,
     size_t nw)
 {
-	struct core_pair *pair = n >= RADIX_PAIR_MIN ? s->pair : NULL;
+	struct core_pool *pool = n >= RADIX_PAIR_MIN ? s->workers : NULL;
+	bool pair = pool != NULL;
 	size_t st = s->stride, k, b, d, passes = 0, lg = 0;
 	unsigned char live[CORE_SORT_MAX_WORDS][8];
 	uint32_t cnt[2][256];
@@ -496,8 +497,8 @@ radix_sort(const struct core_sort *s, uint64_t *a, uint64_t *tmp, size_t n,
 	j->n = n;
 	j->st = st;
 	j->nw = nw;
-	j->half = pair != NULL ? n / 2 : n;
-	core_pair_run(pair, radix_work, j);
+	j->half = pair ? n / 2 : n;
+	core_pool_run(pool, pair ? 2 : 1, radix_work, j);
 	for (k = 0; k < nw; k++)
 		for (b = 0; b < 8; b++) {
 			d = a[k] >> (8 * b) & 0xff;
@@ -549,13 +550,13 @@ radix_sort(const struct core_sort *s, uint64_t *a, uint64_t *tmp, size_t n,
 						break;
 				}
 			} while (!live[nk][nb]);
-			j->count_next = pair != NULL && nk < nw;
+			j->count_next = pair && nk < nw;
 			j->k = (unsigned)k;
 			j->b = (unsigned)b;
 			j->nk = j->count_next ? (unsigned)nk : 0;
 			j->nb = j->count_next ? (unsigned)nb : 0;
 			memset(j->next, 0, sizeof(j->next));
-			core_pair_run(pair, radix_work, j);
+			core_pool_run(pool, pair ? 2 : 1, radix_work, j);
 			x = (uint64_t *)j->src;
 			j->src = j->dst;
 			j->dst = x;
@@ -1599,8 +1600,8 @@ core_sort_new(const struct core_sort_options *o,
 	 * with one thread too: the budget left for rows, and so every run
 	 * and frame, is then the same whatever the thread count, and so
 	 * are the output's bytes. */
-	s->pair = core_pair_new(o->threads);
-	s->gather = core_gather_new(schema, s->pair, mem);
+	s->workers = core_pool_new(core_pool_default(o->threads, 2));
+	s->gather = core_gather_new(schema, s->workers, mem);
 	s->gather1 = core_gather_new(schema, NULL, mem);
 	for (i = 0; i < 2; i++) {
 		core_gather_out_init(&s->out[i], schema);
@@ -1657,7 +1658,7 @@ core_sort_free(struct core_sort *s)
 	free(s->tmp);
 	free(s->refs);
 	free(s->bslot);
-	core_pair_free(s->pair);
+	core_pool_free(s->workers);
 	for (i = 0; i < 2; i++)
 		core_gather_out_release(s->gather, &s->out[i]);
 	core_gather_out_release(s->gather1, &s->prevcopy);

@@ -23,7 +23,7 @@
 #include "core_col.h"
 #include "core_gather.h"
 #include "core_mem.h"
-#include "core_pair.h"
+#include "core_pool.h"
 #include "unit.h"
 
 static const enum core_type types[] = {
@@ -194,7 +194,7 @@ same_batch(const struct core_batch *got, const struct core_batch *want,
 #define NSRCS_MAX 40
 
 static void
-run_case(struct core_pair *pair, uint32_t n, size_t nsrcs, bool known,
+run_case(struct core_pool *pool, uint32_t n, size_t nsrcs, bool known,
     bool masked)
 {
 	struct core_schema *schema = make_schema();
@@ -210,7 +210,7 @@ run_case(struct core_pair *pair, uint32_t n, size_t nsrcs, bool known,
 	uint32_t j, i, round;
 
 	core_mem_init(&mem, CORE_MEM_UNLIMITED);
-	g = core_gather_new(schema, pair, &mem);
+	g = core_gather_new(schema, pool, &mem);
 	core_gather_out_init(&out, schema);
 	for (i = 0; i < NCOLS; i++)
 		mask[i] = !masked || rnd() % 2 == 0;
@@ -257,16 +257,16 @@ static const uint32_t sizes[] = { 0, 1, 2, 3, 17, 4095, 4096, 4097 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
 static void
-sweep(struct core_pair *pair)
+sweep(struct core_pool *pool)
 {
 	size_t i;
 
 	for (i = 0; i < NSIZES; i++) {
-		run_case(pair, sizes[i], 1, false, false);
-		run_case(pair, sizes[i], 2, true, false);
-		run_case(pair, sizes[i], 3, false, true);
-		run_case(pair, sizes[i], NSRCS_MAX, true, false);
-		run_case(pair, sizes[i], 17, true, true);
+		run_case(pool, sizes[i], 1, false, false);
+		run_case(pool, sizes[i], 2, true, false);
+		run_case(pool, sizes[i], 3, false, true);
+		run_case(pool, sizes[i], NSRCS_MAX, true, false);
+		run_case(pool, sizes[i], 17, true, true);
 	}
 }
 
@@ -279,10 +279,10 @@ test_one_thread(void)
 static void
 test_two_threads(void)
 {
-	struct core_pair *pair = core_pair_new(2);
+	struct core_pool *pool = core_pool_new(2);
 
-	sweep(pair);
-	core_pair_free(pair);
+	sweep(pool);
+	core_pool_free(pool);
 }
 
 /* The selection-vector case, against the many-source path's answer. */
@@ -290,11 +290,11 @@ static void
 test_select(void)
 {
 	struct core_schema *schema = make_schema();
-	struct core_pair *pair = core_pair_new(2);
+	struct core_pool *pool = core_pool_new(2);
 	struct core_batch src, want;
 	const struct core_batch *srcs[1] = { &src };
 	struct core_gather_out out;
-	struct core_gather *g = core_gather_new(schema, pair, NULL);
+	struct core_gather *g = core_gather_new(schema, pool, NULL);
 	uint32_t *rows = core_xmalloc(4097 * 4);
 	uint64_t *refs = core_xmalloc(4097 * 8);
 	size_t i;
@@ -317,7 +317,7 @@ test_select(void)
 	core_gather_out_release(g, &out);
 	core_batch_release(&src);
 	core_gather_free(g);
-	core_pair_free(pair);
+	core_pool_free(pool);
 	core_schema_free(schema);
 	free(rows);
 	free(refs);
@@ -328,7 +328,7 @@ static void
 test_budget(void)
 {
 	struct core_schema *schema = make_schema();
-	struct core_pair *pair = core_pair_new(2);
+	struct core_pool *pool = core_pool_new(2);
 	struct core_gather *g;
 	struct core_gather_out out;
 	struct core_batch src;
@@ -338,7 +338,7 @@ test_budget(void)
 	uint32_t j;
 
 	core_mem_init(&mem, (uint64_t)1 << 30);
-	g = core_gather_new(schema, pair, &mem);
+	g = core_gather_new(schema, pool, &mem);
 	core_gather_out_init(&out, schema);
 	core_batch_init(&src, schema);
 	fill_batch(&src, 1000, 2);
@@ -354,7 +354,7 @@ test_budget(void)
 	core_batch_release(&src);
 	core_gather_free(g);
 	core_gather_free(NULL);
-	core_pair_free(pair);
+	core_pool_free(pool);
 	core_schema_free(schema);
 }
 
