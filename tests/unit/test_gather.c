@@ -162,7 +162,8 @@ same_batch(const struct core_batch *got, const struct core_batch *want,
 	bool ok = got->nrows == n;
 
 	for (i = 0; ok && i < want->ncols; i++) {
-		const struct core_column *g = &got->cols[i], *w = &want->cols[i];
+		const struct core_column *g = &got->cols[i];
+		const struct core_column *w = &want->cols[i];
 		size_t width = core_type_width(w->type.id);
 
 		if (mask != NULL && !mask[i]) {
