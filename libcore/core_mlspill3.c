@@ -38,7 +38,7 @@
 #include "core_alloc.h"
 #include "core_io.h"
 #include "core_mlspill3.h"
-#include "core_pair.h"
+#include "core_pool.h"
 
 #define KIND_FRAME 0x4d415246u	/* "FRAM" */
 #define KIND_END 0x21444e45u	/* "END!" */
@@ -138,7 +138,8 @@ struct core_mlspill3_writer {
 	 * frame in flight is job, a copy of the caller's batch header (its
 	 * buffers are the caller's).  st is the helper's while a job is in
 	 * flight; st_seen is the caller's copy, taken at each wait. */
-	struct core_pair *pair;		/* borrowed; NULL: synchronous */
+	struct core_pool *pool;		/* borrowed; NULL: synchronous */
+	struct core_pool_task task;	/* the frame in flight */
 	bool pending;			/* a job is in flight */
 	struct core_batch job;
 	struct core_column *job_cols;	/* owned, ncols */
@@ -177,7 +178,7 @@ core_mlspill3_writer_free(struct core_mlspill3_writer *w)
 	if (w == NULL)
 		return;
 	if (w->pending)
-		core_pair_wait(w->pair);
+		core_pool_wait(w->pool, &w->task);
 	free(w->job_cols);
 	ZSTD_freeCCtx(w->cctx);
 	free(w->dir);
@@ -190,7 +191,7 @@ void
 core_mlspill3_writer_stats(const struct core_mlspill3_writer *w,
     struct core_mlspill3_stats *st)
 {
-	*st = w->pair != NULL ? w->st_seen : w->st;
+	*st = w->pool != NULL ? w->st_seen : w->st;
 	st->streams = w->header_done ? 1 : 0;
 }
 
@@ -410,7 +411,7 @@ static int
 async_wait(struct core_mlspill3_writer *w, struct core_err *err)
 {
 	if (w->pending) {
-		core_pair_wait(w->pair);
+		core_pool_wait(w->pool, &w->task);
 		w->pending = false;
 		w->st_seen = w->st;
 	}
@@ -424,10 +425,10 @@ async_wait(struct core_mlspill3_writer *w, struct core_err *err)
 
 void
 core_mlspill3_writer_async(struct core_mlspill3_writer *w,
-    struct core_pair *pair)
+    struct core_pool *pool)
 {
-	if (w->pair == NULL && pair != NULL && !w->finished) {
-		w->pair = pair;
+	if (w->pool == NULL && pool != NULL && !w->finished) {
+		w->pool = pool;
 		w->job_cols = core_xcalloc(w->schema->ncols ?
 		    w->schema->ncols : 1, sizeof(*w->job_cols));
 		w->st_seen = w->st;
@@ -440,7 +441,7 @@ core_mlspill3_write_batch(struct core_mlspill3_writer *w,
 {
 	int rc;
 
-	if (w->pair == NULL)
+	if (w->pool == NULL)
 		return write_frame(w, b, err);
 	if ((rc = async_wait(w, err)) != 0)
 		return rc;
@@ -450,7 +451,7 @@ core_mlspill3_write_batch(struct core_mlspill3_writer *w,
 	w->job.cols = w->job_cols;
 	memcpy(w->job_cols, b->cols, (size_t)b->ncols * sizeof(*b->cols));
 	w->pending = true;
-	core_pair_start(w->pair, write_job, w);
+	core_pool_start(w->pool, &w->task, write_job, w);
 	return 0;
 }
 
@@ -462,7 +463,7 @@ core_mlspill3_writer_finish(struct core_mlspill3_writer *w,
 	struct iovec iov;
 	int r;
 
-	if (w->pair != NULL && (r = async_wait(w, err)) != 0)
+	if (w->pool != NULL && (r = async_wait(w, err)) != 0)
 		return r;
 	if (!w->header_done && (r = write_header(w, err)) != 0)
 		return r;

@@ -42,17 +42,16 @@ struct core_mlspill3_writer *core_mlspill3_writer_new(int fd,
 int core_mlspill3_write_batch(struct core_mlspill3_writer *w,
     const struct core_batch *b, struct core_err *err);
 /*
- * From now on frames are written on pair's helper thread (pair borrowed,
- * kept for the writer's life and given no other job meanwhile; NULL
- * changes nothing).  write_batch returns once the frame is handed over;
+ * From now on frames are written on a helper thread of pool (borrowed,
+ * kept for the writer's life; NULL changes nothing).  write_batch returns once the frame is handed over;
  * the batch's buffers (not the batch struct, which is copied) must stay
  * unchanged until the next write_batch or finish returns, which wait for
  * the frame before.  A failed frame's error is returned by the next call.
  * Stats then count the frames waited for.
  */
-struct core_pair;
+struct core_pool;
 void core_mlspill3_writer_async(struct core_mlspill3_writer *w,
-    struct core_pair *pair);
+    struct core_pool *pool);
 /* Writes the end-of-stream record.  Without it readers report the
  * stream as truncated, which is what a failing producer wants. */
 int core_mlspill3_writer_finish(struct core_mlspill3_writer *w,

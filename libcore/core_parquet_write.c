@@ -43,7 +43,7 @@
 #include <zstd.h>
 
 #include "core_alloc.h"
-#include "core_pair.h"
+#include "core_pool.h"
 #include "core_parquet_write.h"
 #include "core_thrift.h"
 #include "core_version.h"
@@ -165,7 +165,7 @@ struct core_parquet_writer {
 	 * caller: both take the next column from next_col until none is
 	 * left.  Columns are independent, so the file is the same bytes
 	 * whatever thread encoded what. */
-	struct core_pair *pair;		/* owned; NULL: one thread */
+	struct core_pool *pool;		/* owned; NULL: one thread */
 	const struct core_batch *job;	/* the slice: rows off..off+n */
 	uint32_t job_off, job_n;
 	uint32_t next_col;		/* atomic: next column to take */
@@ -1710,7 +1710,7 @@ encode_slice(struct core_parquet_writer *w, const struct core_batch *b,
 	w->job_n = n;
 	w->next_col = 0;
 	w->enc[1].rc = 0;
-	core_pair_run(w->pair, encode_on, w);
+	core_pool_run(w->pool, w->nenc, encode_on, w);
 	for (k = 0; k < w->nenc; k++)
 		if (w->enc[k].rc != 0) {
 			if (err != NULL)
@@ -1755,7 +1755,8 @@ core_parquet_writer_new(struct core_output *out,
 		}
 	/* Without a second thread (one core, -j1, or none to be had) the
 	 * caller encodes alone: slower, not wrong. */
-	if ((w->pair = core_pair_new(o->threads)) == NULL) {
+	if ((w->pool = core_pool_new(core_pool_default(o->threads,
+	    2))) == NULL) {
 		enc_release(&w->enc[1]);
 		w->nenc = 1;
 	}
@@ -1932,7 +1933,7 @@ core_parquet_writer_free(struct core_parquet_writer *w)
 	}
 	free(w->cols);
 	core_thrift_release(&w->rg);
-	core_pair_free(w->pair);
+	core_pool_free(w->pool);
 	enc_release(&w->enc[0]);
 	enc_release(&w->enc[1]);
 	free(w);

@@ -50,7 +50,8 @@
 #include <sys/mman.h>
 
 #include "core_alloc.h"
-#include "core_pair.h"
+#include "core_gather.h"
+#include "core_pool.h"
 #include "core_sort.h"
 #include "core_sort_private.h"
 #include "core_spill.h"
@@ -117,7 +118,7 @@ struct core_sort {
 	uint32_t batch_rows;
 	uint64_t out_budget;		/* bytes of one output batch */
 	uint64_t fixed_row;		/* output bytes of a row sans text */
-	uint64_t fixed_charge;		/* out chunk (+ zstd) charged */
+	uint64_t fixed_charge;		/* refs (+ zstd) charged */
 
 	/* The buffer of run formation. */
 	struct core_batch **bufs;	/* owned; views into chunks */
@@ -147,22 +148,16 @@ struct core_sort {
 	uint32_t *bslot;		/* owned: the slot of each buffer */
 	uint32_t nrefs;
 	uint64_t refs_bytes;
-	/* Two output chunk sets, used in turn: the sink may still be
-	 * writing the last batch while the next one is gathered. */
-	unsigned char *ochunk[2];	/* owned output chunks */
-	uint64_t ocap[2];
-	unsigned oset;			/* the set the next batch takes */
-	struct core_batch out;
-	unsigned char *ochunk2[2];	/* owned: the second thread's */
-	uint64_t ocap2[2];
-	struct core_pair *pair;		/* owned: gather's second thread */
-	const void **gvals[2];		/* owned: gather's source tables, */
-	const int32_t **goffs[2];	/* one set per thread */
-	size_t gcap;
+	/* Two outputs, used in turn: the sink may still be writing the
+	 * last batch while the next one is gathered. */
+	struct core_gather_out out[2];
+	unsigned oset;			/* the one the next batch takes */
+	struct core_pool *workers;	/* owned: the second thread */
+	struct core_gather *gather;	/* owned: output batches */
+	struct core_gather *gather1;	/* owned: one thread, for the
+					   rows copied aside */
 	uint32_t *strcols;		/* owned: indexes of string columns */
 	uint32_t nstrcols;
-	uint32_t *gorder;		/* owned: the order gather takes
-					   columns in, widest first */
 	size_t nsrcs;			/* entries of srcs */
 	bool to_spill;			/* sink: a run, else emit */
 	core_sort_emit_fn emit;
@@ -173,9 +168,7 @@ struct core_sort {
 	const struct core_batch *prev_b;
 	uint32_t prev_r;
 	const uint64_t *prev_w;
-	struct core_batch prevcopy;
-	unsigned char *prev_chunk;
-	uint64_t prev_cap;
+	struct core_gather_out prevcopy;
 	uint64_t prev_words[CORE_SORT_MAX_WORDS];
 	bool *keymask;			/* owned: ncols, key columns */
 
@@ -278,334 +271,6 @@ copy_slice(const struct core_sort *s, const struct core_batch *b, uint32_t r0,
 	nb->nrows = n;
 	*out = nb;
 	return chunk;
-}
-
-/*
- * How many rows ahead gather() asks for the values it will load: far
- * enough that many cache misses are in flight at once.  Strings take two
- * steps: their offsets AHEAD2 rows ahead, their bytes (whose address
- * needs the offset) AHEAD rows ahead, by which time the offset is cached.
- */
-#define GATHER_AHEAD 32
-#define GATHER_AHEAD2 64
-
-/* Makes room for the per-source pointer tables of gather(), one set
- * per thread. */
-static void
-gather_tables(struct core_sort *s, size_t nsrcs)
-{
-	unsigned t;
-
-	if (nsrcs <= s->gcap)
-		return;
-	s->gcap = nsrcs * 2;
-	for (t = 0; t < 2; t++) {
-		s->gvals[t] = core_xreallocarray(s->gvals[t], s->gcap,
-		    sizeof(*s->gvals[t]));
-		s->goffs[t] = core_xreallocarray(s->goffs[t], s->gcap,
-		    sizeof(*s->goffs[t]));
-	}
-}
-
-/* Text bytes of column i over refs[0..n), offsets read at random. */
-static uint64_t
-gather_text_bytes(struct core_sort *s, const struct core_batch *const *srcs,
-    size_t nsrcs, uint32_t i, const uint64_t *refs, uint32_t n)
-{
-	const int32_t **offs = s->goffs[0];
-	uint64_t sb = 0;
-	uint32_t j;
-	size_t k;
-
-	for (k = 0; k < nsrcs; k++)
-		offs[k] = srcs[k] ? srcs[k]->cols[i].offsets : NULL;
-	for (j = 0; j < n; j++) {
-		const int32_t *o = offs[refs[j] >> 32];
-		uint32_t r = (uint32_t)refs[j];
-
-		if (j + GATHER_AHEAD < n)
-			__builtin_prefetch(offs[refs[j + GATHER_AHEAD] >> 32] +
-			    (uint32_t)refs[j + GATHER_AHEAD]);
-		sb += (uint64_t)(o[r + 1] - o[r]);
-	}
-	return sb;
-}
-
-/* memcpy for the short strings most columns hold, inline: exact, with
- * overlapping word moves instead of a call and a size dispatch. */
-static inline void
-copy_text(char *d, const char *src, size_t n)
-{
-	uint64_t a8, b8;
-	uint32_t a4, b4;
-
-	if (n > 16) {
-		memcpy(d, src, n);
-	} else if (n >= 8) {
-		memcpy(&a8, src, 8);
-		memcpy(&b8, src + n - 8, 8);
-		memcpy(d, &a8, 8);
-		memcpy(d + n - 8, &b8, 8);
-	} else if (n >= 4) {
-		memcpy(&a4, src, 4);
-		memcpy(&b4, src + n - 4, 4);
-		memcpy(d, &a4, 4);
-		memcpy(d + n - 4, &b4, 4);
-	} else if (n > 0) {
-		d[0] = src[0];
-		d[n / 2] = src[n / 2];
-		d[n - 1] = src[n - 1];
-	}
-}
-
-/* Copies the text of refs[0..n) (per-source tables vals, offs) to v,
- * offsets to off; returns the bytes copied. */
-static int32_t
-gather_text(const char *const *vals, const int32_t *const *offs,
-    const uint64_t *refs, uint32_t n, int32_t *off, char *v)
-{
-	int32_t at = 0;
-	uint32_t j;
-
-	off[0] = 0;
-	for (j = 0; j < n && j < GATHER_AHEAD2; j++)
-		__builtin_prefetch(offs[refs[j] >> 32] + (uint32_t)refs[j]);
-	for (j = 0; j < n; j++) {
-		uint64_t src = refs[j] >> 32;
-		const int32_t *o = offs[src];
-		uint32_t r = (uint32_t)refs[j];
-		int32_t len;
-
-		if (j + GATHER_AHEAD2 < n) {
-			uint64_t f = refs[j + GATHER_AHEAD2];
-
-			__builtin_prefetch(offs[f >> 32] + (uint32_t)f);
-		}
-		if (j + GATHER_AHEAD < n) {
-			uint64_t f = refs[j + GATHER_AHEAD];
-
-			__builtin_prefetch(vals[f >> 32] +
-			    offs[f >> 32][(uint32_t)f]);
-		}
-		len = o[r + 1] - o[r];
-		copy_text(v + at, vals[src] + o[r], (size_t)len);
-		at += len;
-		off[j + 1] = at;
-	}
-	return at;
-}
-
-/* Copies the w-byte values of refs[0..n) (per-source table vals) to p. */
-static void
-gather_fixed(const unsigned char *const *vals, const uint64_t *refs,
-    uint32_t n, size_t w, unsigned char *p)
-{
-	uint32_t j;
-
-#define GATHER_LOOP(T) do {						\
-	for (j = 0; j < n && j < GATHER_AHEAD; j++)			\
-		__builtin_prefetch((const T *)vals[refs[j] >> 32] +	\
-		    (uint32_t)refs[j]);					\
-	for (j = 0; j < n; j++) {					\
-		if (j + GATHER_AHEAD < n) {				\
-			uint64_t f = refs[j + GATHER_AHEAD];		\
-									\
-			__builtin_prefetch((const T *)vals[f >> 32] +	\
-			    (uint32_t)f);				\
-		}							\
-		((T *)p)[j] = ((const T *)vals[refs[j] >> 32])		\
-		    [(uint32_t)refs[j]];				\
-	}								\
-} while (0)
-	switch (w) {
-	case 1:
-		GATHER_LOOP(uint8_t);
-		break;
-	case 4:
-		GATHER_LOOP(uint32_t);
-		break;
-	default:
-		GATHER_LOOP(uint64_t);
-		break;
-	}
-#undef GATHER_LOOP
-}
-
-/* One gather, shared by the threads that carry it out. */
-struct gjob {
-	struct core_sort *s;
-	const struct core_batch *const *srcs;
-	size_t nsrcs;
-	const uint64_t *refs;
-	uint32_t n;
-	struct core_batch *out;
-	const bool *want;
-	unsigned char *chunk[2];	/* where each thread writes */
-	uint32_t next_col;		/* atomic: next column to take */
-};
-
-/* Gathers columns, taking the next one until none is left, into this
- * thread's chunk.  Columns are independent, so which thread did which
- * changes where a buffer lives, never its bytes. */
-static void
-gather_columns(void *arg, unsigned who)
-{
-	struct gjob *g = arg;
-	struct core_sort *s = g->s;
-	const struct core_batch *const *srcs = g->srcs;
-	const uint64_t *refs = g->refs;
-	const void **vals = s->gvals[who];
-	const int32_t **offs = s->goffs[who];
-	uint32_t ncols = s->schema->ncols, n = g->n, i, j;
-	unsigned char *p = g->chunk[who];
-	size_t k;
-
-	for (;;) {
-		struct core_column *d;
-		enum core_type t;
-		size_t w;
-		bool maybe_null = false;
-		uint8_t *bits;
-
-		i = __atomic_fetch_add(&g->next_col, 1, __ATOMIC_RELAXED);
-		if (i >= ncols)
-			return;
-		i = s->gorder[i];
-		d = &g->out->cols[i];
-		t = s->schema->fields[i].type.id;
-		w = core_type_width(t);
-		d->validity = NULL;
-		d->values = NULL;
-		d->offsets = NULL;
-		if (g->want != NULL && !g->want[i])
-			continue;
-		for (k = 0; k < g->nsrcs; k++)
-			if (srcs[k] != NULL && srcs[k]->cols[i].validity)
-				maybe_null = true;
-		bits = p;
-		p += A8(core_bitmap_bytes(n));
-		if (maybe_null) {
-			bool nulls = false;
-
-			memset(bits, 0xff, core_bitmap_bytes(n));
-			for (j = 0; j < n; j++) {
-				const struct core_column *c =
-				    &srcs[refs[j] >> 32]->cols[i];
-
-				if (!core_col_is_valid(c, (uint32_t)refs[j])) {
-					bits[j >> 3] &= (uint8_t)~(1u <<
-					    (j & 7));
-					nulls = true;
-				}
-			}
-			if (nulls)
-				d->validity = bits;
-		}
-		for (k = 0; k < g->nsrcs; k++) {
-			vals[k] = srcs[k] ? srcs[k]->cols[i].values : NULL;
-			offs[k] = srcs[k] ? srcs[k]->cols[i].offsets : NULL;
-		}
-		if (t == CORE_TYPE_STRING) {
-			int32_t *off = (int32_t *)p;
-			char *v = (char *)p + A8(((uint64_t)n + 1) * 4);
-			int32_t at = gather_text((const char *const *)vals,
-			    offs, refs, n, off, v);
-
-			d->offsets = off;
-			d->values = v;
-			p = (unsigned char *)v + A8((uint64_t)at);
-			continue;
-		}
-		gather_fixed((const unsigned char *const *)vals, refs, n, w,
-		    p);
-		d->values = p;
-		p += A8((uint64_t)n * w);
-	}
-}
-
-/* Makes *chunk (of *cap bytes) hold at least total, charging growth;
- * fixed says the chunk lives for the whole sort. */
-static void
-chunk_reserve(struct core_sort *s, unsigned char **chunk, uint64_t *cap,
-    uint64_t total, bool fixed)
-{
-	if (total <= *cap)
-		return;
-	/* Only a row wider than the output budget gets here: it must be
-	 * held to make progress. */
-	core_mem_charge(s->mem, total - *cap);
-	core_free_aligned(*chunk);
-	*chunk = core_xmalloc_aligned((size_t)total);
-	if (fixed)
-		s->fixed_charge += total - *cap;
-	*cap = total;
-}
-
-/* Fewer rows than this are gathered by the caller alone: handing work
- * to the other thread costs more than it saves. */
-#define GATHER_PAIR_MIN 512
-
-/*
- * Gathers rows refs[0..n) (srcs index << 32 | row) into out, whose
- * buffers are views of *chunk (grown as needed; growth is charged to
- * the budget) and, for the output batch, of the second thread's chunk.
- * Columns with want[i] false are left empty.  text is the rows' text
- * bytes over all string columns when the caller knows it (put_row
- * summed it), else UINT64_MAX and each string column's offsets are read
- * once more to size the chunk.  Each thread's chunk can hold every
- * column, since either thread may take any of them.
- */
-static void
-gather(struct core_sort *s, const struct core_batch *const *srcs,
-    size_t nsrcs, const uint64_t *refs, uint32_t n, uint64_t text,
-    struct core_batch *out, unsigned char **chunk, uint64_t *cap,
-    const bool *want)
-{
-	uint32_t ncols = s->schema->ncols, i;
-	uint64_t total = 0;
-	int oset = chunk == &s->ochunk[0] ? 0 : chunk == &s->ochunk[1] ? 1 :
-	    -1;
-	bool pair = s->pair != NULL && oset >= 0 && n >= GATHER_PAIR_MIN;
-	struct gjob g;
-
-	gather_tables(s, nsrcs);
-	for (i = 0; i < ncols; i++) {
-		enum core_type t = s->schema->fields[i].type.id;
-
-		if (want != NULL && !want[i])
-			continue;
-		total += A8(core_bitmap_bytes(n));
-		if (t == CORE_TYPE_STRING) {
-			total += A8(((uint64_t)n + 1) * 4);
-			if (text == UINT64_MAX)
-				total += A8(gather_text_bytes(s, srcs, nsrcs,
-				    i, refs, n));
-			else
-				total += 7;
-		} else {
-			total += A8((uint64_t)n * core_type_width(t));
-		}
-	}
-	if (text != UINT64_MAX)
-		total += text;
-	chunk_reserve(s, chunk, cap, total, oset >= 0);
-	/* The second thread's chunk, made (as large as the first) and
-	 * charged for the rest of the sort the first time it is needed. */
-	if (pair)
-		chunk_reserve(s, &s->ochunk2[oset], &s->ocap2[oset],
-		    total > *cap ? total : *cap, true);
-	g.s = s;
-	g.srcs = srcs;
-	g.nsrcs = nsrcs;
-	g.refs = refs;
-	g.n = n;
-	g.out = out;
-	g.want = want;
-	g.chunk[0] = *chunk;
-	g.chunk[1] = pair ? s->ochunk2[oset] : NULL;
-	g.next_col = 0;
-	core_pair_run(pair ? s->pair : NULL, gather_columns, &g);
-	out->nrows = n;
 }
 
 /* ------------------------------------------------------------------ */
@@ -813,7 +478,8 @@ static bool
 radix_sort(const struct core_sort *s, uint64_t *a, uint64_t *tmp, size_t n,
     size_t nw)
 {
-	struct core_pair *pair = n >= RADIX_PAIR_MIN ? s->pair : NULL;
+	struct core_pool *pool = n >= RADIX_PAIR_MIN ? s->workers : NULL;
+	bool pair = pool != NULL;
 	size_t st = s->stride, k, b, d, passes = 0, lg = 0;
 	unsigned char live[CORE_SORT_MAX_WORDS][8];
 	uint32_t cnt[2][256];
@@ -831,8 +497,8 @@ radix_sort(const struct core_sort *s, uint64_t *a, uint64_t *tmp, size_t n,
 	j->n = n;
 	j->st = st;
 	j->nw = nw;
-	j->half = pair != NULL ? n / 2 : n;
-	core_pair_run(pair, radix_work, j);
+	j->half = pair ? n / 2 : n;
+	core_pool_run(pool, pair ? 2 : 1, radix_work, j);
 	for (k = 0; k < nw; k++)
 		for (b = 0; b < 8; b++) {
 			d = a[k] >> (8 * b) & 0xff;
@@ -884,13 +550,13 @@ radix_sort(const struct core_sort *s, uint64_t *a, uint64_t *tmp, size_t n,
 						break;
 				}
 			} while (!live[nk][nb]);
-			j->count_next = pair != NULL && nk < nw;
+			j->count_next = pair && nk < nw;
 			j->k = (unsigned)k;
 			j->b = (unsigned)b;
 			j->nk = j->count_next ? (unsigned)nk : 0;
 			j->nb = j->count_next ? (unsigned)nb : 0;
 			memset(j->next, 0, sizeof(j->next));
-			core_pair_run(pair, radix_work, j);
+			core_pool_run(pool, pair ? 2 : 1, radix_work, j);
 			x = (uint64_t *)j->src;
 			j->src = j->dst;
 			j->dst = x;
@@ -969,14 +635,15 @@ save_prev(struct core_sort *s)
 	uint64_t ref;
 	const struct core_batch *src;
 
-	if (!s->o.unique || s->prev_b == NULL || s->prev_b == &s->prevcopy)
+	if (!s->o.unique || s->prev_b == NULL ||
+	    s->prev_b == &s->prevcopy.batch)
 		return;
 	src = s->prev_b;
 	ref = s->prev_r;
 	memcpy(s->prev_words, s->prev_w, s->plan.nw * 8);
-	gather(s, &src, 1, &ref, 1, UINT64_MAX, &s->prevcopy,
-	    &s->prev_chunk, &s->prev_cap, s->keymask);
-	s->prev_b = &s->prevcopy;
+	core_gather_rows(s->gather1, &src, 1, &ref, 1,
+	    CORE_GATHER_TEXT_UNKNOWN, s->keymask, &s->prevcopy);
+	s->prev_b = &s->prevcopy.batch;
 	s->prev_r = 0;
 	s->prev_w = s->prev_words;
 }
@@ -986,21 +653,22 @@ static void release_retired(struct core_sort *s);
 static int
 flush_out(struct core_sort *s, struct core_err *err)
 {
+	struct core_batch *out = &s->out[s->oset].batch;
 	int rc;
 
 	if (s->nrefs == 0)
 		return 0;
-	gather(s, s->srcs, s->nsrcs, s->refs, s->nrefs,
-	    s->refs_bytes - (uint64_t)s->nrefs * s->fixed_row, &s->out,
-	    &s->ochunk[s->oset], &s->ocap[s->oset], NULL);
+	core_gather_rows(s->gather, s->srcs, s->nsrcs, s->refs, s->nrefs,
+	    s->refs_bytes - (uint64_t)s->nrefs * s->fixed_row, NULL,
+	    &s->out[s->oset]);
 	s->oset ^= 1;
 	s->nrefs = 0;
 	s->refs_bytes = 0;
 	if (s->to_spill) {
-		rc = core_spill_run_write(s->spill, &s->out, err);
+		rc = core_spill_run_write(s->spill, out, err);
 	} else {
-		s->st.rows_out += s->out.nrows;
-		rc = s->emit(s->arg, &s->out, err);
+		s->st.rows_out += out->nrows;
+		rc = s->emit(s->arg, out, err);
 	}
 	save_prev(s);
 	release_retired(s);
@@ -1312,9 +980,8 @@ append_slice(struct core_sort *s, const struct core_batch *b, uint32_t r0,
 static void
 compact(struct core_sort *s)
 {
-	uint64_t *refs, size, cap = 0, cost;
-	struct core_batch tmp;
-	unsigned char *chunk = NULL;
+	uint64_t *refs, size, cost;
+	struct core_gather_out tmp;
 	const struct core_batch *pb = NULL;
 	const uint64_t *pw = NULL;
 	uint32_t pr = 0, n = 0;
@@ -1334,22 +1001,20 @@ compact(struct core_sort *s)
 		pr = ENT_ROW(e[nw]);
 		pw = e;
 	}
-	core_batch_init(&tmp, s->schema);
-	gather(s, (const struct core_batch *const *)s->bufs, s->nbufs, refs, n,
-	    UINT64_MAX, &tmp, &chunk, &cap, NULL);
+	core_gather_out_init(&tmp, s->schema);
+	core_gather_rows(s->gather1, (const struct core_batch *const *)s->bufs,
+	    s->nbufs, refs, n, CORE_GATHER_TEXT_UNKNOWN, NULL, &tmp);
 	free(refs);
-	size = slice_bytes(&tmp, 0, n);
+	size = slice_bytes(&tmp.batch, 0, n);
 	cost = size + (uint64_t)n * s->stride * 16;
 	release_buffer(s);
 	while (s->npool > 0)
 		pool_drop(s);
 	core_mem_charge(s->mem, cost);
+	append_slice(s, &tmp.batch, 0, n, NULL, size, size, cost - size);
 	/* The gathered chunk was charged while it was built; the copy
-	 * below is what stays. */
-	core_mem_release(s->mem, cap);
-	append_slice(s, &tmp, 0, n, NULL, size, size, cost - size);
-	core_batch_release(&tmp);
-	core_free_aligned(chunk);
+	 * above is what stays. */
+	core_gather_out_release(s->gather1, &tmp);
 }
 
 void
@@ -1929,29 +1594,25 @@ core_sort_new(const struct core_sort_options *o,
 	}
 	/* The output chunks, the reference lists and (when spills are
 	 * compressed) the writer's staging buffer live for the whole
-	 * sort: charge them once. */
-	s->ocap[0] = s->ocap[1] = s->out_budget + (uint64_t)schema->ncols *
-	    32;
-	s->ochunk[0] = core_xmalloc_aligned((size_t)s->ocap[0]);
-	s->ochunk[1] = core_xmalloc_aligned((size_t)s->ocap[1]);
-	s->refs = core_xmalloc(core_mul_size(s->batch_rows, 8));
-	s->fixed_charge = 2 * s->ocap[0] + (uint64_t)s->batch_rows * 16 +
-	    (o->compress_spill ? s->out_budget + s->out_budget / 8 : 0);
-	s->pair = core_pair_new(o->threads);
-	/* Under a budget the second thread's chunks are charged from the
-	 * start (charged later, when the buffer has filled the budget, they
-	 * would pass it), and charged with one thread too: the budget left
-	 * for rows, and so every run and frame, is then the same whatever
-	 * the thread count, and so are the output's bytes. */
-	if (mem->limit != CORE_MEM_UNLIMITED) {
-		for (i = 0; i < 2; i++) {
-			s->ocap2[i] = s->ocap[i];
-			if (s->pair != NULL)
-				s->ochunk2[i] = core_xmalloc_aligned(
-				    (size_t)s->ocap2[i]);
-			s->fixed_charge += s->ocap2[i];
-		}
+	 * sort: charge them once.  Under a budget the second thread's
+	 * chunks are charged from the start (charged later, when the
+	 * buffer has filled the budget, they would pass it), and charged
+	 * with one thread too: the budget left for rows, and so every run
+	 * and frame, is then the same whatever the thread count, and so
+	 * are the output's bytes. */
+	s->workers = core_pool_new(core_pool_default(o->threads, 2));
+	s->gather = core_gather_new(schema, s->workers, mem);
+	s->gather1 = core_gather_new(schema, NULL, mem);
+	for (i = 0; i < 2; i++) {
+		core_gather_out_init(&s->out[i], schema);
+		core_gather_out_reserve(s->gather, &s->out[i], s->out_budget +
+		    (uint64_t)schema->ncols * 32,
+		    mem->limit != CORE_MEM_UNLIMITED);
 	}
+	core_gather_out_init(&s->prevcopy, schema);
+	s->refs = core_xmalloc(core_mul_size(s->batch_rows, 8));
+	s->fixed_charge = (uint64_t)s->batch_rows * 16 +
+	    (o->compress_spill ? s->out_budget + s->out_budget / 8 : 0);
 	core_mem_charge(mem, s->fixed_charge);
 	/* A merge frame until one is seen: a batch's buffers, twice over
 	 * when spills are compressed (the compressed body and the buffers
@@ -1961,8 +1622,6 @@ core_sort_new(const struct core_sort_options *o,
 	    (o->compress_spill ? 2 : 1) + (uint64_t)s->batch_rows *
 	    s->plan.nw * 8;
 	arena_init(s);
-	core_batch_init(&s->out, schema);
-	core_batch_init(&s->prevcopy, schema);
 	s->keymask = core_xcalloc(schema->ncols ? schema->ncols : 1,
 	    sizeof(*s->keymask));
 	for (k = 0; k < o->nkeys; k++)
@@ -1972,24 +1631,6 @@ core_sort_new(const struct core_sort_options *o,
 	for (i = 0; i < schema->ncols; i++)
 		if (schema->fields[i].type.id == CORE_TYPE_STRING)
 			s->strcols[s->nstrcols++] = i;
-	/* The two threads of a gather take the next column until none is
-	 * left, so the costliest go first: the last one taken, which the
-	 * other thread may wait for, is then a cheap one.  Strings (offsets
-	 * and bytes) first, then by width. */
-	s->gorder = core_xcalloc(schema->ncols ? schema->ncols : 1,
-	    sizeof(*s->gorder));
-	memcpy(s->gorder, s->strcols, s->nstrcols * sizeof(*s->gorder));
-	k = s->nstrcols;
-	for (i = 0; i < schema->ncols; i++) {
-		size_t w = core_type_width(schema->fields[i].type.id), j;
-
-		if (schema->fields[i].type.id == CORE_TYPE_STRING)
-			continue;
-		for (j = k++; j > s->nstrcols && core_type_width(
-		    schema->fields[s->gorder[j - 1]].type.id) < w; j--)
-			s->gorder[j] = s->gorder[j - 1];
-		s->gorder[j] = i;
-	}
 	return s;
 }
 
@@ -2006,7 +1647,7 @@ core_sort_free(struct core_sort *s)
 	arena_free(s);
 	release_retired(s);
 	free_spares(s);
-	core_mem_release(s->mem, s->fixed_charge + s->prev_cap);
+	core_mem_release(s->mem, s->fixed_charge);
 	core_spill_free(s->spill);
 	free(s->bufs);
 	free(s->chunks);
@@ -2017,21 +1658,14 @@ core_sort_free(struct core_sort *s)
 	free(s->tmp);
 	free(s->refs);
 	free(s->bslot);
-	core_pair_free(s->pair);
-	for (i = 0; i < 2; i++) {
-		core_free_aligned(s->ochunk[i]);
-		core_free_aligned(s->ochunk2[i]);
-	}
-	core_free_aligned(s->prev_chunk);
-	core_batch_release(&s->out);
-	core_batch_release(&s->prevcopy);
+	core_pool_free(s->workers);
+	for (i = 0; i < 2; i++)
+		core_gather_out_release(s->gather, &s->out[i]);
+	core_gather_out_release(s->gather1, &s->prevcopy);
+	core_gather_free(s->gather);
+	core_gather_free(s->gather1);
 	free(s->keymask);
 	free(s->strcols);
-	free(s->gorder);
-	free(s->gvals[0]);
-	free(s->gvals[1]);
-	free(s->goffs[0]);
-	free(s->goffs[1]);
 	free(s->slots);
 	free(s->free_slots);
 	free(s->retired);
@@ -2054,12 +1688,14 @@ core_sort_get_stats(const struct core_sort *s, struct core_sort_stats *st)
 /* order checking */
 
 struct core_sort_check {
-	struct core_sort *s;		/* for gather and the key mask */
-	struct core_mem mem;
+	const struct core_sort_key *keys;	/* borrowed */
+	size_t nkeys;
+	struct core_gather *gather;	/* owned: one thread, no budget */
+	struct core_gather_out last;	/* the last row seen, its keys */
+	bool *keymask;			/* owned: ncols, key columns */
 	bool strict;
 	bool has_last;
 	uint64_t rows;			/* rows fed before this batch */
-	struct core_sort_options o;
 };
 
 struct core_sort_check *
@@ -2067,13 +1703,16 @@ core_sort_check_new(const struct core_sort_key *keys, size_t nkeys,
     const struct core_schema *schema, bool strict)
 {
 	struct core_sort_check *c = core_xcalloc(1, sizeof(*c));
+	size_t k;
 
-	core_mem_init(&c->mem, CORE_MEM_UNLIMITED);
-	c->o.keys = keys;
-	c->o.nkeys = nkeys;
-	c->o.batch_rows = 1;
-	c->o.unique = true;
-	c->s = core_sort_new(&c->o, schema, &c->mem);
+	c->keys = keys;
+	c->nkeys = nkeys;
+	c->gather = core_gather_new(schema, NULL, NULL);
+	core_gather_out_init(&c->last, schema);
+	c->keymask = core_xcalloc(schema->ncols ? schema->ncols : 1,
+	    sizeof(*c->keymask));
+	for (k = 0; k < nkeys; k++)
+		c->keymask[keys[k].col] = true;
 	c->strict = strict;
 	return c;
 }
@@ -2083,7 +1722,9 @@ core_sort_check_free(struct core_sort_check *c)
 {
 	if (c == NULL)
 		return;
-	core_sort_free(c->s);
+	core_gather_out_release(c->gather, &c->last);
+	core_gather_free(c->gather);
+	free(c->keymask);
 	free(c);
 }
 
@@ -2091,9 +1732,6 @@ int
 core_sort_check_batch(struct core_sort_check *c, const struct core_batch *b,
     uint64_t *bad)
 {
-	struct core_sort *s = c->s;
-	const struct core_batch *src = b;
-	uint64_t ref;
 	uint32_t r;
 	int cmp;
 
@@ -2103,20 +1741,20 @@ core_sort_check_batch(struct core_sort_check *c, const struct core_batch *b,
 		if (r == 0 && !c->has_last)
 			continue;
 		if (r == 0)
-			cmp = core_sort_compare(c->o.keys, c->o.nkeys,
-			    &s->prevcopy, 0, b, 0);
+			cmp = core_sort_compare(c->keys, c->nkeys,
+			    &c->last.batch, 0, b, 0);
 		else
-			cmp = core_sort_compare(c->o.keys, c->o.nkeys, b,
-			    r - 1, b, r);
+			cmp = core_sort_compare(c->keys, c->nkeys, b, r - 1,
+			    b, r);
 		if (cmp > 0 || (cmp == 0 && c->strict)) {
 			*bad = c->rows + r;
 			return 1;
 		}
 	}
-	/* The last row's keys are the next batch's predecessor. */
-	ref = b->nrows - 1;
-	gather(s, &src, 1, &ref, 1, UINT64_MAX, &s->prevcopy,
-	    &s->prev_chunk, &s->prev_cap, s->keymask);
+	/* The last row's keys are the next batch's predecessor: the batch
+	 * itself is gone by then. */
+	r = b->nrows - 1;
+	core_gather_select(c->gather, b, &r, 1, c->keymask, &c->last);
 	c->has_last = true;
 	c->rows += b->nrows;
 	return 0;

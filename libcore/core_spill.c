@@ -31,7 +31,7 @@
 #include "core_alloc.h"
 #include "core_io.h"
 #include "core_mlspill3.h"
-#include "core_pair.h"
+#include "core_pool.h"
 #include "core_spill.h"
 
 #define KIND_FRAME 0x4d415246u	/* "FRAM" */
@@ -54,7 +54,7 @@ struct core_spill {
 	uint64_t woff;
 	uint64_t written;		/* bytes of finished runs */
 	ZSTD_DCtx *dctx;
-	struct core_pair *pair;		/* owned: writes runs, or NULL */
+	struct core_pool *pool;		/* owned: writes runs, or NULL */
 };
 
 static inline uint32_t
@@ -114,7 +114,7 @@ core_spill_free(struct core_spill *sp)
 	if (sp == NULL)
 		return;
 	core_mlspill3_writer_free(sp->writer);
-	core_pair_free(sp->pair);
+	core_pool_free(sp->pool);
 	for (i = 0; i < sp->ndirs; i++) {
 		if (sp->files[i] >= 0)
 			close(sp->files[i]);
@@ -152,8 +152,8 @@ check_cap(struct core_spill *sp, struct core_err *err)
 void
 core_spill_async(struct core_spill *sp)
 {
-	if (sp->pair == NULL)
-		sp->pair = core_pair_new(0);
+	if (sp->pool == NULL)
+		sp->pool = core_pool_new(core_pool_default(0, 2));
 }
 
 int
@@ -175,7 +175,7 @@ core_spill_run_begin(struct core_spill *sp, struct core_err *err)
 	sp->woff = sp->ends[f];
 	sp->writer = core_mlspill3_writer_new(sp->files[f], sp->names[f],
 	    sp->schema, sp->level);
-	core_mlspill3_writer_async(sp->writer, sp->pair);
+	core_mlspill3_writer_async(sp->writer, sp->pool);
 	return 0;
 }
 

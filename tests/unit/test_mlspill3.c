@@ -20,7 +20,7 @@
 #include "core_alloc.h"
 #include "core_col.h"
 #include "core_mlspill3.h"
-#include "core_pair.h"
+#include "core_pool.h"
 #include "unit.h"
 
 static struct core_schema *
@@ -209,7 +209,7 @@ static void
 test_async_writer(void)
 {
 	struct core_schema *s = all_types_schema();
-	struct core_pair *pair = core_pair_new(2);
+	struct core_pool *pair = core_pool_new(2);
 	struct core_batch b[12];
 	struct core_mlspill3_writer *w;
 	struct core_err err;
@@ -265,7 +265,7 @@ test_async_writer(void)
 	close(fd[0]);
 	for (f = 0; f < 12; f++)
 		core_batch_release(&b[f]);
-	core_pair_free(pair);
+	core_pool_free(pair);
 	core_schema_free(s);
 }
 

@@ -17,7 +17,7 @@
 #include "core_io.h"
 #include "core_mem.h"
 #include "core_mlspill3.h"
-#include "core_pair.h"
+#include "core_pool.h"
 #include "core_sort.h"
 #include "fe.h"
 
@@ -264,7 +264,7 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 	struct core_mem mem;
 	struct core_batch b;
 	struct sink k = { NULL, NULL, 0 };
-	struct core_pair *wpair = NULL;
+	struct core_pool *wpool = NULL;
 	uint64_t size;
 	int rc;
 
@@ -295,8 +295,8 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 	/* Output frames are written behind the merge (core_sort keeps a
 	 * batch's buffers until the next emit). */
 	if (c->threads != 1) {
-		wpair = core_pair_new(0);
-		core_mlspill3_writer_async(k.w, wpair);
+		wpool = core_pool_new(core_pool_default(0, 2));
+		core_mlspill3_writer_async(k.w, wpool);
 	}
 	size = core_paths_size(paths, npaths);
 	k.prog = fe_progress_new(c->progress, size);
@@ -320,7 +320,7 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 		print_stats(s, &mem);
 out:
 	core_mlspill3_writer_free(k.w);
-	core_pair_free(wpair);
+	core_pool_free(wpool);
 	core_sort_free(s);
 	core_batch_release(&b);
 	core_mlspill3_reader_free(rd);

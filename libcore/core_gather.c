@@ -1,0 +1,457 @@
+/*
+ * core_gather.c - rows picked by reference, copied into columns
+ * (core_gather.h).
+ *
+ * Every load of a gather is a likely cache miss (the refs come in an
+ * order unrelated to the sources' layout, e.g. sorted), so each column
+ * is one loop that prefetches the values GATHER_AHEAD rows ahead and
+ * copies with no call per value.  The threads take the next column
+ * until none is left, the costliest first (strings, whose offsets and
+ * bytes are two dependent misses, then by width), so the last column
+ * taken, which the other thread may wait for, is a cheap one.  Each
+ * thread writes into its own chunk, sized to hold every wanted column
+ * since either thread may take any of them; columns are independent, so
+ * which thread did which changes where a buffer lives, never its bytes.
+ *
+ * Invariant: o->cap[t] is what is charged for o's chunk t, allocated or
+ * not; a chunk, when allocated, holds cap[t] bytes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_alloc.h"
+#include "core_gather.h"
+#include "core_pool.h"
+
+#define A8(n) (((n) + 7) & ~(uint64_t)7)
+
+/* Fewer rows than this are gathered by the caller alone: handing work
+ * to the other thread costs more than it saves. */
+#define GATHER_PAIR_MIN 512
+
+struct core_gather {
+	const struct core_schema *schema;	/* borrowed */
+	struct core_pool *pool;		/* borrowed; NULL: one thread */
+	struct core_mem *mem;		/* borrowed; NULL: no charging */
+	uint32_t *order;		/* owned: columns, costliest first */
+	const void **vals[CORE_GATHER_MAX_THREADS];	/* owned: per-source */
+	const int32_t **offs[CORE_GATHER_MAX_THREADS];	/* tables, per thread */
+	size_t tcap;			/* sources the tables hold */
+	uint64_t *sel;			/* owned: core_gather_select's refs */
+	size_t sel_cap;
+};
+
+/*
+ * How many rows ahead gather() asks for the values it will load: far
+ * enough that many cache misses are in flight at once.  Strings take two
+ * steps: their offsets AHEAD2 rows ahead, their bytes (whose address
+ * needs the offset) AHEAD rows ahead, by which time the offset is cached.
+ */
+#define GATHER_AHEAD 32
+#define GATHER_AHEAD2 64
+
+/* memcpy for the short strings most columns hold, inline: exact, with
+ * overlapping word moves instead of a call and a size dispatch. */
+static inline void
+copy_text(char *d, const char *src, size_t n)
+{
+	uint64_t a8, b8;
+	uint32_t a4, b4;
+
+	if (n > 16) {
+		memcpy(d, src, n);
+	} else if (n >= 8) {
+		memcpy(&a8, src, 8);
+		memcpy(&b8, src + n - 8, 8);
+		memcpy(d, &a8, 8);
+		memcpy(d + n - 8, &b8, 8);
+	} else if (n >= 4) {
+		memcpy(&a4, src, 4);
+		memcpy(&b4, src + n - 4, 4);
+		memcpy(d, &a4, 4);
+		memcpy(d + n - 4, &b4, 4);
+	} else if (n > 0) {
+		d[0] = src[0];
+		d[n / 2] = src[n / 2];
+		d[n - 1] = src[n - 1];
+	}
+}
+
+/* Copies the text of refs[0..n) (per-source tables vals, offs) to v,
+ * offsets to off; returns the bytes copied. */
+static int32_t
+gather_text(const char *const *vals, const int32_t *const *offs,
+    const uint64_t *refs, uint32_t n, int32_t *off, char *v)
+{
+	int32_t at = 0;
+	uint32_t j;
+
+	off[0] = 0;
+	for (j = 0; j < n && j < GATHER_AHEAD2; j++)
+		__builtin_prefetch(offs[refs[j] >> 32] + (uint32_t)refs[j]);
+	for (j = 0; j < n; j++) {
+		uint64_t src = refs[j] >> 32;
+		const int32_t *o = offs[src];
+		uint32_t r = (uint32_t)refs[j];
+		int32_t len;
+
+		if (j + GATHER_AHEAD2 < n) {
+			uint64_t f = refs[j + GATHER_AHEAD2];
+
+			__builtin_prefetch(offs[f >> 32] + (uint32_t)f);
+		}
+		if (j + GATHER_AHEAD < n) {
+			uint64_t f = refs[j + GATHER_AHEAD];
+
+			__builtin_prefetch(vals[f >> 32] +
+			    offs[f >> 32][(uint32_t)f]);
+		}
+		len = o[r + 1] - o[r];
+		copy_text(v + at, vals[src] + o[r], (size_t)len);
+		at += len;
+		off[j + 1] = at;
+	}
+	return at;
+}
+
+/* Copies the w-byte values of refs[0..n) (per-source table vals) to p. */
+static void
+gather_fixed(const unsigned char *const *vals, const uint64_t *refs,
+    uint32_t n, size_t w, unsigned char *p)
+{
+	uint32_t j;
+
+#define GATHER_LOOP(T) do {						\
+	for (j = 0; j < n && j < GATHER_AHEAD; j++)			\
+		__builtin_prefetch((const T *)vals[refs[j] >> 32] +	\
+		    (uint32_t)refs[j]);					\
+	for (j = 0; j < n; j++) {					\
+		if (j + GATHER_AHEAD < n) {				\
+			uint64_t f = refs[j + GATHER_AHEAD];		\
+									\
+			__builtin_prefetch((const T *)vals[f >> 32] +	\
+			    (uint32_t)f);				\
+		}							\
+		((T *)p)[j] = ((const T *)vals[refs[j] >> 32])		\
+		    [(uint32_t)refs[j]];				\
+	}								\
+} while (0)
+	switch (w) {
+	case 1:
+		GATHER_LOOP(uint8_t);
+		break;
+	case 4:
+		GATHER_LOOP(uint32_t);
+		break;
+	default:
+		GATHER_LOOP(uint64_t);
+		break;
+	}
+#undef GATHER_LOOP
+}
+
+
+/* One gather, shared by the threads that carry it out. */
+struct gjob {
+	struct core_gather *g;
+	const struct core_batch *const *srcs;
+	size_t nsrcs;
+	const uint64_t *refs;
+	uint32_t n;
+	struct core_batch *out;
+	const bool *want;
+	unsigned char *chunk[CORE_GATHER_MAX_THREADS];
+	uint32_t next_col;		/* atomic: next column to take */
+};
+
+/* Gathers columns, taking the next one until none is left, into this
+ * thread's chunk. */
+static void
+gather_columns(void *arg, unsigned who)
+{
+	struct gjob *job = arg;
+	struct core_gather *g = job->g;
+	const struct core_batch *const *srcs = job->srcs;
+	const uint64_t *refs = job->refs;
+	const void **vals = g->vals[who];
+	const int32_t **offs = g->offs[who];
+	uint32_t ncols = g->schema->ncols, n = job->n, i, j;
+	unsigned char *p = job->chunk[who];
+	size_t k;
+
+	for (;;) {
+		struct core_column *d;
+		enum core_type t;
+		size_t w;
+		bool maybe_null = false;
+		uint8_t *bits;
+
+		i = __atomic_fetch_add(&job->next_col, 1, __ATOMIC_RELAXED);
+		if (i >= ncols)
+			return;
+		i = g->order[i];
+		d = &job->out->cols[i];
+		t = g->schema->fields[i].type.id;
+		w = core_type_width(t);
+		d->validity = NULL;
+		d->values = NULL;
+		d->offsets = NULL;
+		if (job->want != NULL && !job->want[i])
+			continue;
+		for (k = 0; k < job->nsrcs; k++)
+			if (srcs[k] != NULL && srcs[k]->cols[i].validity)
+				maybe_null = true;
+		bits = p;
+		p += A8(core_bitmap_bytes(n));
+		if (maybe_null) {
+			bool nulls = false;
+
+			memset(bits, 0xff, core_bitmap_bytes(n));
+			for (j = 0; j < n; j++) {
+				const struct core_column *c =
+				    &srcs[refs[j] >> 32]->cols[i];
+
+				if (!core_col_is_valid(c, (uint32_t)refs[j])) {
+					bits[j >> 3] &= (uint8_t)~(1u <<
+					    (j & 7));
+					nulls = true;
+				}
+			}
+			if (nulls)
+				d->validity = bits;
+		}
+		for (k = 0; k < job->nsrcs; k++) {
+			vals[k] = srcs[k] ? srcs[k]->cols[i].values : NULL;
+			offs[k] = srcs[k] ? srcs[k]->cols[i].offsets : NULL;
+		}
+		if (t == CORE_TYPE_STRING) {
+			int32_t *off = (int32_t *)p;
+			char *v = (char *)p + A8(((uint64_t)n + 1) * 4);
+			int32_t at = gather_text((const char *const *)vals,
+			    offs, refs, n, off, v);
+
+			d->offsets = off;
+			d->values = v;
+			p = (unsigned char *)v + A8((uint64_t)at);
+			continue;
+		}
+		gather_fixed((const unsigned char *const *)vals, refs, n, w,
+		    p);
+		d->values = p;
+		p += A8((uint64_t)n * w);
+	}
+}
+
+/* Makes o's chunk t hold at least total bytes, charging growth. */
+static void
+chunk_reserve(struct core_gather *g, struct core_gather_out *o, unsigned t,
+    uint64_t total)
+{
+	if (total > o->cap[t]) {
+		if (g->mem != NULL)
+			core_mem_charge(g->mem, total - o->cap[t]);
+		core_free_aligned(o->chunk[t]);
+		o->chunk[t] = NULL;
+		o->cap[t] = total;
+	}
+	if (o->chunk[t] == NULL && o->cap[t] > 0)
+		o->chunk[t] = core_xmalloc_aligned((size_t)o->cap[t]);
+}
+
+/* Makes room for the per-source pointer tables, one set per thread. */
+static void
+gather_tables(struct core_gather *g, size_t nsrcs)
+{
+	unsigned t;
+
+	if (nsrcs <= g->tcap)
+		return;
+	g->tcap = nsrcs * 2;
+	for (t = 0; t < CORE_GATHER_MAX_THREADS; t++) {
+		g->vals[t] = core_xreallocarray(g->vals[t], g->tcap,
+		    sizeof(*g->vals[t]));
+		g->offs[t] = core_xreallocarray(g->offs[t], g->tcap,
+		    sizeof(*g->offs[t]));
+	}
+}
+
+/* Text bytes of column i over refs[0..n), offsets read at random. */
+static uint64_t
+gather_text_bytes(struct core_gather *g, const struct core_batch *const *srcs,
+    size_t nsrcs, uint32_t i, const uint64_t *refs, uint32_t n)
+{
+	const int32_t **offs = g->offs[0];
+	uint64_t sb = 0;
+	uint32_t j;
+	size_t k;
+
+	for (k = 0; k < nsrcs; k++)
+		offs[k] = srcs[k] ? srcs[k]->cols[i].offsets : NULL;
+	for (j = 0; j < n; j++) {
+		const int32_t *o = offs[refs[j] >> 32];
+		uint32_t r = (uint32_t)refs[j];
+
+		if (j + GATHER_AHEAD < n)
+			__builtin_prefetch(offs[refs[j + GATHER_AHEAD] >> 32] +
+			    (uint32_t)refs[j + GATHER_AHEAD]);
+		sb += (uint64_t)(o[r + 1] - o[r]);
+	}
+	return sb;
+}
+
+void
+core_gather_rows(struct core_gather *g, const struct core_batch *const *srcs,
+    size_t nsrcs, const uint64_t *refs, uint32_t n, uint64_t text,
+    const bool *want, struct core_gather_out *o)
+{
+	uint32_t ncols = g->schema->ncols, i;
+	uint64_t total = 0;
+	bool pair = core_pool_threads(g->pool) > 1 && n >= GATHER_PAIR_MIN;
+	struct gjob job;
+
+	gather_tables(g, nsrcs);
+	for (i = 0; i < ncols; i++) {
+		enum core_type t = g->schema->fields[i].type.id;
+
+		if (want != NULL && !want[i])
+			continue;
+		total += A8(core_bitmap_bytes(n));
+		if (t == CORE_TYPE_STRING) {
+			total += A8(((uint64_t)n + 1) * 4);
+			if (text == CORE_GATHER_TEXT_UNKNOWN)
+				total += A8(gather_text_bytes(g, srcs, nsrcs,
+				    i, refs, n));
+			else
+				total += 7;	/* its share of rounding */
+		} else {
+			total += A8((uint64_t)n * core_type_width(t));
+		}
+	}
+	if (text != CORE_GATHER_TEXT_UNKNOWN)
+		total += text;
+	chunk_reserve(g, o, 0, total);
+	/* The second thread's chunk keeps the first one's size. */
+	if (pair)
+		chunk_reserve(g, o, 1, o->cap[0]);
+	job.g = g;
+	job.srcs = srcs;
+	job.nsrcs = nsrcs;
+	job.refs = refs;
+	job.n = n;
+	job.out = &o->batch;
+	job.want = want;
+	job.chunk[0] = o->chunk[0];
+	job.chunk[1] = pair ? o->chunk[1] : NULL;
+	job.next_col = 0;
+	core_pool_run(g->pool, pair ? 2 : 1, gather_columns, &job);
+	o->batch.nrows = n;
+}
+
+void
+core_gather_select(struct core_gather *g, const struct core_batch *src,
+    const uint32_t *rows, uint32_t n, const bool *want,
+    struct core_gather_out *o)
+{
+	uint32_t j;
+
+	if (n > g->sel_cap) {
+		g->sel_cap = n;
+		free(g->sel);
+		g->sel = core_xmalloc(core_mul_size(n, sizeof(*g->sel)));
+	}
+	for (j = 0; j < n; j++)
+		g->sel[j] = rows[j];
+	core_gather_rows(g, &src, 1, g->sel, n, CORE_GATHER_TEXT_UNKNOWN,
+	    want, o);
+}
+
+/* ------------------------------------------------------------------ */
+/* life cycle */
+
+struct core_gather *
+core_gather_new(const struct core_schema *schema, struct core_pool *pool,
+    struct core_mem *mem)
+{
+	struct core_gather *g = core_xcalloc(1, sizeof(*g));
+	uint32_t ncols = schema->ncols, i, nstr = 0, k, j;
+
+	g->schema = schema;
+	g->pool = pool;
+	g->mem = mem;
+	/* Strings (offsets and bytes) first, then by width, widest first;
+	 * the sort keeps schema order among equals. */
+	g->order = core_xcalloc(ncols ? ncols : 1, sizeof(*g->order));
+	for (i = 0; i < ncols; i++)
+		if (schema->fields[i].type.id == CORE_TYPE_STRING)
+			g->order[nstr++] = i;
+	k = nstr;
+	for (i = 0; i < ncols; i++) {
+		size_t w = core_type_width(schema->fields[i].type.id);
+
+		if (schema->fields[i].type.id == CORE_TYPE_STRING)
+			continue;
+		for (j = k++; j > nstr && core_type_width(
+		    schema->fields[g->order[j - 1]].type.id) < w; j--)
+			g->order[j] = g->order[j - 1];
+		g->order[j] = i;
+	}
+	return g;
+}
+
+void
+core_gather_free(struct core_gather *g)
+{
+	unsigned t;
+
+	if (g == NULL)
+		return;
+	for (t = 0; t < CORE_GATHER_MAX_THREADS; t++) {
+		free(g->vals[t]);
+		free(g->offs[t]);
+	}
+	free(g->order);
+	free(g->sel);
+	free(g);
+}
+
+void
+core_gather_out_init(struct core_gather_out *o,
+    const struct core_schema *schema)
+{
+	memset(o, 0, sizeof(*o));
+	core_batch_init(&o->batch, schema);
+}
+
+void
+core_gather_out_reserve(struct core_gather *g, struct core_gather_out *o,
+    uint64_t bytes, bool every_thread)
+{
+	unsigned t;
+
+	chunk_reserve(g, o, 0, bytes);
+	if (!every_thread)
+		return;
+	for (t = 1; t < CORE_GATHER_MAX_THREADS; t++)
+		if (bytes > o->cap[t]) {
+			if (g->mem != NULL)
+				core_mem_charge(g->mem, bytes - o->cap[t]);
+			core_free_aligned(o->chunk[t]);
+			o->chunk[t] = NULL;
+			o->cap[t] = bytes;
+		}
+}
+
+void
+core_gather_out_release(struct core_gather *g, struct core_gather_out *o)
+{
+	unsigned t;
+
+	for (t = 0; t < CORE_GATHER_MAX_THREADS; t++) {
+		if (g != NULL && g->mem != NULL)
+			core_mem_release(g->mem, o->cap[t]);
+		core_free_aligned(o->chunk[t]);
+		o->chunk[t] = NULL;
+		o->cap[t] = 0;
+	}
+	core_batch_release(&o->batch);
+}
