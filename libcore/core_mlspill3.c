@@ -33,9 +33,9 @@
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
-#include <zstd.h>
 
 #include "core_alloc.h"
+#include "core_codec.h"
 #include "core_io.h"
 #include "core_mlspill3.h"
 #include "core_pair.h"
@@ -123,7 +123,7 @@ struct core_mlspill3_writer {
 	const char *name;		/* borrowed */
 	const struct core_schema *schema;	/* borrowed */
 	int level;			/* zstd level, 0 = raw */
-	ZSTD_CCtx *cctx;		/* owned when level > 0 */
+	struct core_codec_ctx *codec;	/* owned when level > 0 */
 	bool header_done;
 	bool finished;
 	unsigned char *dir;		/* record header + descriptors */
@@ -159,11 +159,8 @@ core_mlspill3_writer_new(int fd, const char *name,
 	w->name = name;
 	w->schema = schema;
 	w->level = zstd_level;
-	if (zstd_level > 0) {
-		w->cctx = ZSTD_createCCtx();
-		if (w->cctx == NULL)
-			core_xmalloc(SIZE_MAX);	/* out of memory path */
-	}
+	if (zstd_level > 0)
+		w->codec = core_codec_ctx_new();
 	w->dir_cap = REC_HDR + (size_t)schema->ncols * NBUF * DESC_LEN;
 	w->dir = core_xmalloc(w->dir_cap);
 	w->iov_cap = 2 + (size_t)schema->ncols * NBUF * 2;
@@ -179,7 +176,7 @@ core_mlspill3_writer_free(struct core_mlspill3_writer *w)
 	if (w->pending)
 		core_pair_wait(w->pair);
 	free(w->job_cols);
-	ZSTD_freeCCtx(w->cctx);
+	core_codec_ctx_free(w->codec);
 	free(w->dir);
 	free(w->zbuf);
 	free(w->iov);
@@ -280,10 +277,13 @@ add_buffer(struct core_mlspill3_writer *w, unsigned char *desc,
 	uint32_t codec = CODEC_RAW;
 
 	if (w->level > 0 && len >= 64) {
-		size_t z = ZSTD_compressCCtx(w->cctx, w->zbuf + *zoff,
-		    w->zbuf_cap - *zoff, p, len, w->level);
+		size_t z;
 
-		if (!ZSTD_isError(z) && z + pad8(z) < len) {
+		/* A failure stores the buffer raw, as one that does not
+		 * shrink is. */
+		if (core_codec_compress(w->codec, CORE_CODEC_ZSTD, w->level,
+		    p, len, w->zbuf + *zoff, w->zbuf_cap - *zoff, &z,
+		    NULL) == 0 && z + pad8(z) < len) {
 			stored = w->zbuf + *zoff;
 			slen = z;
 			codec = CODEC_ZSTD;
@@ -341,9 +341,11 @@ write_frame(struct core_mlspill3_writer *w, const struct core_batch *b,
 			    (size_t)c->offsets[n] :
 			    (size_t)n * core_type_width(c->type.id);
 
-			need += ZSTD_compressBound(core_bitmap_bytes(n)) + 8;
-			need += ZSTD_compressBound(((size_t)n + 1) * 4) + 8;
-			need += ZSTD_compressBound(vlen) + 8;
+			need += core_codec_bound(CORE_CODEC_ZSTD,
+			    core_bitmap_bytes(n)) + 8;
+			need += core_codec_bound(CORE_CODEC_ZSTD,
+			    ((size_t)n + 1) * 4) + 8;
+			need += core_codec_bound(CORE_CODEC_ZSTD, vlen) + 8;
 		}
 		if (need > w->zbuf_cap) {
 			free(w->zbuf);
@@ -496,7 +498,7 @@ struct core_mlspill3_reader {
 	unsigned char *buf;		/* aligned read buffer */
 	size_t cap, start, end;
 	bool eof;			/* read(2) returned 0 on fd */
-	ZSTD_DCtx *dctx;
+	struct core_codec_ctx *codec;	/* owned */
 	void *zraw;			/* owned: expanded buffers */
 	size_t zraw_cap;
 	struct core_mlspill3_stats st;
@@ -713,9 +715,7 @@ corrupt:
 static void
 reader_init(struct core_mlspill3_reader *r)
 {
-	r->dctx = ZSTD_createDCtx();
-	if (r->dctx == NULL)
-		core_xmalloc(SIZE_MAX);
+	r->codec = core_codec_ctx_new();
 }
 
 int
@@ -766,7 +766,7 @@ core_mlspill3_reader_free(struct core_mlspill3_reader *r)
 	if (r->close_fd && r->fd >= 0)
 		close(r->fd);
 	core_free_aligned(r->zraw);
-	ZSTD_freeDCtx(r->dctx);
+	core_codec_ctx_free(r->codec);
 	core_free_aligned(r->buf);
 	core_schema_free(r->schema);
 	free(r->name);
@@ -896,7 +896,7 @@ set_column(struct core_column *c, const void *const p[NBUF],
 int
 core_mlspill3_body_decode(const struct core_schema *s,
     const unsigned char *body, uint64_t body_len, uint32_t nrows,
-    struct ZSTD_DCtx_s *dctx, unsigned char *zraw, struct core_batch *b,
+    struct core_codec_ctx *cx, unsigned char *zraw, struct core_batch *b,
     const char **why)
 {
 	uint64_t pos = (uint64_t)s->ncols * NBUF * DESC_LEN, zpos = 0;
@@ -917,11 +917,9 @@ core_mlspill3_body_decode(const struct core_schema *s,
 			if (get32(d) == CODEC_RAW) {
 				p[j] = body + pos;
 			} else {
-				size_t got = ZSTD_decompressDCtx(dctx,
-				    zraw + zpos, (size_t)raw, body + pos,
-				    (size_t)stored);
-
-				if (ZSTD_isError(got) || got != raw) {
+				if (core_codec_decompress(cx, CORE_CODEC_ZSTD,
+				    body + pos, (size_t)stored, zraw + zpos,
+				    (size_t)raw, NULL) != 0) {
 					*why = "bad compressed buffer";
 					return CORE_ECORRUPT;
 				}
@@ -965,7 +963,7 @@ read_frame(struct core_mlspill3_reader *r, const unsigned char *rec,
 	if (zbytes > 0)
 		core_grow_aligned(&r->zraw, &r->zraw_cap, (size_t)zbytes);
 	if (core_mlspill3_body_decode(r->schema, body, body_len,
-	    (uint32_t)nrows, r->dctx, r->zraw, b, &why) != 0)
+	    (uint32_t)nrows, r->codec, r->zraw, b, &why) != 0)
 		return corrupt_frame(r, at, why, err);
 	consume(r, REC_HDR + (size_t)body_len);
 	r->stream_rows += nrows;

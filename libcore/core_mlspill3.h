@@ -107,11 +107,11 @@ void core_mlspill3_reader_stats(const struct core_mlspill3_reader *r,
  *   lies inside it; *zbytes is the room its compressed buffers need once
  *   expanded (0 when none is compressed).
  * body_decode: points b's columns (b initialized on s) into body, or into
- *   zraw (at least *zbytes; dctx is a ZSTD_DCtx, needed only then) for
- *   compressed buffers, after checking each column against nrows.  The
- *   batch is a view, valid while body and zraw are.
+ *   zraw (at least *zbytes; cx decompresses them, and is used only
+ *   then) for compressed buffers, after checking each column against
+ *   nrows.  The batch is a view, valid while body and zraw are.
  */
-struct ZSTD_DCtx_s;
+struct core_codec_ctx;
 int core_mlspill3_frame_check(const struct core_schema *s, uint64_t body_len,
     uint64_t nrows, const char **why);
 int core_mlspill3_body_scan(const struct core_schema *s,
@@ -119,7 +119,7 @@ int core_mlspill3_body_scan(const struct core_schema *s,
     const char **why);
 int core_mlspill3_body_decode(const struct core_schema *s,
     const unsigned char *body, uint64_t body_len, uint32_t nrows,
-    struct ZSTD_DCtx_s *dctx, unsigned char *zraw, struct core_batch *b,
+    struct core_codec_ctx *cx, unsigned char *zraw, struct core_batch *b,
     const char **why);
 
 #endif

@@ -26,9 +26,9 @@
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
-#include <zstd.h>
 
 #include "core_alloc.h"
+#include "core_codec.h"
 #include "core_io.h"
 #include "core_mlspill3.h"
 #include "core_pair.h"
@@ -53,7 +53,7 @@ struct core_spill {
 	uint32_t wfile;
 	uint64_t woff;
 	uint64_t written;		/* bytes of finished runs */
-	ZSTD_DCtx *dctx;
+	struct core_codec_ctx *codec;	/* owned: decompresses frames */
 	struct core_pair *pair;		/* owned: writes runs, or NULL */
 };
 
@@ -103,6 +103,7 @@ core_spill_new(const char *const *dirs, size_t ndirs, uint64_t max_bytes,
 	sp->max_bytes = max_bytes;
 	sp->level = zstd_level;
 	sp->schema = schema;
+	sp->codec = core_codec_ctx_new();
 	return sp;
 }
 
@@ -123,7 +124,7 @@ core_spill_free(struct core_spill *sp)
 	free(sp->files);
 	free(sp->ends);
 	free(sp->names);
-	ZSTD_freeDCtx(sp->dctx);
+	core_codec_ctx_free(sp->codec);
 	free(sp);
 }
 
@@ -347,13 +348,10 @@ core_spill_read_frame(struct core_spill *sp, struct core_spill_cursor *c,
 	if (core_mlspill3_body_scan(sp->schema, f->body, body_len, &zbytes,
 	    &why) != 0)
 		return corrupt(sp, c, why, err);
-	if (zbytes > 0) {
+	if (zbytes > 0)
 		grow(&f->raw, &f->raw_cap, zbytes, f, mem);
-		if (sp->dctx == NULL && (sp->dctx = ZSTD_createDCtx()) == NULL)
-			core_xmalloc(SIZE_MAX);	/* out of memory */
-	}
 	if (core_mlspill3_body_decode(sp->schema, f->body, body_len,
-	    (uint32_t)nrows, sp->dctx, f->raw, &f->batch, &why) != 0)
+	    (uint32_t)nrows, sp->codec, f->raw, &f->batch, &why) != 0)
 		return corrupt(sp, c, why, err);
 	f->batch.nrows = (uint32_t)nrows;
 	c->pos += REC_HDR + body_len;

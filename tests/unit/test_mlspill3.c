@@ -15,9 +15,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <zstd.h>
-
 #include "core_alloc.h"
+#include "core_codec.h"
 #include "core_col.h"
 #include "core_mlspill3.h"
 #include "core_pair.h"
@@ -363,7 +362,7 @@ body_decoder(int level)
 	uint64_t body_len, nrows, zbytes;
 	unsigned char *zraw = NULL;
 	size_t zcap = 0, len, at;
-	struct ZSTD_DCtx_s *dctx = ZSTD_createDCtx();
+	struct core_codec_ctx *cx = core_codec_ctx_new();
 	const char *why;
 	char *bytes;
 	uint32_t i, row;
@@ -409,7 +408,7 @@ body_decoder(int level)
 				core_grow_aligned((void **)&zraw, &zcap,
 				    (size_t)zbytes);
 			rc = core_mlspill3_body_decode(s, body, body_len,
-			    (uint32_t)nrows, dctx, zraw, &got, &why);
+			    (uint32_t)nrows, cx, zraw, &got, &why);
 		}
 		if (rc != 0) {
 			CHECK_EQ_INT(rc, CORE_ECORRUPT);
@@ -435,7 +434,7 @@ body_decoder(int level)
 	core_batch_release(&want[0]);
 	core_free_aligned(body);
 	core_free_aligned(zraw);
-	ZSTD_freeDCtx(dctx);
+	core_codec_ctx_free(cx);
 	free(bytes);
 	core_schema_free(s);
 }
