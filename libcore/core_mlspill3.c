@@ -21,6 +21,11 @@
  * The reader validates structure after the checksum too (offsets
  * monotonic and in range, buffer sizes matching the row count), so even a
  * well-checksummed but malformed frame cannot make it read out of bounds.
+ *
+ * This file alone knows the byte layout: core_spill, which reads runs
+ * with pread(2), parses and verifies what it reads with the record and
+ * body functions of core_mlspill3_private.h, as the stream reader does.
+ * Buffers are compressed and expanded through core_codec.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -11,9 +11,8 @@
  * every piece to the functions here.  The stream reader parses records
  * with the same functions.
  *
- * Each returns 0, or CORE_ECORRUPT (CORE_EDATA for a stream header that is
- * not MLSPILL3 or of another major version) with *why, a static string,
- * saying what is wrong; the caller names the place.
+ * Each returns 0, or CORE_ECORRUPT with *why, a static string, saying
+ * what is wrong; the caller names the place.
  */
 #ifndef CORE_MLSPILL3_PRIVATE_H
 #define CORE_MLSPILL3_PRIVATE_H

@@ -383,10 +383,11 @@ test_wrong_size(void)
 
 /*
  * Damage.  gzip carries a CRC-32 and the length of its content, so
- * every changed byte past its header is caught.  zstd (no content checksum, as colpipe writes it) and
- * snappy (none at all) rely on their container's checksum for the
- * content; a damaged header or length is still caught, and no damage
- * may ever write past the declared size or crash.
+ * every changed byte past its header is caught.  zstd (no content
+ * checksum, as colpipe writes it) and snappy (none at all) rely on their
+ * container's checksum for the content; a damaged header or length is
+ * still caught, and no damage may ever write past the declared size or
+ * crash.
  */
 static void
 test_corrupted(void)
