@@ -21,6 +21,11 @@
  * The reader validates structure after the checksum too (offsets
  * monotonic and in range, buffer sizes matching the row count), so even a
  * well-checksummed but malformed frame cannot make it read out of bounds.
+ *
+ * This file alone knows the byte layout: core_spill, which reads runs
+ * with pread(2), parses and verifies what it reads with the record and
+ * body functions of core_mlspill3_private.h, as the stream reader does.
+ * Buffers are compressed and expanded through core_codec.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,16 +38,19 @@
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
-#include <zstd.h>
 
 #include "core_alloc.h"
+#include "core_codec.h"
 #include "core_io.h"
 #include "core_mlspill3.h"
+#include "core_mlspill3_private.h"
 #include "core_pool.h"
 
 #define KIND_FRAME 0x4d415246u	/* "FRAM" */
 #define KIND_END 0x21444e45u	/* "END!" */
-#define REC_HDR 32
+#define REC_HDR CORE_MLSPILL3_RECORD_HDR
+#define END_BODY CORE_MLSPILL3_END_BODY
+#define SCHEMA_MAX (1u << 26)	/* most schema_len bytes read */
 #define DESC_LEN 24
 #define NBUF 3			/* validity, offsets, values */
 #define CODEC_RAW 0
@@ -115,6 +123,15 @@ record_header(unsigned char *hdr, uint32_t kind, uint64_t body_len,
 	put32(hdr + 4, record_check(hdr));
 }
 
+/* Bytes of a stream header whose column descriptors take schema_len. */
+static size_t
+header_len(uint32_t schema_len)
+{
+	size_t len = 24 + (size_t)schema_len;
+
+	return len + pad8(len) + 8;
+}
+
 /* ------------------------------------------------------------------ */
 /* writer */
 
@@ -123,7 +140,7 @@ struct core_mlspill3_writer {
 	const char *name;		/* borrowed */
 	const struct core_schema *schema;	/* borrowed */
 	int level;			/* zstd level, 0 = raw */
-	ZSTD_CCtx *cctx;		/* owned when level > 0 */
+	struct core_codec_ctx *codec;	/* owned when level > 0 */
 	bool header_done;
 	bool finished;
 	unsigned char *dir;		/* record header + descriptors */
@@ -160,11 +177,8 @@ core_mlspill3_writer_new(int fd, const char *name,
 	w->name = name;
 	w->schema = schema;
 	w->level = zstd_level;
-	if (zstd_level > 0) {
-		w->cctx = ZSTD_createCCtx();
-		if (w->cctx == NULL)
-			core_xmalloc(SIZE_MAX);	/* out of memory path */
-	}
+	if (zstd_level > 0)
+		w->codec = core_codec_ctx_new();
 	w->dir_cap = REC_HDR + (size_t)schema->ncols * NBUF * DESC_LEN;
 	w->dir = core_xmalloc(w->dir_cap);
 	w->iov_cap = 2 + (size_t)schema->ncols * NBUF * 2;
@@ -180,7 +194,7 @@ core_mlspill3_writer_free(struct core_mlspill3_writer *w)
 	if (w->pending)
 		core_pool_wait(w->pool, &w->task);
 	free(w->job_cols);
-	ZSTD_freeCCtx(w->cctx);
+	core_codec_ctx_free(w->codec);
 	free(w->dir);
 	free(w->zbuf);
 	free(w->iov);
@@ -239,8 +253,7 @@ write_header(struct core_mlspill3_writer *w, struct core_err *err)
 
 	for (i = 0; i < s->ncols; i++)
 		schema_len += 8 + strlen(s->fields[i].name);
-	len = 24 + schema_len;
-	len += pad8(len) + 8;
+	len = header_len((uint32_t)schema_len);
 	h = core_xcalloc(1, len);
 	memcpy(h, CORE_MLSPILL3_MAGIC, 8);
 	put16(h + 8, CORE_MLSPILL3_MAJOR);
@@ -281,10 +294,13 @@ add_buffer(struct core_mlspill3_writer *w, unsigned char *desc,
 	uint32_t codec = CODEC_RAW;
 
 	if (w->level > 0 && len >= 64) {
-		size_t z = ZSTD_compressCCtx(w->cctx, w->zbuf + *zoff,
-		    w->zbuf_cap - *zoff, p, len, w->level);
+		size_t z;
 
-		if (!ZSTD_isError(z) && z + pad8(z) < len) {
+		/* A failure stores the buffer raw, as one that does not
+		 * shrink is. */
+		if (core_codec_compress(w->codec, CORE_CODEC_ZSTD, w->level,
+		    p, len, w->zbuf + *zoff, w->zbuf_cap - *zoff, &z,
+		    NULL) == 0 && z + pad8(z) < len) {
 			stored = w->zbuf + *zoff;
 			slen = z;
 			codec = CODEC_ZSTD;
@@ -342,9 +358,11 @@ write_frame(struct core_mlspill3_writer *w, const struct core_batch *b,
 			    (size_t)c->offsets[n] :
 			    (size_t)n * core_type_width(c->type.id);
 
-			need += ZSTD_compressBound(core_bitmap_bytes(n)) + 8;
-			need += ZSTD_compressBound(((size_t)n + 1) * 4) + 8;
-			need += ZSTD_compressBound(vlen) + 8;
+			need += core_codec_bound(CORE_CODEC_ZSTD,
+			    core_bitmap_bytes(n)) + 8;
+			need += core_codec_bound(CORE_CODEC_ZSTD,
+			    ((size_t)n + 1) * 4) + 8;
+			need += core_codec_bound(CORE_CODEC_ZSTD, vlen) + 8;
 		}
 		if (need > w->zbuf_cap) {
 			free(w->zbuf);
@@ -459,7 +477,7 @@ int
 core_mlspill3_writer_finish(struct core_mlspill3_writer *w,
     struct core_err *err)
 {
-	unsigned char rec[REC_HDR + 24];
+	unsigned char rec[REC_HDR + END_BODY];
 	struct iovec iov;
 	int r;
 
@@ -470,7 +488,8 @@ core_mlspill3_writer_finish(struct core_mlspill3_writer *w,
 	put64(rec + REC_HDR, w->st.rows);
 	put64(rec + REC_HDR + 8, w->st.frames);
 	put64(rec + REC_HDR + 16, 0);
-	record_header(rec, KIND_END, 24, 0, XXH3_64bits(rec + REC_HDR, 24));
+	record_header(rec, KIND_END, END_BODY, 0,
+	    XXH3_64bits(rec + REC_HDR, END_BODY));
 	iov.iov_base = rec;
 	iov.iov_len = sizeof(rec);
 	if ((r = writev_all(w, &iov, 1, err)) != 0)
@@ -497,7 +516,7 @@ struct core_mlspill3_reader {
 	unsigned char *buf;		/* aligned read buffer */
 	size_t cap, start, end;
 	bool eof;			/* read(2) returned 0 on fd */
-	ZSTD_DCtx *dctx;
+	struct core_codec_ctx *codec;	/* owned */
 	void *zraw;			/* owned: expanded buffers */
 	size_t zraw_cap;
 	struct core_mlspill3_stats st;
@@ -641,12 +660,11 @@ read_stream_header(struct core_mlspill3_reader *r, struct core_err *err)
 		    CORE_MLSPILL3_MAJOR);
 	ncols = get32(h + 16);
 	schema_len = get32(h + 20);
-	if (schema_len > (1u << 26) || ncols > schema_len / 8 + 1)
+	if (schema_len > SCHEMA_MAX || ncols > schema_len / 8 + 1)
 		return core_err_set(err, CORE_ECORRUPT,
 		    "%s: corrupt stream header at byte %llu", r->name,
 		    (unsigned long long)r->offset);
-	len = 24 + (size_t)schema_len;
-	len += pad8(len) + 8;
+	len = header_len(schema_len);
 	if ((k = ensure(r, len, err)) < 0)
 		return (int)k;
 	if ((size_t)k < len)
@@ -714,9 +732,7 @@ corrupt:
 static void
 reader_init(struct core_mlspill3_reader *r)
 {
-	r->dctx = ZSTD_createDCtx();
-	if (r->dctx == NULL)
-		core_xmalloc(SIZE_MAX);
+	r->codec = core_codec_ctx_new();
 }
 
 int
@@ -767,7 +783,7 @@ core_mlspill3_reader_free(struct core_mlspill3_reader *r)
 	if (r->close_fd && r->fd >= 0)
 		close(r->fd);
 	core_free_aligned(r->zraw);
-	ZSTD_freeDCtx(r->dctx);
+	core_codec_ctx_free(r->codec);
 	core_free_aligned(r->buf);
 	core_schema_free(r->schema);
 	free(r->name);
@@ -794,6 +810,94 @@ corrupt_frame(struct core_mlspill3_reader *r, uint64_t at, const char *why,
 	return core_err_set(err, CORE_ECORRUPT,
 	    "%s: corrupt stream: frame at byte %llu: %s", r->name,
 	    (unsigned long long)at, why);
+}
+
+/* ------------------------------------------------------------------ */
+/* records (also read by core_spill) */
+
+int
+core_mlspill3_header_len(const unsigned char *h,
+    const struct core_schema *s, uint64_t *len, const char **why)
+{
+	uint32_t schema_len = get32(h + 20);
+
+	if (memcmp(h, CORE_MLSPILL3_MAGIC, 8) != 0) {
+		*why = "no MLSPILL3 stream header";
+		return CORE_ECORRUPT;
+	}
+	if (get16(h + 8) != CORE_MLSPILL3_MAJOR) {
+		*why = "unsupported MLSPILL3 version";
+		return CORE_ECORRUPT;
+	}
+	if (get32(h + 16) != s->ncols || schema_len > SCHEMA_MAX ||
+	    s->ncols > schema_len / 8 + 1) {
+		*why = "bad stream header";
+		return CORE_ECORRUPT;
+	}
+	*len = header_len(schema_len);
+	return 0;
+}
+
+int
+core_mlspill3_record_parse(const unsigned char *h,
+    const struct core_schema *s, struct core_mlspill3_record *rec,
+    const char **why)
+{
+	uint32_t kind = get32(h);
+
+	if (get32(h + 4) != record_check(h)) {
+		*why = "record header check mismatch";
+		return CORE_ECORRUPT;
+	}
+	rec->body_len = get64(h + 8);
+	rec->nrows = get64(h + 16);
+	rec->sum = get64(h + 24);
+	if (kind == KIND_FRAME) {
+		rec->kind = CORE_MLSPILL3_FRAME;
+		if (core_mlspill3_frame_check(s, rec->body_len, rec->nrows,
+		    why) != 0)
+			return CORE_ECORRUPT;
+	} else if (kind == KIND_END) {
+		rec->kind = CORE_MLSPILL3_END;
+		if (rec->body_len != END_BODY || rec->nrows != 0) {
+			*why = "bad end record";
+			return CORE_ECORRUPT;
+		}
+	} else {
+		*why = "unknown record kind";
+		return CORE_ECORRUPT;
+	}
+	/* Cannot overflow: frame_check bounds body_len. */
+	rec->len = REC_HDR + rec->body_len;
+	return 0;
+}
+
+int
+core_mlspill3_body_verify(const struct core_mlspill3_record *rec,
+    const unsigned char *body, const char **why)
+{
+	if (XXH3_64bits(body, (size_t)rec->body_len) != rec->sum) {
+		*why = rec->kind == CORE_MLSPILL3_END ?
+		    "end record checksum mismatch" : "checksum mismatch";
+		return CORE_ECORRUPT;
+	}
+	return 0;
+}
+
+int
+core_mlspill3_end_parse(const struct core_mlspill3_record *rec,
+    const unsigned char *body, uint64_t *rows, uint64_t *frames,
+    const char **why)
+{
+	if (rec->kind != CORE_MLSPILL3_END) {
+		*why = "not an end record";
+		return CORE_ECORRUPT;
+	}
+	if (core_mlspill3_body_verify(rec, body, why) != 0)
+		return CORE_ECORRUPT;
+	*rows = get64(body);
+	*frames = get64(body + 8);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -897,7 +1001,7 @@ set_column(struct core_column *c, const void *const p[NBUF],
 int
 core_mlspill3_body_decode(const struct core_schema *s,
     const unsigned char *body, uint64_t body_len, uint32_t nrows,
-    struct ZSTD_DCtx_s *dctx, unsigned char *zraw, struct core_batch *b,
+    struct core_codec_ctx *cx, unsigned char *zraw, struct core_batch *b,
     const char **why)
 {
 	uint64_t pos = (uint64_t)s->ncols * NBUF * DESC_LEN, zpos = 0;
@@ -918,11 +1022,9 @@ core_mlspill3_body_decode(const struct core_schema *s,
 			if (get32(d) == CODEC_RAW) {
 				p[j] = body + pos;
 			} else {
-				size_t got = ZSTD_decompressDCtx(dctx,
-				    zraw + zpos, (size_t)raw, body + pos,
-				    (size_t)stored);
-
-				if (ZSTD_isError(got) || got != raw) {
+				if (core_codec_decompress(cx, CORE_CODEC_ZSTD,
+				    body + pos, (size_t)stored, zraw + zpos,
+				    (size_t)raw, NULL) != 0) {
 					*why = "bad compressed buffer";
 					return CORE_ECORRUPT;
 				}
@@ -941,70 +1043,61 @@ core_mlspill3_body_decode(const struct core_schema *s,
 /* reader, continued */
 
 static int
-read_frame(struct core_mlspill3_reader *r, const unsigned char *rec,
-    struct core_batch *b, struct core_err *err)
+read_frame(struct core_mlspill3_reader *r,
+    const struct core_mlspill3_record *rec, struct core_batch *b,
+    struct core_err *err)
 {
-	uint64_t body_len = get64(rec + 8), nrows = get64(rec + 16);
 	uint64_t at = r->offset, zbytes;
 	const unsigned char *body;
 	const char *why;
 	ssize_t k;
 
-	if (core_mlspill3_frame_check(r->schema, body_len, nrows, &why) != 0)
-		return corrupt_frame(r, at, why, err);
-	if ((k = ensure(r, REC_HDR + (size_t)body_len, err)) < 0)
+	if ((k = ensure(r, (size_t)rec->len, err)) < 0)
 		return (int)k;
-	if ((size_t)k < REC_HDR + body_len)
+	if ((size_t)k < rec->len)
 		return truncated(r, err);
-	rec = r->buf + r->start;
-	body = rec + REC_HDR;
-	if (XXH3_64bits(body, (size_t)body_len) != get64(rec + 24))
-		return corrupt_frame(r, at, "checksum mismatch", err);
-	if (core_mlspill3_body_scan(r->schema, body, body_len, &zbytes,
+	body = r->buf + r->start + REC_HDR;
+	if (core_mlspill3_body_verify(rec, body, &why) != 0 ||
+	    core_mlspill3_body_scan(r->schema, body, rec->body_len, &zbytes,
 	    &why) != 0)
 		return corrupt_frame(r, at, why, err);
 	if (zbytes > 0)
 		core_grow_aligned(&r->zraw, &r->zraw_cap, (size_t)zbytes);
-	if (core_mlspill3_body_decode(r->schema, body, body_len,
-	    (uint32_t)nrows, r->dctx, r->zraw, b, &why) != 0)
+	if (core_mlspill3_body_decode(r->schema, body, rec->body_len,
+	    (uint32_t)rec->nrows, r->codec, r->zraw, b, &why) != 0)
 		return corrupt_frame(r, at, why, err);
-	consume(r, REC_HDR + (size_t)body_len);
-	r->stream_rows += nrows;
+	consume(r, (size_t)rec->len);
+	r->stream_rows += rec->nrows;
 	r->stream_frames++;
-	r->st.rows += nrows;
+	r->st.rows += rec->nrows;
 	r->st.frames++;
 	return 0;
 }
 
 static int
-read_end(struct core_mlspill3_reader *r, const unsigned char *rec,
-    struct core_err *err)
+read_end(struct core_mlspill3_reader *r,
+    const struct core_mlspill3_record *rec, struct core_err *err)
 {
-	uint64_t at = r->offset;
-	const unsigned char *body;
+	uint64_t at = r->offset, rows, frames;
+	const char *why;
 	ssize_t k;
 
-	if (get64(rec + 8) != 24 || get64(rec + 16) != 0)
-		return corrupt_frame(r, at, "bad end record", err);
-	if ((k = ensure(r, REC_HDR + 24, err)) < 0)
+	if ((k = ensure(r, (size_t)rec->len, err)) < 0)
 		return (int)k;
-	if ((size_t)k < REC_HDR + 24)
+	if ((size_t)k < rec->len)
 		return truncated(r, err);
-	body = r->buf + r->start + REC_HDR;
-	if (XXH3_64bits(body, 24) != get64(r->buf + r->start + 24))
-		return corrupt_frame(r, at, "end record checksum mismatch",
-		    err);
-	if (get64(body) != r->stream_rows || get64(body + 8) !=
-	    r->stream_frames)
+	if (core_mlspill3_end_parse(rec, r->buf + r->start + REC_HDR, &rows,
+	    &frames, &why) != 0)
+		return corrupt_frame(r, at, why, err);
+	if (rows != r->stream_rows || frames != r->stream_frames)
 		return core_err_set(err, CORE_ECORRUPT,
 		    "%s: corrupt stream: end record at byte %llu counts %llu "
 		    "rows in %llu frames, the stream had %llu in %llu",
 		    r->name, (unsigned long long)at,
-		    (unsigned long long)get64(body),
-		    (unsigned long long)get64(body + 8),
+		    (unsigned long long)rows, (unsigned long long)frames,
 		    (unsigned long long)r->stream_rows,
 		    (unsigned long long)r->stream_frames);
-	consume(r, REC_HDR + 24);
+	consume(r, (size_t)rec->len);
 	r->in_stream = false;
 	return 0;
 }
@@ -1013,8 +1106,8 @@ int
 core_mlspill3_reader_next(struct core_mlspill3_reader *r,
     struct core_batch *b, struct core_err *err)
 {
-	const unsigned char *rec;
-	uint32_t kind;
+	struct core_mlspill3_record rec;
+	const char *why;
 	ssize_t k;
 	int rc;
 
@@ -1049,17 +1142,12 @@ core_mlspill3_reader_next(struct core_mlspill3_reader *r,
 			return (int)k;
 		if ((size_t)k < REC_HDR)
 			return truncated(r, err);
-		rec = r->buf + r->start;
-		if (get32(rec + 4) != record_check(rec))
-			return corrupt_frame(r, r->offset,
-			    "record header check mismatch", err);
-		kind = get32(rec);
-		if (kind == KIND_FRAME)
-			return read_frame(r, rec, b, err);
-		if (kind != KIND_END)
-			return corrupt_frame(r, r->offset,
-			    "unknown record kind", err);
-		if ((rc = read_end(r, rec, err)) != 0)
+		if (core_mlspill3_record_parse(r->buf + r->start, r->schema,
+		    &rec, &why) != 0)
+			return corrupt_frame(r, r->offset, why, err);
+		if (rec.kind == CORE_MLSPILL3_FRAME)
+			return read_frame(r, &rec, b, err);
+		if ((rc = read_end(r, &rec, err)) != 0)
 			return rc;
 	}
 }

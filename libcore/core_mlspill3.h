@@ -95,30 +95,7 @@ int core_mlspill3_reader_next(struct core_mlspill3_reader *r,
 void core_mlspill3_reader_stats(const struct core_mlspill3_reader *r,
     struct core_mlspill3_stats *st);
 
-/*
- * Frame bodies, for readers that fetch a frame's bytes themselves (spill
- * files, read with pread(2)).  Each returns 0, or CORE_ECORRUPT with *why
- * saying what is wrong; the caller names the place.
- *
- * frame_check: a record header's body length and row count are possible
- *   for schema s (check before reading or allocating the body).
- * body_scan: every buffer descriptor of a body (its checksum verified)
- *   lies inside it; *zbytes is the room its compressed buffers need once
- *   expanded (0 when none is compressed).
- * body_decode: points b's columns (b initialized on s) into body, or into
- *   zraw (at least *zbytes; dctx is a ZSTD_DCtx, needed only then) for
- *   compressed buffers, after checking each column against nrows.  The
- *   batch is a view, valid while body and zraw are.
- */
-struct ZSTD_DCtx_s;
-int core_mlspill3_frame_check(const struct core_schema *s, uint64_t body_len,
-    uint64_t nrows, const char **why);
-int core_mlspill3_body_scan(const struct core_schema *s,
-    const unsigned char *body, uint64_t body_len, uint64_t *zbytes,
-    const char **why);
-int core_mlspill3_body_decode(const struct core_schema *s,
-    const unsigned char *body, uint64_t body_len, uint32_t nrows,
-    struct ZSTD_DCtx_s *dctx, unsigned char *zraw, struct core_batch *b,
-    const char **why);
+/* Readers inside libcore that fetch a stream's bytes themselves (spill
+ * files, read with pread(2)) parse them with core_mlspill3_private.h. */
 
 #endif

@@ -36,13 +36,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <snappy-c.h>
 #define XXH_INLINE_ALL
 #include <xxhash.h>
-#include <zlib.h>
-#include <zstd.h>
 
 #include "core_alloc.h"
+#include "core_codec.h"
 #include "core_pool.h"
 #include "core_parquet_write.h"
 #include "core_thrift.h"
@@ -138,9 +136,7 @@ struct enc {
 	struct buf body;		/* a page body */
 	struct buf comp;		/* a compressed body */
 	struct core_parquet_rle ienc;	/* dictionary indices */
-	ZSTD_CCtx *zctx;		/* owned, zstd only */
-	z_stream zs;			/* gzip only */
-	bool zs_init;
+	struct core_codec_ctx *codec;	/* owned */
 	uint64_t pages;			/* pages this scratch built */
 	int rc;				/* the slice's first failure */
 	struct core_err err;
@@ -411,19 +407,21 @@ core_parquet_codec_parse(const char *s, struct core_parquet_options *o,
 	if (n == 4 && strncmp(s, "zstd", 4) == 0) {
 		o->codec = CORE_PARQUET_ZSTD;
 		o->level = CORE_PARQUET_DEFAULT_ZSTD_LEVEL;
-		if (colon && parse_level(colon + 1, 1, ZSTD_maxCLevel(),
-		    &o->level) != 0)
+		if (colon && parse_level(colon + 1, 1,
+		    core_codec_level_max(CORE_CODEC_ZSTD), &o->level) != 0)
 			return core_err_set(err, CORE_EUSAGE,
 			    "invalid zstd level in '%s' (1 to %d)", s,
-			    ZSTD_maxCLevel());
+			    core_codec_level_max(CORE_CODEC_ZSTD));
 		return 0;
 	}
 	if (n == 4 && strncmp(s, "gzip", 4) == 0) {
 		o->codec = CORE_PARQUET_GZIP;
 		o->level = CORE_PARQUET_DEFAULT_GZIP_LEVEL;
-		if (colon && parse_level(colon + 1, 1, 9, &o->level) != 0)
+		if (colon && parse_level(colon + 1, 1,
+		    core_codec_level_max(CORE_CODEC_GZIP), &o->level) != 0)
 			return core_err_set(err, CORE_EUSAGE,
-			    "invalid gzip level in '%s' (1 to 9)", s);
+			    "invalid gzip level in '%s' (1 to %d)", s,
+			    core_codec_level_max(CORE_CODEC_GZIP));
 		return 0;
 	}
 	if (colon == NULL && strcmp(s, "snappy") == 0) {
@@ -455,58 +453,39 @@ emit(struct core_parquet_writer *w, const void *p, size_t n,
 	return 0;
 }
 
+static enum core_codec
+page_codec(enum core_parquet_codec c)
+{
+	switch (c) {
+	case CORE_PARQUET_SNAPPY:
+		return CORE_CODEC_SNAPPY;
+	case CORE_PARQUET_GZIP:
+		return CORE_CODEC_GZIP;
+	case CORE_PARQUET_ZSTD:
+		return CORE_CODEC_ZSTD;
+	case CORE_PARQUET_UNCOMPRESSED:
+		break;
+	}
+	return CORE_CODEC_NONE;
+}
+
 /* Compresses src into e->comp; returns its length in *outlen. */
 static int
 compress_page(struct core_parquet_writer *w, struct enc *e,
     const uint8_t *src, size_t n, size_t *outlen, struct core_err *err)
 {
-	size_t bound, r;
-	int zrc;
+	enum core_codec codec = page_codec(w->o.codec);
+	size_t bound = core_codec_bound(codec, n);
+	int rc;
 
 	e->comp.len = 0;
-	switch (w->o.codec) {
-	case CORE_PARQUET_UNCOMPRESSED:
-		buf_put(&e->comp, src, n);
-		break;
-	case CORE_PARQUET_SNAPPY:
-		bound = snappy_max_compressed_length(n);
-		buf_reserve(&e->comp, bound);
-		r = bound;
-		if (snappy_compress((const char *)src, n, (char *)e->comp.p,
-		    &r) != SNAPPY_OK)
-			return core_err_set(err, CORE_EINTERNAL,
-			    "snappy compression failed");
-		e->comp.len = r;
-		break;
-	case CORE_PARQUET_ZSTD:
-		bound = ZSTD_compressBound(n);
-		buf_reserve(&e->comp, bound);
-		r = ZSTD_compressCCtx(e->zctx, e->comp.p, bound, src, n,
-		    w->o.level);
-		if (ZSTD_isError(r))
-			return core_err_set(err, CORE_EINTERNAL,
-			    "zstd compression failed: %s",
-			    ZSTD_getErrorName(r));
-		e->comp.len = r;
-		break;
-	case CORE_PARQUET_GZIP:
-		if (deflateReset(&e->zs) != Z_OK)
-			return core_err_set(err, CORE_EINTERNAL,
-			    "gzip compression failed");
-		bound = deflateBound(&e->zs, (uLong)n);
-		buf_reserve(&e->comp, bound);
-		e->zs.next_in = (Bytef *)(uintptr_t)src;
-		e->zs.avail_in = (uInt)n;
-		e->zs.next_out = e->comp.p;
-		e->zs.avail_out = (uInt)bound;
-		zrc = deflate(&e->zs, Z_FINISH);
-		if (zrc != Z_STREAM_END)
-			return core_err_set(err, CORE_EINTERNAL,
-			    "gzip compression failed (%d)", zrc);
-		e->comp.len = bound - e->zs.avail_out;
-		break;
-	}
-	*outlen = e->comp.len;
+	buf_reserve(&e->comp, bound);
+	/* The bound as capacity: what a page compresses to depends on
+	 * nothing but its bytes and the level. */
+	if ((rc = core_codec_compress(e->codec, codec, w->o.level, src, n,
+	    e->comp.p, bound, outlen, err)) != 0)
+		return rc;
+	e->comp.len = *outlen;
 	return 0;
 }
 
@@ -1627,28 +1606,13 @@ col_setup(struct col *c, const struct core_field *f,
 	core_parquet_rle_init(&c->def, 1);
 }
 
-static int
-enc_init(struct enc *e, const struct core_parquet_options *o,
-    struct core_err *err)
+static void
+enc_init(struct enc *e)
 {
 	memset(e, 0, sizeof(*e));
 	core_thrift_init(&e->hdr);
 	core_parquet_rle_init(&e->ienc, 1);
-	if (o->codec == CORE_PARQUET_ZSTD) {
-		e->zctx = ZSTD_createCCtx();
-		if (e->zctx == NULL)
-			return core_err_set(err, CORE_EINTERNAL,
-			    "cannot create a zstd context");
-	} else if (o->codec == CORE_PARQUET_GZIP) {
-		/* windowBits 15 + 16: the gzip wrapper Parquet's GZIP
-		 * codec means. */
-		if (deflateInit2(&e->zs, o->level, Z_DEFLATED, 15 + 16, 8,
-		    Z_DEFAULT_STRATEGY) != Z_OK)
-			return core_err_set(err, CORE_EINTERNAL,
-			    "cannot start gzip compression");
-		e->zs_init = true;
-	}
-	return 0;
+	e->codec = core_codec_ctx_new();
 }
 
 static void
@@ -1658,11 +1622,8 @@ enc_release(struct enc *e)
 	buf_free(&e->body);
 	buf_free(&e->comp);
 	core_parquet_rle_release(&e->ienc);
-	ZSTD_freeCCtx(e->zctx);
-	e->zctx = NULL;
-	if (e->zs_init)
-		deflateEnd(&e->zs);
-	e->zs_init = false;
+	core_codec_ctx_free(e->codec);
+	e->codec = NULL;
 }
 
 /* Encodes columns of the current slice, taking them one at a time until
@@ -1747,12 +1708,7 @@ core_parquet_writer_new(struct core_output *out,
 	core_thrift_init(&w->rg);
 	w->nenc = 2;
 	for (i = 0; i < w->nenc; i++)
-		if ((rc = enc_init(&w->enc[i], o, err)) != 0) {
-			/* No second thread yet; free releases both scratch
-			 * sets. */
-			core_parquet_writer_free(w);
-			return rc;
-		}
+		enc_init(&w->enc[i]);
 	/* Without a second thread (one core, -j1, or none to be had) the
 	 * caller encodes alone: slower, not wrong. */
 	if ((w->pool = core_pool_new(core_pool_default(o->threads,

@@ -4,14 +4,15 @@
  * Writing goes through core_mlspill3's writer, so a run is a well-formed
  * MLSPILL3 stream (mlspill3(5)) appended at the end of its file; the
  * file's own offset is always at its end because reads use pread(2).
- * Reading fetches each frame with pread(2) into the merge frame's own
- * buffer (a stream reader would keep a large read buffer per run, too
- * much for a wide merge under a small budget): the 32-byte record header
- * (kind, check, body length, rows, body XXH3-64) here, the body's
- * buffers with core_mlspill3's body decoder.  Everything read is verified
- * (record check, body checksum, buffer bounds, string offsets) before a
- * batch points into it, because a file on a full or failing disk is input
- * like any other.
+ * Reading fetches each record with pread(2), the body into the merge
+ * frame's own buffer (a stream reader would keep a large read buffer per
+ * run, too much for a wide merge under a small budget).  What the bytes
+ * mean is core_mlspill3's alone (core_mlspill3_private.h): this file
+ * reads a record's header, asks how long the record is, reads its body
+ * and hands it back to be verified and decoded.  Everything read is
+ * verified (record check, body checksum, buffer bounds, string offsets,
+ * the end record's counts) before a batch points into it, because a file
+ * on a full or failing disk is input like any other.
  *
  * Invariants: files[i] >= 0 once opened; ends[i] is the size of file i;
  * at most one run is open for writing (writer != NULL).
@@ -24,19 +25,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-#include <zstd.h>
-
 #include "core_alloc.h"
+#include "core_codec.h"
 #include "core_io.h"
 #include "core_mlspill3.h"
+#include "core_mlspill3_private.h"
 #include "core_pool.h"
 #include "core_spill.h"
-
-#define KIND_FRAME 0x4d415246u	/* "FRAM" */
-#define KIND_END 0x21444e45u	/* "END!" */
-#define REC_HDR 32
 
 struct core_spill {
 	const char *const *dirs;	/* borrowed */
@@ -53,28 +48,9 @@ struct core_spill {
 	uint32_t wfile;
 	uint64_t woff;
 	uint64_t written;		/* bytes of finished runs */
-	ZSTD_DCtx *dctx;
+	struct core_codec_ctx *codec;	/* owned: decompresses frames */
 	struct core_pool *pool;		/* owned: writes runs, or NULL */
 };
-
-static inline uint32_t
-get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	    (uint32_t)p[3] << 24;
-}
-
-static inline uint64_t
-get64(const unsigned char *p)
-{
-	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
-}
-
-static inline uint64_t
-pad8(uint64_t n)
-{
-	return (8 - (n & 7)) & 7;
-}
 
 struct core_spill *
 core_spill_new(const char *const *dirs, size_t ndirs, uint64_t max_bytes,
@@ -103,6 +79,7 @@ core_spill_new(const char *const *dirs, size_t ndirs, uint64_t max_bytes,
 	sp->max_bytes = max_bytes;
 	sp->level = zstd_level;
 	sp->schema = schema;
+	sp->codec = core_codec_ctx_new();
 	return sp;
 }
 
@@ -123,7 +100,7 @@ core_spill_free(struct core_spill *sp)
 	free(sp->files);
 	free(sp->ends);
 	free(sp->names);
-	ZSTD_freeDCtx(sp->dctx);
+	core_codec_ctx_free(sp->codec);
 	free(sp);
 }
 
@@ -259,23 +236,21 @@ int
 core_spill_cursor_open(struct core_spill *sp, struct core_spill_cursor *c,
     const struct core_spill_run *run, struct core_err *err)
 {
-	unsigned char h[24];
+	unsigned char h[CORE_MLSPILL3_HEADER_FIXED];
+	const char *why;
 	uint64_t len;
 	int rc;
 
 	c->run = run;
 	c->pos = run->off;
-	c->rows = 0;
+	c->rows = c->frames = 0;
 	c->done = false;
 	if ((rc = read_at(sp, run, h, sizeof(h), c->pos, err)) != 0)
 		return rc;
-	if (memcmp(h, "MLSPILL3", 8) != 0 || get32(h + 16) !=
-	    sp->schema->ncols)
-		return corrupt(sp, c, "bad stream header", err);
 	/* The header was written by this process for this schema; its
 	 * length is all a reader needs from it. */
-	len = 24 + (uint64_t)get32(h + 20);
-	len += pad8(len) + 8;
+	if (core_mlspill3_header_len(h, sp->schema, &len, &why) != 0)
+		return corrupt(sp, c, why, err);
 	if (len > run->len)
 		return corrupt(sp, c, "bad stream header", err);
 	c->pos += len;
@@ -308,55 +283,67 @@ grow(unsigned char **buf, uint64_t *cap, uint64_t need,
 	*cap = need;
 }
 
+/* Reads the end record whose header is rec, and checks its counts. */
+static int
+read_end(struct core_spill *sp, struct core_spill_cursor *c,
+    const struct core_mlspill3_record *rec, struct core_err *err)
+{
+	unsigned char body[CORE_MLSPILL3_END_BODY];
+	uint64_t rows, frames;
+	const char *why;
+	int rc;
+
+	if ((rc = read_at(sp, c->run, body, sizeof(body),
+	    c->pos + CORE_MLSPILL3_RECORD_HDR, err)) != 0)
+		return rc;
+	if (core_mlspill3_end_parse(rec, body, &rows, &frames, &why) != 0)
+		return corrupt(sp, c, why, err);
+	if (rows != c->rows || frames != c->frames || c->rows != c->run->rows)
+		return corrupt(sp, c, "row count mismatch", err);
+	c->done = true;
+	return CORE_EOF;
+}
+
 int
 core_spill_read_frame(struct core_spill *sp, struct core_spill_cursor *c,
     struct core_spill_frame *f, struct core_mem *mem, struct core_err *err)
 {
 	const struct core_spill_run *run = c->run;
-	uint64_t body_len, nrows, zbytes;
-	unsigned char h[REC_HDR], tmp[REC_HDR];
+	unsigned char h[CORE_MLSPILL3_RECORD_HDR];
+	struct core_mlspill3_record rec;
+	uint64_t zbytes;
 	const char *why;
 	int rc;
 
 	if (c->done)
 		return CORE_EOF;
-	if ((rc = read_at(sp, run, h, REC_HDR, c->pos, err)) != 0)
+	/* Nothing outside the run is read: a cut run is not the next. */
+	if (c->pos + sizeof(h) > run->off + run->len)
+		return corrupt(sp, c, "record past the end of the run", err);
+	if ((rc = read_at(sp, run, h, sizeof(h), c->pos, err)) != 0)
 		return rc;
-	memcpy(tmp, h, REC_HDR);
-	memset(tmp + 4, 0, 4);
-	if (get32(h + 4) != (uint32_t)XXH3_64bits(tmp, REC_HDR))
-		return corrupt(sp, c, "record check mismatch", err);
-	body_len = get64(h + 8);
-	nrows = get64(h + 16);
-	if (get32(h) == KIND_END) {
-		c->done = true;
-		if (c->rows != run->rows)
-			return corrupt(sp, c, "row count mismatch", err);
-		return CORE_EOF;
-	}
-	if (get32(h) != KIND_FRAME ||
-	    core_mlspill3_frame_check(sp->schema, body_len, nrows, &why) != 0 ||
-	    c->pos + REC_HDR + body_len > run->off + run->len)
-		return corrupt(sp, c, "bad frame header", err);
-	grow(&f->body, &f->body_cap, body_len, f, mem);
-	if ((rc = read_at(sp, run, f->body, (size_t)body_len,
-	    c->pos + REC_HDR, err)) != 0)
-		return rc;
-	if (XXH3_64bits(f->body, (size_t)body_len) != get64(h + 24))
-		return corrupt(sp, c, "checksum mismatch", err);
-	if (core_mlspill3_body_scan(sp->schema, f->body, body_len, &zbytes,
-	    &why) != 0)
+	if (core_mlspill3_record_parse(h, sp->schema, &rec, &why) != 0)
 		return corrupt(sp, c, why, err);
-	if (zbytes > 0) {
+	if (c->pos + rec.len > run->off + run->len)
+		return corrupt(sp, c, "record past the end of the run", err);
+	if (rec.kind == CORE_MLSPILL3_END)
+		return read_end(sp, c, &rec, err);
+	grow(&f->body, &f->body_cap, rec.body_len, f, mem);
+	if ((rc = read_at(sp, run, f->body, (size_t)rec.body_len,
+	    c->pos + CORE_MLSPILL3_RECORD_HDR, err)) != 0)
+		return rc;
+	if (core_mlspill3_body_verify(&rec, f->body, &why) != 0 ||
+	    core_mlspill3_body_scan(sp->schema, f->body, rec.body_len,
+	    &zbytes, &why) != 0)
+		return corrupt(sp, c, why, err);
+	if (zbytes > 0)
 		grow(&f->raw, &f->raw_cap, zbytes, f, mem);
-		if (sp->dctx == NULL && (sp->dctx = ZSTD_createDCtx()) == NULL)
-			core_xmalloc(SIZE_MAX);	/* out of memory */
-	}
-	if (core_mlspill3_body_decode(sp->schema, f->body, body_len,
-	    (uint32_t)nrows, sp->dctx, f->raw, &f->batch, &why) != 0)
+	if (core_mlspill3_body_decode(sp->schema, f->body, rec.body_len,
+	    (uint32_t)rec.nrows, sp->codec, f->raw, &f->batch, &why) != 0)
 		return corrupt(sp, c, why, err);
-	f->batch.nrows = (uint32_t)nrows;
-	c->pos += REC_HDR + body_len;
-	c->rows += nrows;
+	f->batch.nrows = (uint32_t)rec.nrows;
+	c->pos += rec.len;
+	c->rows += rec.nrows;
+	c->frames++;
 	return 0;
 }

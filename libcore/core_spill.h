@@ -36,6 +36,7 @@ struct core_spill_cursor {
 	const struct core_spill_run *run;	/* borrowed */
 	uint64_t pos;		/* absolute file offset of next record */
 	uint64_t rows;		/* rows read so far */
+	uint64_t frames;	/* frames read so far */
 	bool done;		/* the end record was read */
 };
 

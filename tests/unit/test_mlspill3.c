@@ -6,7 +6,9 @@
  * multi-frame stream cut at every byte offset must read as truncated, every
  * single-bit flip must be detected, concatenated streams read as one, a
  * schema mismatch and an unknown version are rejected; the body decoder
- * shared with spill files survives damage behind a good checksum.
+ * shared with spill files survives damage behind a good checksum, and the
+ * record and header parsers they share reject every kind of damaged
+ * header, also behind a recomputed record check.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,11 +17,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <zstd.h>
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include "core_alloc.h"
+#include "core_codec.h"
 #include "core_col.h"
 #include "core_mlspill3.h"
+#include "core_mlspill3_private.h"
 #include "core_pool.h"
 #include "unit.h"
 
@@ -363,7 +368,7 @@ body_decoder(int level)
 	uint64_t body_len, nrows, zbytes;
 	unsigned char *zraw = NULL;
 	size_t zcap = 0, len, at;
-	struct ZSTD_DCtx_s *dctx = ZSTD_createDCtx();
+	struct core_codec_ctx *cx = core_codec_ctx_new();
 	const char *why;
 	char *bytes;
 	uint32_t i, row;
@@ -409,7 +414,7 @@ body_decoder(int level)
 				core_grow_aligned((void **)&zraw, &zcap,
 				    (size_t)zbytes);
 			rc = core_mlspill3_body_decode(s, body, body_len,
-			    (uint32_t)nrows, dctx, zraw, &got, &why);
+			    (uint32_t)nrows, cx, zraw, &got, &why);
 		}
 		if (rc != 0) {
 			CHECK_EQ_INT(rc, CORE_ECORRUPT);
@@ -435,7 +440,7 @@ body_decoder(int level)
 	core_batch_release(&want[0]);
 	core_free_aligned(body);
 	core_free_aligned(zraw);
-	ZSTD_freeDCtx(dctx);
+	core_codec_ctx_free(cx);
 	free(bytes);
 	core_schema_free(s);
 }
@@ -567,6 +572,216 @@ test_empty_stream(void)
 	core_schema_free(s);
 }
 
+/* ---- the record parser shared with spill files ---- */
+
+/* The record check as mlspill3(5) states it, for headers made here. */
+static void
+set_check(unsigned char *h)
+{
+	unsigned char tmp[32];
+	uint32_t c;
+
+	memcpy(tmp, h, 32);
+	memset(tmp + 4, 0, 4);
+	c = (uint32_t)XXH3_64bits(tmp, 32);
+	memcpy(h + 4, &c, 4);
+}
+
+static void
+put_u64(unsigned char *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+/* A stream of two frames: its first frame's record and its end record. */
+static char *
+two_frames(const struct core_schema *s, size_t *len, size_t *frame,
+    size_t *end)
+{
+	struct core_batch want[2];
+	size_t at;
+	char *bytes;
+	int fd;
+
+	fd = write_stream(s, 1, want, 2, 300, 4);
+	bytes = slurp(fd, len);
+	close(fd);
+	core_batch_release(&want[0]);
+	core_batch_release(&want[1]);
+	*frame = *end = 0;
+	for (at = 0; at + 32 <= *len; at += 8)
+		if (*frame == 0 && memcmp(bytes + at, "FRAM", 4) == 0)
+			*frame = at;
+	*end = *len - 32 - CORE_MLSPILL3_END_BODY;
+	CHECK(*frame > 0);
+	CHECK(memcmp(bytes + *end, "END!", 4) == 0);
+	return bytes;
+}
+
+static void
+test_record_parse(void)
+{
+	struct core_schema *s = all_types_schema();
+	struct core_mlspill3_record rec;
+	unsigned char h[32];
+	const unsigned char *p;
+	uint64_t rows, frames, body_len;
+	size_t len, fr, end, bit;
+	const char *why = NULL;
+	char *bytes = two_frames(s, &len, &fr, &end);
+	int missed = 0;
+
+	/* Good records. */
+	p = (const unsigned char *)bytes + fr;
+	CHECK_EQ_INT(core_mlspill3_record_parse(p, s, &rec, &why), 0);
+	CHECK_EQ_INT(rec.kind, CORE_MLSPILL3_FRAME);
+	CHECK_EQ_INT(rec.nrows, 300);
+	CHECK_EQ_INT(rec.len, 32 + rec.body_len);
+	CHECK(fr + rec.len < end);
+	CHECK_EQ_INT(core_mlspill3_body_verify(&rec, p + 32, &why), 0);
+	body_len = rec.body_len;
+	p = (const unsigned char *)bytes + end;
+	CHECK_EQ_INT(core_mlspill3_record_parse(p, s, &rec, &why), 0);
+	CHECK_EQ_INT(rec.kind, CORE_MLSPILL3_END);
+	CHECK_EQ_INT(rec.len, 32 + CORE_MLSPILL3_END_BODY);
+	CHECK_EQ_INT(core_mlspill3_end_parse(&rec, p + 32, &rows, &frames,
+	    &why), 0);
+	CHECK_EQ_INT(rows, 601);
+	CHECK_EQ_INT(frames, 2);
+
+	/* Every single-bit flip of either header fails its check. */
+	for (bit = 0; bit < 2 * 256; bit++) {
+		memcpy(h, bytes + (bit < 256 ? fr : end), 32);
+		h[bit % 256 / 8] ^= (unsigned char)(1u << (bit % 8));
+		why = NULL;
+		if (core_mlspill3_record_parse(h, s, &rec, &why) !=
+		    CORE_ECORRUPT || why == NULL)
+			missed++;
+	}
+	CHECK_EQ_INT(missed, 0);
+	memcpy(h, bytes + fr, 32);
+	h[5] ^= 1;
+	CHECK_EQ_INT(core_mlspill3_record_parse(h, s, &rec, &why),
+	    CORE_ECORRUPT);
+	CHECK_EQ_STR(why, "record header check mismatch");
+
+	/* A good check over bad contents. */
+	memcpy(h, bytes + fr, 32);
+	memcpy(h, "FRAX", 4);
+	set_check(h);
+	CHECK_EQ_INT(core_mlspill3_record_parse(h, s, &rec, &why),
+	    CORE_ECORRUPT);
+	CHECK_EQ_STR(why, "unknown record kind");
+	{
+		/* Frame lengths: past the reader's limit, unaligned, too
+		 * short for the directory; rows: none, too many. */
+		const uint64_t bad_len[] = {
+			(uint64_t)1 << 40, CORE_MLSPILL3_MAX_BODY + 8,
+			body_len + 4, 8, 0, UINT64_MAX,
+		};
+		const uint64_t bad_rows[] = { 0, UINT32_MAX, UINT64_MAX };
+		size_t i;
+
+		for (i = 0; i < sizeof(bad_len) / sizeof(bad_len[0]); i++) {
+			memcpy(h, bytes + fr, 32);
+			put_u64(h + 8, bad_len[i]);
+			set_check(h);
+			CHECK_EQ_INT(core_mlspill3_record_parse(h, s, &rec,
+			    &why), CORE_ECORRUPT);
+			CHECK_EQ_STR(why, "bad frame header");
+		}
+		for (i = 0; i < sizeof(bad_rows) / sizeof(bad_rows[0]); i++) {
+			memcpy(h, bytes + fr, 32);
+			put_u64(h + 16, bad_rows[i]);
+			set_check(h);
+			CHECK_EQ_INT(core_mlspill3_record_parse(h, s, &rec,
+			    &why), CORE_ECORRUPT);
+			CHECK_EQ_STR(why, "bad frame header");
+		}
+		/* The end record: its body is 24 bytes and it has no
+		 * rows. */
+		for (i = 0; i < 4; i++) {
+			memcpy(h, bytes + end, 32);
+			if (i < 3)
+				put_u64(h + 8, (uint64_t[]){ 0, 32,
+				    UINT64_MAX }[i]);
+			else
+				put_u64(h + 16, 1);
+			set_check(h);
+			CHECK_EQ_INT(core_mlspill3_record_parse(h, s, &rec,
+			    &why), CORE_ECORRUPT);
+			CHECK_EQ_STR(why, "bad end record");
+		}
+	}
+
+	/* Bodies that do not match their checksum. */
+	{
+		unsigned char *body = core_xmalloc(body_len);
+
+		memcpy(h, bytes + fr, 32);
+		CHECK_EQ_INT(core_mlspill3_record_parse(h, s, &rec, &why), 0);
+		memcpy(body, bytes + fr + 32, body_len);
+		body[body_len - 1] ^= 0x80;
+		CHECK_EQ_INT(core_mlspill3_body_verify(&rec, body, &why),
+		    CORE_ECORRUPT);
+		CHECK_EQ_STR(why, "checksum mismatch");
+		free(body);
+		CHECK_EQ_INT(core_mlspill3_end_parse(&rec,
+		    (const unsigned char *)bytes + end + 32, &rows, &frames,
+		    &why), CORE_ECORRUPT);
+		memcpy(h, bytes + end, 32);
+		CHECK_EQ_INT(core_mlspill3_record_parse(h, s, &rec, &why), 0);
+		memcpy(h, bytes + end + 32, 24);
+		h[0] ^= 1;		/* one row more */
+		CHECK_EQ_INT(core_mlspill3_end_parse(&rec, h, &rows, &frames,
+		    &why), CORE_ECORRUPT);
+		CHECK_EQ_STR(why, "end record checksum mismatch");
+	}
+	free(bytes);
+	core_schema_free(s);
+}
+
+static void
+test_header_len(void)
+{
+	struct core_schema *s = all_types_schema();
+	struct core_schema *other = core_schema_new(2);
+	struct core_coltype t = { CORE_TYPE_INT64, 0, 0 };
+	unsigned char h[CORE_MLSPILL3_HEADER_FIXED];
+	uint64_t len, schema_len;
+	size_t blen, fr, end;
+	const char *why = NULL;
+	char *bytes = two_frames(s, &blen, &fr, &end);
+
+	core_schema_set(other, 0, "a", t);
+	core_schema_set(other, 1, "b", t);
+	memcpy(h, bytes, sizeof(h));
+	CHECK_EQ_INT(core_mlspill3_header_len(h, s, &len, &why), 0);
+	/* The header ends where the first record starts. */
+	CHECK_EQ_INT(len, fr);
+	CHECK_EQ_INT(core_mlspill3_header_len(h, other, &len, &why),
+	    CORE_ECORRUPT);
+	CHECK_EQ_STR(why, "bad stream header");
+	h[3] ^= 1;
+	CHECK_EQ_INT(core_mlspill3_header_len(h, s, &len, &why),
+	    CORE_ECORRUPT);
+	CHECK_EQ_STR(why, "no MLSPILL3 stream header");
+	memcpy(h, bytes, sizeof(h));
+	h[8] = 2;
+	CHECK_EQ_INT(core_mlspill3_header_len(h, s, &len, &why),
+	    CORE_ECORRUPT);
+	CHECK_EQ_STR(why, "unsupported MLSPILL3 version");
+	/* A column descriptor length no header could have. */
+	memcpy(h, bytes, sizeof(h));
+	schema_len = 0xffffffffu;
+	memcpy(h + 20, &schema_len, 4);
+	CHECK_EQ_INT(core_mlspill3_header_len(h, s, &len, &why),
+	    CORE_ECORRUPT);
+	free(bytes);
+	core_schema_free(other);
+	core_schema_free(s);
+}
+
 int
 main(void)
 {
@@ -578,6 +793,8 @@ main(void)
 	RUN(test_bit_flips_zstd);
 	RUN(test_body_decoder_raw);
 	RUN(test_body_decoder_zstd);
+	RUN(test_record_parse);
+	RUN(test_header_len);
 	RUN(test_concatenated_streams);
 	RUN(test_schema_mismatch);
 	RUN(test_unknown_version);
