@@ -1000,6 +1000,8 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 	r->conf.schema = r->schema;
 	r->conf.ncols = r->schema->ncols;
 	r->conf.nulls = r->opt.nulls;
+	r->conf.pin_hint = r->opt.pin_hint != NULL ? r->opt.pin_hint :
+	    "; pin the column's type";
 	r->conf.nnulls = r->opt.nnulls;
 	r->conf.batch_rows = r->opt.batch_rows;
 	r->conf.rejecting = r->opt.rejects != NULL;

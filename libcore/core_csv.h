@@ -119,6 +119,11 @@ struct core_csv_options {
 	uint64_t max_errors;	/* with rejects: CORE_ELIMIT once more than
 				   this many rows were rejected (default
 				   UINT64_MAX) */
+	const char *pin_hint;	/* borrowed: appended to the message for
+				   a value that does not fit an inferred
+				   type, the tool's way to pin one (e.g.
+				   "; pin the type with --schema"); NULL:
+				   "; pin the column's type" */
 };
 
 /* Fills o with the defaults (sniff everything, batch_rows 8192,

@@ -1039,7 +1039,7 @@ take_row(struct csv_parser *ps, const char *buf, size_t row,
 	 * show; say how to fix that. */
 	record_bad(ps, buf, row, bad, what, f->p, f->len,
 	    !cf->pinned[bad] && fd->type.id != CORE_TYPE_STRING ?
-	    "; pin the type with --schema" : "", res);
+	    cf->pin_hint : "", res);
 	return false;
 }
 

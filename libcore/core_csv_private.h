@@ -119,6 +119,8 @@ struct csv_conf {
 	bool rejecting;			/* rejects sink set: go on */
 	uint64_t max_errors;
 	bool skip_blank;		/* blank lines are no rows (ncols>1) */
+	const char *pin_hint;		/* borrowed: after a value that does
+					   not fit an inferred type */
 	/* Knobs for tests; zero in normal use. */
 	bool by_row;			/* convert row by row: the reference
 					   path the block path must match */

@@ -24,7 +24,7 @@
  *
  * This file alone knows the byte layout: core_spill, which reads runs
  * with pread(2), parses and verifies what it reads with the record and
- * body functions of core_mlspill3_private.h, as the stream reader does.
+ * body functions of core_mlspill3_record.h, as the stream reader does.
  * Buffers are compressed and expanded through core_codec.
  */
 #include <errno.h>
@@ -43,7 +43,7 @@
 #include "core_codec.h"
 #include "core_io.h"
 #include "core_mlspill3.h"
-#include "core_mlspill3_private.h"
+#include "core_mlspill3_record.h"
 #include "core_pool.h"
 
 #define KIND_FRAME 0x4d415246u	/* "FRAM" */

@@ -96,6 +96,6 @@ void core_mlspill3_reader_stats(const struct core_mlspill3_reader *r,
     struct core_mlspill3_stats *st);
 
 /* Readers inside libcore that fetch a stream's bytes themselves (spill
- * files, read with pread(2)) parse them with core_mlspill3_private.h. */
+ * files, read with pread(2)) parse them with core_mlspill3_record.h. */
 
 #endif

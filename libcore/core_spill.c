@@ -7,7 +7,7 @@
  * Reading fetches each record with pread(2), the body into the merge
  * frame's own buffer (a stream reader would keep a large read buffer per
  * run, too much for a wide merge under a small budget).  What the bytes
- * mean is core_mlspill3's alone (core_mlspill3_private.h): this file
+ * mean is core_mlspill3's alone (core_mlspill3_record.h): this file
  * reads a record's header, asks how long the record is, reads its body
  * and hands it back to be verified and decoded.  Everything read is
  * verified (record check, body checksum, buffer bounds, string offsets,
@@ -29,7 +29,7 @@
 #include "core_codec.h"
 #include "core_io.h"
 #include "core_mlspill3.h"
-#include "core_mlspill3_private.h"
+#include "core_mlspill3_record.h"
 #include "core_pool.h"
 #include "core_spill.h"
 
@@ -120,9 +120,8 @@ check_cap(struct core_spill *sp, struct core_err *err)
 {
 	if (sp->max_bytes != 0 && core_spill_bytes(sp) > sp->max_bytes)
 		return core_err_set(err, CORE_ELIMIT,
-		    "temporary files would exceed --max-spill (%llu bytes): "
-		    "raise --max-spill or --memory",
-		    (unsigned long long)sp->max_bytes);
+		    "temporary files would exceed the spill limit of %llu "
+		    "bytes", (unsigned long long)sp->max_bytes);
 	return 0;
 }
 

@@ -851,7 +851,7 @@ test_header(void)
 	    "name:string,city:string", "ann|rome;name|city;bob|oslo;");
 	expect_error("id,v\n1,a\nid,v\n2,b\n", &o, CORE_EDATA,
 	    "3:1: value does not fit column id of type int64 (id); pin the "
-	    "type with --schema");
+	    "column's type");
 	/* NUL or invalid UTF-8 cannot be a name: data. */
 	{
 		struct run r;
@@ -984,7 +984,7 @@ test_error_messages(void)
 	o.sample_rows = 1;
 	expect_error("a,b\ns,2\n\"p\nq\",2.5\n", &o, CORE_EDATA,
 	    "4:2: value does not fit column b of type int64 (2.5); pin the "
-	    "type with --schema");
+	    "column's type");
 	o.sample_rows = 0;
 	expect_error("a,b\n1,x\n2,\xff\x01\n", &o, CORE_EDATA,
 	    "3:2: invalid UTF-8 in column b (\\xff\\x01)");
@@ -999,8 +999,8 @@ test_error_messages(void)
 	big[sizeof(big) - 1] = '\0';
 	expect_error(big, &o, CORE_EDATA,
 	    "3:1: value does not fit column a of type int64 (zzzzzzzzzzzzzzzz"
-	    "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz...); pin the type "
-	    "with --schema");
+	    "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz...); pin the "
+	    "column's type");
 	o.sample_rows = 0;
 	expect_error("", &o, CORE_EDATA, " no rows (empty input)");
 	expect_error("\n\r\n", &o, CORE_EDATA, " no rows (empty input)");
@@ -1047,10 +1047,10 @@ test_rejects(void)
 	got = read_fd(fd);
 	snprintf(want, sizeof(want),
 	    "3\t%1$s:3:1: value does not fit column a of type int64 (x); "
-	    "pin the type with --schema\tx,3\n"
+	    "pin the column's type\tx,3\n"
 	    "4\t%1$s:4:1: row has 1 field, expected 2 (4)\t4\n"
 	    "6\t%1$s:6:2: value does not fit column b of type int64 (8\\n9); "
-	    "pin the type with --schema\t7,\"8\n9\"\n", tpath("t.csv"));
+	    "pin the column's type\t7,\"8\n9\"\n", tpath("t.csv"));
 	CHECK_EQ_STR(got, want);
 	free(got);
 	run_free(&r);
@@ -1156,7 +1156,7 @@ test_tar_and_inputs(void)
 	run_one(paths[0], &o, &r);
 	CHECK_EQ_INT(r.rc, CORE_EDATA);
 	snprintf(want, sizeof(want), "%s:two.csv:3:1: value does not fit "
-	    "column id of type int64 (x); pin the type with --schema",
+	    "column id of type int64 (x); pin the column's type",
 	    paths[0]);
 	CHECK_EQ_STR(r.msg, want);
 	run_free(&r);
@@ -1176,7 +1176,7 @@ test_tar_and_inputs(void)
 	run_reader(paths, 2, &o, &r);
 	CHECK_EQ_INT(r.rc, CORE_EDATA);
 	snprintf(want, sizeof(want), "%s:2:2: value does not fit column v of "
-	    "type decimal(18,1) (3.25); pin the type with --schema",
+	    "type decimal(18,1) (3.25); pin the column's type",
 	    paths[1]);
 	CHECK_EQ_STR(r.msg, want);
 	run_free(&r);

@@ -24,7 +24,7 @@
 #include "core_codec.h"
 #include "core_col.h"
 #include "core_mlspill3.h"
-#include "core_mlspill3_private.h"
+#include "core_mlspill3_record.h"
 #include "core_pool.h"
 #include "unit.h"
 

@@ -318,6 +318,9 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 	fe_progress_free(k.prog);
 	if (rc == 0 && c->stats)
 		print_stats(s, &mem);
+	/* The spill limit is the only limit a sort has. */
+	if (rc == CORE_ELIMIT && c->max_spill != 0)
+		fe_err_append(err, " (--max-spill): raise it or --memory");
 out:
 	core_mlspill3_writer_free(k.w);
 	core_pool_free(wpool);

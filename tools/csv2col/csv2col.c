@@ -173,6 +173,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		o->csv.max_errors = UINT64_MAX;
 	o->csv.nulls = o->nulls;
 	o->csv.nnulls = o->nnulls;
+	o->csv.pin_hint = "; pin the type with --schema";
 	return 0;
 }
 

@@ -514,6 +514,14 @@ fe_peak_rss(void)
 	return (uint64_t)ru.ru_maxrss * 1024;
 }
 
+void
+fe_err_append(struct core_err *err, const char *text)
+{
+	size_t n = strlen(err->msg);
+
+	snprintf(err->msg + n, sizeof(err->msg) - n, "%s", text);
+}
+
 int
 fe_fail(const struct core_err *err)
 {

@@ -164,6 +164,10 @@ void fe_out_zero(struct fe_out *o);
 /* Peak resident set size of this process in bytes. */
 uint64_t fe_peak_rss(void);
 
+/* Appends text to err's message (a tool's own wording after libcore's,
+ * which never names a tool's options). */
+void fe_err_append(struct core_err *err, const char *text);
+
 /* Prints "PROG: message" for err and returns its exit status. */
 int fe_fail(const struct core_err *err);
 

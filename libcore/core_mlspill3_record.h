@@ -1,5 +1,5 @@
 /*
- * core_mlspill3_private.h - MLSPILL3 records for readers inside libcore
+ * core_mlspill3_record.h - MLSPILL3 records, for readers (in libcore)
  * that fetch a stream's bytes themselves.
  *
  * core_spill reads runs with pread(2) into buffers its caller's budget is
@@ -14,8 +14,8 @@
  * Each returns 0, or CORE_ECORRUPT with *why, a static string, saying
  * what is wrong; the caller names the place.
  */
-#ifndef CORE_MLSPILL3_PRIVATE_H
-#define CORE_MLSPILL3_PRIVATE_H
+#ifndef CORE_MLSPILL3_RECORD_H
+#define CORE_MLSPILL3_RECORD_H
 
 #include <stdint.h>
 
