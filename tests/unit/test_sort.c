@@ -934,7 +934,7 @@ test_spill_options(void)
 	ro.max_spill = 100000;
 	CHECK_EQ_INT(run_sort(&ds, multi1, 3, &ro, &out, &st, &err),
 	    CORE_ELIMIT);
-	CHECK(strstr(err.msg, "--max-spill") != NULL);
+	CHECK(strstr(err.msg, "spill limit of 100000 bytes") != NULL);
 	free(out.ids);
 	ro.max_spill = 1ull << 40;
 	CHECK(check_case(&ds, multi1, 3, &ro, "max-spill not reached"));
