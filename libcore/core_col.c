@@ -415,17 +415,6 @@ core_col_value_equal(const struct core_column *a, uint32_t ra,
 
 /* ---- invariants, for debug builds ---- */
 
-static bool
-slot_is_zero(const unsigned char *p, size_t w)
-{
-	size_t i;
-
-	for (i = 0; i < w; i++)
-		if (p[i] != 0)
-			return false;
-	return true;
-}
-
 const char *
 core_batch_check(const struct core_batch *b)
 {
@@ -450,14 +439,9 @@ core_batch_check(const struct core_batch *b)
 			if (c->offsets_cap != 0 && c->offsets_cap <
 			    ((size_t)b->nrows + 1) * sizeof(int32_t))
 				return "batch: offsets shorter than nrows + 1";
-			for (r = 0; r < b->nrows; r++) {
+			for (r = 0; r < b->nrows; r++)
 				if (c->offsets[r + 1] < c->offsets[r])
 					return "batch: string offsets decrease";
-				if (!core_col_is_valid(c, r) &&
-				    c->offsets[r + 1] != c->offsets[r])
-					return "batch: a NULL string is not "
-					    "empty";
-			}
 			if (c->values_cap != 0 &&
 			    (size_t)c->offsets[b->nrows] > c->values_cap)
 				return "batch: offsets past the string bytes";
@@ -467,15 +451,6 @@ core_batch_check(const struct core_batch *b)
 			return "batch: a column has no values";
 		if (c->values_cap != 0 && c->values_cap < w * b->nrows)
 			return "batch: values shorter than nrows";
-		for (r = 0; r < b->nrows; r++) {
-			const unsigned char *v = (const unsigned char *)
-			    c->values + (size_t)r * w;
-
-			if (!core_col_is_valid(c, r) && !slot_is_zero(v, w))
-				return "batch: a NULL slot is not zero";
-			if (c->type.id == CORE_TYPE_BOOL && *v > 1)
-				return "batch: a bool is neither 0 nor 1";
-		}
 	}
 	return NULL;
 }

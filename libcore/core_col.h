@@ -148,11 +148,12 @@ core_bitmap_bytes(uint32_t nrows)
 }
 
 /*
- * Checks the invariants above on a batch a stage hands on: ncols and
- * types as in its schema, offsets[0] == 0 and non-decreasing, owned
- * buffers large enough for nrows, bools 0 or 1, NULL slots zero and NULL
- * strings empty.  NULL when they hold, else a static description of the
- * first one broken (for the assertion's message).
+ * Checks the structural invariants above on a batch a stage hands on:
+ * ncols and types as in its schema, offsets[0] == 0 and non-decreasing,
+ * owned buffers large enough for nrows.  (What NULL slots hold is not
+ * checked: a stream from elsewhere may carry bytes there, which readers
+ * ignore, so it is input, not an invariant.)  NULL when they hold, else a
+ * static description of the first one broken (for the assertion).
  */
 const char *core_batch_check(const struct core_batch *b);
 

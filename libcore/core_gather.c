@@ -32,7 +32,7 @@
 struct core_gather {
 	const struct core_schema *schema;	/* borrowed */
 	struct core_pool *pool;		/* borrowed; NULL: one thread */
-	struct core_mem *mem;		/* borrowed; NULL: no charging */
+	struct core_mem_part *mem;	/* borrowed; NULL: no charging */
 	uint32_t *order;		/* owned: columns, costliest first */
 	const void **vals[CORE_GATHER_MAX_THREADS];	/* owned: per-source */
 	const int32_t **offs[CORE_GATHER_MAX_THREADS];	/* tables, per thread */
@@ -249,7 +249,7 @@ chunk_reserve(struct core_gather *g, struct core_gather_out *o, unsigned t,
 {
 	if (total > o->cap[t]) {
 		if (g->mem != NULL)
-			core_mem_charge(g->mem, total - o->cap[t]);
+			core_mem_part_charge(g->mem, total - o->cap[t]);
 		core_free_aligned(o->chunk[t]);
 		o->chunk[t] = NULL;
 		o->cap[t] = total;
@@ -370,7 +370,7 @@ core_gather_select(struct core_gather *g, const struct core_batch *src,
 
 struct core_gather *
 core_gather_new(const struct core_schema *schema, struct core_pool *pool,
-    struct core_mem *mem)
+    struct core_mem_part *mem)
 {
 	struct core_gather *g = core_xcalloc(1, sizeof(*g));
 	uint32_t ncols = schema->ncols, i, nstr = 0, k, j;
@@ -434,7 +434,7 @@ core_gather_out_reserve(struct core_gather *g, struct core_gather_out *o,
 	for (t = 1; t < CORE_GATHER_MAX_THREADS; t++)
 		if (bytes > o->cap[t]) {
 			if (g->mem != NULL)
-				core_mem_charge(g->mem, bytes - o->cap[t]);
+				core_mem_part_charge(g->mem, bytes - o->cap[t]);
 			core_free_aligned(o->chunk[t]);
 			o->chunk[t] = NULL;
 			o->cap[t] = bytes;
@@ -448,7 +448,7 @@ core_gather_out_release(struct core_gather *g, struct core_gather_out *o)
 
 	for (t = 0; t < CORE_GATHER_MAX_THREADS; t++) {
 		if (g != NULL && g->mem != NULL)
-			core_mem_release(g->mem, o->cap[t]);
+			core_mem_part_release(g->mem, o->cap[t]);
 		core_free_aligned(o->chunk[t]);
 		o->chunk[t] = NULL;
 		o->cap[t] = 0;

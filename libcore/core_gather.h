@@ -49,11 +49,11 @@ struct core_gather_out {
 /*
  * A gather for batches of schema (borrowed, and must outlive it).  pool
  * (borrowed; NULL: the caller alone) lends the second thread.  mem
- * (borrowed; NULL: nothing is charged) is charged for every out's
- * chunks.
+ * (borrowed; NULL: nothing is charged), a part of the stage's budget,
+ * is charged for every out's chunks.
  */
 struct core_gather *core_gather_new(const struct core_schema *schema,
-    struct core_pool *pool, struct core_mem *mem);
+    struct core_pool *pool, struct core_mem_part *mem);
 void core_gather_free(struct core_gather *g);	/* accepts NULL */
 
 void core_gather_out_init(struct core_gather_out *o,

@@ -41,6 +41,7 @@
 
 #include "core_alloc.h"
 #include "core_codec.h"
+#include "core_debug.h"
 #include "core_io.h"
 #include "core_mlspill3.h"
 #include "core_mlspill3_record.h"
@@ -459,6 +460,7 @@ core_mlspill3_write_batch(struct core_mlspill3_writer *w,
 {
 	int rc;
 
+	CORE_DCHECK_BATCH(b);
 	if (w->pool == NULL)
 		return write_frame(w, b, err);
 	if ((rc = async_wait(w, err)) != 0)

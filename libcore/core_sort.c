@@ -50,6 +50,7 @@
 #include <sys/mman.h>
 
 #include "core_alloc.h"
+#include "core_debug.h"
 #include "core_gather.h"
 #include "core_pool.h"
 #include "core_sort.h"
@@ -113,6 +114,13 @@ struct core_sort {
 	struct core_sort_plan plan;
 	const struct core_schema *schema;	/* borrowed */
 	struct core_mem *mem;			/* borrowed */
+	/* The budget's parts, for --stats: buffered rows (their chunks,
+	 * entries and sort scratch), merge frames (spill frames and their
+	 * key words), output (gathered batches and fixed buffers). */
+	struct core_mem_part p_rows, p_merge, p_out;
+	unsigned last_pass;		/* the output merge's pass number */
+	struct core_sort_check *dcheck;	/* owned; debug builds: the order
+					   of the run or output written */
 	struct core_spill *spill;		/* owned, on first spill */
 	size_t stride;			/* uint64_t per entry: nw + 1 */
 	uint32_t batch_rows;
@@ -650,6 +658,36 @@ save_prev(struct core_sort *s)
 
 static void release_retired(struct core_sort *s);
 
+/*
+ * Debug builds check what the sort writes: every batch of a run, and of
+ * the output, is in key order after the one before it (core_sort_check,
+ * reset where a run or the output starts), and is a well-formed batch.
+ * Release builds compile this out.
+ */
+static void
+dcheck_reset(struct core_sort *s)
+{
+	if (!CORE_DEBUG_ON)
+		return;
+	core_sort_check_free(s->dcheck);
+	s->dcheck = core_sort_check_new(s->o.keys, s->o.nkeys, s->schema,
+	    false);
+}
+
+static void
+dcheck_batch(struct core_sort *s, const struct core_batch *b)
+{
+	uint64_t bad = 0;
+
+	if (!CORE_DEBUG_ON)
+		return;
+	CORE_DCHECK_BATCH(b);
+	if (s->dcheck == NULL)
+		dcheck_reset(s);
+	CORE_DCHECK(core_sort_check_batch(s->dcheck, b, &bad) == 0);
+	(void)bad;
+}
+
 static int
 flush_out(struct core_sort *s, struct core_err *err)
 {
@@ -664,6 +702,7 @@ flush_out(struct core_sort *s, struct core_err *err)
 	s->oset ^= 1;
 	s->nrefs = 0;
 	s->refs_bytes = 0;
+	dcheck_batch(s, out);
 	if (s->to_spill) {
 		rc = core_spill_run_write(s->spill, out, err);
 	} else {
@@ -839,7 +878,7 @@ pool_drop(struct core_sort *s)
 {
 	s->npool--;
 	core_free_aligned(s->pool[s->npool]);
-	core_mem_release(s->mem, s->pool_caps[s->npool]);
+	core_mem_part_release(&s->p_rows, s->pool_caps[s->npool]);
 	s->pool_bytes -= s->pool_caps[s->npool];
 }
 
@@ -852,14 +891,14 @@ release_buffer(struct core_sort *s)
 		core_batch_release(s->bufs[i]);
 		free(s->bufs[i]);
 		if (in_arena(s, s->chunks[i]))
-			core_mem_release(s->mem, s->charges[i]);
+			core_mem_part_release(&s->p_rows, s->charges[i]);
 		else
 			pool_put(s, s->chunks[i], s->charges[i]);
 	}
 	s->arena_used = 0;
 	s->nbufs = 0;
 	s->nent = 0;
-	core_mem_release(s->mem, s->ent_charge);
+	core_mem_part_release(&s->p_rows, s->ent_charge);
 	s->ent_charge = 0;
 	s->buf_bytes = 0;
 }
@@ -908,6 +947,7 @@ spill_begin(struct core_sort *s, struct core_err *err)
 		if (s->o.threads != 1)
 			core_spill_async(s->spill);
 	}
+	dcheck_reset(s);
 	return core_spill_run_begin(s->spill, err);
 }
 
@@ -1010,7 +1050,7 @@ compact(struct core_sort *s)
 	release_buffer(s);
 	while (s->npool > 0)
 		pool_drop(s);
-	core_mem_charge(s->mem, cost);
+	core_mem_part_charge(&s->p_rows, cost);
 	append_slice(s, &tmp.batch, 0, n, NULL, size, size, cost - size);
 	/* The gathered chunk was charged while it was built; the copy
 	 * above is what stays. */
@@ -1115,8 +1155,8 @@ core_sort_add(struct core_sort *s, const struct core_batch *b,
 		/* A pooled chunk is still charged; arena space is not. */
 		cost = (chunk != NULL && !in_arena(s, chunk) ? 0 : size) +
 		    (uint64_t)take * ent;
-		while ((rc = core_mem_try_charge(s->mem, cost)) != 0 &&
-		    s->npool > 0)
+		while ((rc = core_mem_part_try_charge(&s->p_rows,
+		    cost)) != 0 && s->npool > 0)
 			pool_drop(s);
 		if (rc != 0) {
 			if (s->nent > 0) {
@@ -1131,7 +1171,7 @@ core_sort_add(struct core_sort *s, const struct core_batch *b,
 			}
 			/* An empty buffer must take something to make
 			 * progress. */
-			core_mem_charge(s->mem, cost);
+			core_mem_part_charge(&s->p_rows, cost);
 		}
 		append_slice(s, b, r0, take, chunk, chunk ? cap : size, size,
 		    (uint64_t)take * ent);
@@ -1202,10 +1242,10 @@ free_spares(struct core_sort *s)
 
 	while (s->nspares > 0) {
 		m = s->spares[--s->nspares];
-		core_spill_frame_release(&m->f, s->mem);
+		core_spill_frame_release(&m->f, &s->p_merge);
 		core_batch_release(&m->f.batch);
 		free(m->words);
-		core_mem_release(s->mem, m->wcharge);
+		core_mem_part_release(&s->p_merge, m->wcharge);
 		free(m);
 	}
 }
@@ -1247,7 +1287,8 @@ next_frame(struct core_sort *s, struct msrc *src, struct core_err *err)
 	    (rc = flush_out(s, err)) != 0)
 		return rc;
 	m = mframe_get(s);
-	rc = core_spill_read_frame(s->spill, &src->cur, &m->f, s->mem, err);
+	rc = core_spill_read_frame(s->spill, &src->cur, &m->f, &s->p_merge,
+	    err);
 	if (rc != 0) {
 		mframe_put(s, m);
 		return rc == CORE_EOF ? 0 : rc;
@@ -1256,7 +1297,7 @@ next_frame(struct core_sort *s, struct msrc *src, struct core_err *err)
 		uint64_t more = (uint64_t)(m->f.batch.nrows - m->wrows) *
 		    s->plan.nw * 8;
 
-		core_mem_charge(s->mem, more);
+		core_mem_part_charge(&s->p_merge, more);
 		m->wcharge += more;
 		m->wrows = m->f.batch.nrows;
 		free(m->words);
@@ -1450,15 +1491,52 @@ fan_in(const struct core_sort *s)
 	return avail / per > 100000 ? 100000 : (size_t)(avail / per);
 }
 
+static void
+tell_phase(struct core_sort *s, const char *phase, unsigned i, unsigned n)
+{
+	if (s->o.phase != NULL)
+		s->o.phase(s->o.phase_arg, phase, i, n);
+}
+
+/* The passes merge_passes makes for nruns runs at fan-in k, the last
+ * merge included: its grouping, on counts alone. */
+static unsigned
+passes_for(size_t nruns, size_t k)
+{
+	size_t i, j, g, excess;
+	unsigned n = 1;
+
+	while (nruns > k && k >= 2) {
+		excess = nruns - k;
+		for (i = j = 0; i < nruns; j++) {
+			g = excess + 1 < k ? excess + 1 : k;
+			if (g > nruns - i)
+				g = nruns - i;
+			if (excess == 0 || g < 2) {
+				i++;
+				continue;
+			}
+			i += g;
+			excess -= g - 1;
+		}
+		nruns = j;
+		n++;
+	}
+	return n;
+}
+
 /* Merges neighbouring groups until the rest fits one merge. */
 static int
 merge_passes(struct core_sort *s, struct core_err *err)
 {
 	size_t k, i, j, g, excess;
 	struct core_spill_run run;
+	unsigned pass = 0, npasses;
 	int rc;
 
 	while (s->nruns > (k = fan_in(s))) {
+		npasses = pass + passes_for(s->nruns, k);
+		tell_phase(s, "merging", ++pass, npasses);
 		excess = s->nruns - k;
 		i = j = 0;
 		while (i < s->nruns) {
@@ -1484,6 +1562,7 @@ merge_passes(struct core_sort *s, struct core_err *err)
 		s->st.merge_passes++;
 		s->st.spill_bytes = core_spill_bytes(s->spill);
 	}
+	s->last_pass = pass + 1;
 	return 0;
 }
 
@@ -1502,7 +1581,7 @@ entries_trim(struct core_sort *s)
 	s->tmp = NULL;
 	s->tmp_cap = 0;
 	/* Half of each entry's charge was for the scratch. */
-	core_mem_release(s->mem, scratch);
+	core_mem_part_release(&s->p_rows, scratch);
 	s->ent_charge -= scratch;
 	s->buf_bytes -= scratch;
 	if (s->nent == 0) {
@@ -1524,8 +1603,11 @@ core_sort_finish(struct core_sort *s, core_sort_emit_fn emit, void *arg,
 
 	s->emit = emit;
 	s->arg = arg;
+	s->last_pass = 1;
 	if (s->nruns == 0) {
 		s->to_spill = false;
+		dcheck_reset(s);
+		tell_phase(s, "sorting", 0, 0);
 		rc = drain_buffer(s, err);
 		release_buffer(s);
 		s->st.peak_mem = s->mem->peak;
@@ -1538,6 +1620,7 @@ core_sort_finish(struct core_sort *s, core_sort_emit_fn emit, void *arg,
 	 * spilled like the others. */
 	with_mem = s->nent > 0 && s->nruns + 1 <= fan_in(s);
 	if (with_mem) {
+		tell_phase(s, "sorting", 0, 0);
 		sort_entries(s);
 		s->st.runs++;
 		arena_trim(s);
@@ -1551,6 +1634,8 @@ core_sort_finish(struct core_sort *s, core_sort_emit_fn emit, void *arg,
 			return rc;
 	}
 	s->to_spill = false;
+	dcheck_reset(s);
+	tell_phase(s, "merging", s->last_pass, s->last_pass);
 	rc = merge_runs(s, 0, s->nruns, with_mem, err);
 	if (with_mem) {
 		release_buffer(s);
@@ -1577,6 +1662,11 @@ core_sort_new(const struct core_sort_options *o,
 	s->o = *o;
 	s->schema = schema;
 	s->mem = mem;
+	core_mem_part_init(&s->p_rows, mem, "buffered rows",
+	    CORE_MEM_UNLIMITED);
+	core_mem_part_init(&s->p_merge, mem, "merge frames",
+	    CORE_MEM_UNLIMITED);
+	core_mem_part_init(&s->p_out, mem, "output", CORE_MEM_UNLIMITED);
 	core_sort_plan_init(&s->plan, o->keys, o->nkeys, schema);
 	s->stride = s->plan.nw + 1;
 	s->batch_rows = o->batch_rows ? o->batch_rows : DEFAULT_BATCH_ROWS;
@@ -1601,8 +1691,8 @@ core_sort_new(const struct core_sort_options *o,
 	 * and frame, is then the same whatever the thread count, and so
 	 * are the output's bytes. */
 	s->workers = core_pool_new(core_pool_default(o->threads, 2));
-	s->gather = core_gather_new(schema, s->workers, mem);
-	s->gather1 = core_gather_new(schema, NULL, mem);
+	s->gather = core_gather_new(schema, s->workers, &s->p_out);
+	s->gather1 = core_gather_new(schema, NULL, &s->p_rows);
 	for (i = 0; i < 2; i++) {
 		core_gather_out_init(&s->out[i], schema);
 		core_gather_out_reserve(s->gather, &s->out[i], s->out_budget +
@@ -1613,7 +1703,7 @@ core_sort_new(const struct core_sort_options *o,
 	s->refs = core_xmalloc(core_mul_size(s->batch_rows, 8));
 	s->fixed_charge = (uint64_t)s->batch_rows * 16 +
 	    (o->compress_spill ? s->out_budget + s->out_budget / 8 : 0);
-	core_mem_charge(mem, s->fixed_charge);
+	core_mem_part_charge(&s->p_out, s->fixed_charge);
 	/* A merge frame until one is seen: a batch's buffers, twice over
 	 * when spills are compressed (the compressed body and the buffers
 	 * it expands to, each kept at its largest as frames are reused),
@@ -1647,7 +1737,7 @@ core_sort_free(struct core_sort *s)
 	arena_free(s);
 	release_retired(s);
 	free_spares(s);
-	core_mem_release(s->mem, s->fixed_charge);
+	core_mem_part_release(&s->p_out, s->fixed_charge);
 	core_spill_free(s->spill);
 	free(s->bufs);
 	free(s->chunks);
@@ -1671,6 +1761,14 @@ core_sort_free(struct core_sort *s)
 	free(s->retired);
 	free(s->spares);
 	free(s->runs);
+	/* Everything charged was given back: the budget's accounting
+	 * balances. */
+	CORE_DCHECK(s->p_rows.used == 0 && s->p_merge.used == 0 &&
+	    s->p_out.used == 0);
+	core_sort_check_free(s->dcheck);
+	core_mem_part_fini(&s->p_rows);
+	core_mem_part_fini(&s->p_merge);
+	core_mem_part_fini(&s->p_out);
 	free(s);
 }
 

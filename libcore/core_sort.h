@@ -62,6 +62,12 @@ struct core_sort_options {
 	unsigned threads;		/* 1, or 2 to gather output batches
 					   on two threads; 0 = 2 when the
 					   machine has two cores */
+	/* Told of each phase after the input, for progress: "sorting"
+	 * (a buffer in memory), "merging" pass i of about n (n counts the
+	 * last merge, which writes the output; it is an estimate until
+	 * i == n).  NULL: not told. */
+	void (*phase)(void *arg, const char *phase, unsigned i, unsigned n);
+	void *phase_arg;
 };
 
 struct core_sort_stats {

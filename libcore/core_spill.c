@@ -257,13 +257,13 @@ core_spill_cursor_open(struct core_spill *sp, struct core_spill_cursor *c,
 }
 
 void
-core_spill_frame_release(struct core_spill_frame *f, struct core_mem *mem)
+core_spill_frame_release(struct core_spill_frame *f, struct core_mem_part *mem)
 {
 	core_free_aligned(f->body);
 	core_free_aligned(f->raw);
 	f->body = f->raw = NULL;
 	f->body_cap = f->raw_cap = 0;
-	core_mem_release(mem, f->charged);
+	core_mem_part_release(mem, f->charged);
 	f->charged = 0;
 }
 
@@ -271,13 +271,13 @@ core_spill_frame_release(struct core_spill_frame *f, struct core_mem *mem)
  * a fault each); only growth is allocated and charged. */
 static void
 grow(unsigned char **buf, uint64_t *cap, uint64_t need,
-    struct core_spill_frame *f, struct core_mem *mem)
+    struct core_spill_frame *f, struct core_mem_part *mem)
 {
 	if (need <= *cap)
 		return;
 	core_free_aligned(*buf);
 	*buf = core_xmalloc_aligned((size_t)need);
-	core_mem_charge(mem, need - *cap);
+	core_mem_part_charge(mem, need - *cap);
 	f->charged += need - *cap;
 	*cap = need;
 }
@@ -305,7 +305,8 @@ read_end(struct core_spill *sp, struct core_spill_cursor *c,
 
 int
 core_spill_read_frame(struct core_spill *sp, struct core_spill_cursor *c,
-    struct core_spill_frame *f, struct core_mem *mem, struct core_err *err)
+    struct core_spill_frame *f, struct core_mem_part *mem,
+    struct core_err *err)
 {
 	const struct core_spill_run *run = c->run;
 	unsigned char h[CORE_MLSPILL3_RECORD_HDR];

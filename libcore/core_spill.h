@@ -85,13 +85,15 @@ int core_spill_cursor_open(struct core_spill *sp, struct core_spill_cursor *c,
 
 /* Reads the next frame of c into f (f->batch initialised by the caller
  * with core_batch_init), reusing f's buffers and charging any growth to
- * mem (core_mem_charge: the caller decides beforehand whether to make
- * room).  0, CORE_EOF at the run's end, or a negative code. */
+ * mem, a part of the budget (core_mem_part_charge: the caller decides
+ * beforehand whether to make room).  0, CORE_EOF at the run's end, or a
+ * negative code. */
 int core_spill_read_frame(struct core_spill *sp, struct core_spill_cursor *c,
-    struct core_spill_frame *f, struct core_mem *mem, struct core_err *err);
+    struct core_spill_frame *f, struct core_mem_part *mem,
+    struct core_err *err);
 
 /* Frees f's buffers and gives their charge back; f stays reusable. */
 void core_spill_frame_release(struct core_spill_frame *f,
-    struct core_mem *mem);
+    struct core_mem_part *mem);
 
 #endif

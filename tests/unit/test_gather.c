@@ -204,6 +204,7 @@ run_case(struct core_pool *pool, uint32_t n, size_t nsrcs, bool known,
 	struct core_gather_out out;
 	struct core_gather *g;
 	struct core_mem mem;
+	struct core_mem_part part;
 	uint64_t *refs = core_xmalloc(((size_t)n + 1) * 8), text = 0;
 	bool mask[NCOLS];
 	uint32_t rows[NSRCS_MAX];
@@ -211,7 +212,8 @@ run_case(struct core_pool *pool, uint32_t n, size_t nsrcs, bool known,
 	uint32_t j, i, round;
 
 	core_mem_init(&mem, CORE_MEM_UNLIMITED);
-	g = core_gather_new(schema, pool, &mem);
+	core_mem_part_init(&part, &mem, "out", CORE_MEM_UNLIMITED);
+	g = core_gather_new(schema, pool, &part);
 	core_gather_out_init(&out, schema);
 	for (i = 0; i < NCOLS; i++)
 		mask[i] = !masked || rnd() % 2 == 0;
@@ -335,11 +337,13 @@ test_budget(void)
 	struct core_batch src;
 	const struct core_batch *srcs[1] = { &src };
 	struct core_mem mem;
+	struct core_mem_part part;
 	uint64_t refs[1000];
 	uint32_t j;
 
 	core_mem_init(&mem, (uint64_t)1 << 30);
-	g = core_gather_new(schema, pool, &mem);
+	core_mem_part_init(&part, &mem, "out", CORE_MEM_UNLIMITED);
+	g = core_gather_new(schema, pool, &part);
 	core_gather_out_init(&out, schema);
 	core_batch_init(&src, schema);
 	fill_batch(&src, 1000, 2);

@@ -71,7 +71,7 @@ write_run(struct core_spill *sp, const struct core_schema *s,
  * returns the final code and counts rows. */
 static int
 read_run(struct core_spill *sp, struct core_spill_cursor *c,
-    struct core_spill_frame *f, struct core_mem *mem, int64_t base,
+    struct core_spill_frame *f, struct core_mem_part *mem, int64_t base,
     uint64_t *rows, int *wrong, struct core_err *err)
 {
 	uint32_t r;
@@ -101,11 +101,13 @@ round_trip(int level)
 	struct core_spill_cursor c[3];
 	struct core_spill_frame f[3];
 	struct core_mem mem;
+	struct core_mem_part part;
 	struct core_err err;
 	uint64_t rows;
 	int i, wrong = 0;
 
 	core_mem_init(&mem, CORE_MEM_UNLIMITED);
+	core_mem_part_init(&part, &mem, "frames", CORE_MEM_UNLIMITED);
 	memset(f, 0, sizeof(f));
 	for (i = 0; i < 3; i++)
 		write_run(sp, s, &run[i], 2 + i, 1000000 * i);
@@ -116,16 +118,16 @@ round_trip(int level)
 		    0);
 	}
 	for (i = 2; i >= 0; i--) {
-		CHECK_EQ_INT(read_run(sp, &c[i], &f[i], &mem, 1000000 * i,
+		CHECK_EQ_INT(read_run(sp, &c[i], &f[i], &part, 1000000 * i,
 		    &rows, &wrong, &err), CORE_EOF);
 		CHECK_EQ_INT(rows, run[i].rows);
-		CHECK_EQ_INT(core_spill_read_frame(sp, &c[i], &f[i], &mem,
+		CHECK_EQ_INT(core_spill_read_frame(sp, &c[i], &f[i], &part,
 		    &err), CORE_EOF);
 	}
 	CHECK_EQ_INT(wrong, 0);
 	CHECK(mem.used > 0);
 	for (i = 0; i < 3; i++) {
-		core_spill_frame_release(&f[i], &mem);
+		core_spill_frame_release(&f[i], &part);
 		core_batch_release(&f[i].batch);
 	}
 	CHECK_EQ_INT(mem.used, 0);
@@ -150,11 +152,13 @@ test_wrong_runs(void)
 	struct core_spill_cursor c;
 	struct core_spill_frame f;
 	struct core_mem mem;
+	struct core_mem_part part;
 	struct core_err err;
 	uint64_t rows, cut;
 	int i, rc, wrong = 0, passed = 0, other = 0;
 
 	core_mem_init(&mem, CORE_MEM_UNLIMITED);
+	core_mem_part_init(&part, &mem, "frames", CORE_MEM_UNLIMITED);
 	memset(&f, 0, sizeof(f));
 	core_batch_init(&f.batch, s);
 	for (i = 0; i < 3; i++)
@@ -164,7 +168,7 @@ test_wrong_runs(void)
 		bad.len = cut;
 		rc = core_spill_cursor_open(sp, &c, &bad, &err);
 		if (rc == 0)
-			rc = read_run(sp, &c, &f, &mem, 0, &rows, &wrong,
+			rc = read_run(sp, &c, &f, &part, 0, &rows, &wrong,
 			    &err);
 		if (rc == CORE_EOF)
 			passed++;
@@ -183,16 +187,16 @@ test_wrong_runs(void)
 	bad = run[1];
 	bad.rows++;
 	CHECK_EQ_INT(core_spill_cursor_open(sp, &c, &bad, &err), 0);
-	CHECK_EQ_INT(read_run(sp, &c, &f, &mem, 0, &rows, &wrong, &err),
+	CHECK_EQ_INT(read_run(sp, &c, &f, &part, 0, &rows, &wrong, &err),
 	    CORE_ECORRUPT);
 	CHECK(strstr(err.msg, "row count mismatch") != NULL);
 	/* And the true description still reads. */
 	CHECK_EQ_INT(core_spill_cursor_open(sp, &c, &run[1], &err), 0);
-	CHECK_EQ_INT(read_run(sp, &c, &f, &mem, 0, &rows, &wrong, &err),
+	CHECK_EQ_INT(read_run(sp, &c, &f, &part, 0, &rows, &wrong, &err),
 	    CORE_EOF);
 	CHECK_EQ_INT(rows, run[1].rows);
 	CHECK_EQ_INT(wrong, 0);
-	core_spill_frame_release(&f, &mem);
+	core_spill_frame_release(&f, &part);
 	core_batch_release(&f.batch);
 	core_spill_free(sp);
 	core_schema_free(s);

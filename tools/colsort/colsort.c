@@ -219,14 +219,32 @@ struct sink {
 	struct core_mlspill3_writer *w;
 	struct fe_progress *prog;
 	uint64_t rows;
+	bool merging;		/* the output comes from a merge */
+	char phase[32];		/* "merging 2/3", shown by prog */
 };
+
+/* The sort's phases after the input, as progress shows them. */
+static void
+phase(void *arg, const char *name, unsigned i, unsigned n)
+{
+	struct sink *k = arg;
+
+	if (strcmp(name, "merging") == 0) {
+		k->merging = true;
+		snprintf(k->phase, sizeof(k->phase), "merging %u/%u", i, n);
+	} else {
+		snprintf(k->phase, sizeof(k->phase), "%s", name);
+	}
+	fe_progress_phase(k->prog, k->phase);
+}
 
 static int
 emit(void *arg, const struct core_batch *b, struct core_err *err)
 {
 	struct sink *k = arg;
 
-	if (k->rows == 0)
+	/* A merge writes as it merges: its phase says so already. */
+	if (k->rows == 0 && !k->merging)
 		fe_progress_phase(k->prog, "writing");
 	k->rows += b->nrows;
 	fe_progress_update(k->prog, k->rows, 0);
@@ -248,6 +266,7 @@ print_stats(const struct core_sort *s, const struct core_mem *mem)
 	    "peak resident %.1f MB\n", fe_prog(),
 	    mem->limit == CORE_MEM_UNLIMITED ? 0.0 : (double)mem->limit / 1e6,
 	    (double)st.peak_mem / 1e6, (double)fe_peak_rss() / 1e6);
+	fe_print_mem_parts(mem);
 }
 
 /* Sorts everything into out; returns 0 or a CORE_E* code with err set.
@@ -263,7 +282,7 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 	struct core_sort_key *keys;
 	struct core_mem mem;
 	struct core_batch b;
-	struct sink k = { NULL, NULL, 0 };
+	struct sink k = { NULL, NULL, 0, false, "" };
 	struct core_pool *wpool = NULL;
 	uint64_t size;
 	int rc;
@@ -289,6 +308,8 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 	so.compress_spill = c->compress_spill;
 	so.batch_rows = o->batch_rows;
 	so.threads = c->threads;
+	so.phase = phase;
+	so.phase_arg = &k;
 	s = core_sort_new(&so, core_mlspill3_reader_schema(rd), &mem);
 	k.w = core_mlspill3_writer_new(out->fd, out->name,
 	    core_mlspill3_reader_schema(rd), c->zstd_level);
@@ -309,10 +330,8 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 			break;
 		fe_progress_update(k.prog, st.rows, st.bytes);
 	}
-	if (rc == CORE_EOF) {
-		fe_progress_phase(k.prog, "sorting");
+	if (rc == CORE_EOF)
 		rc = core_sort_finish(s, emit, &k, err);
-	}
 	if (rc == 0)
 		rc = core_mlspill3_writer_finish(k.w, err);
 	fe_progress_free(k.prog);

@@ -504,6 +504,20 @@ fe_out_release(struct fe_out *o)
 
 /* ---- the end ---- */
 
+void
+fe_print_mem_parts(const struct core_mem *m)
+{
+	unsigned i;
+
+	if (m->nparts == 0)
+		return;
+	fprintf(stderr, "%s: memory parts:", fe_prog());
+	for (i = 0; i < m->nparts; i++)
+		fprintf(stderr, "%s %s peak %.1f MB", i ? "," : "",
+		    m->parts[i]->name, (double)m->parts[i]->peak / 1e6);
+	fputc('\n', stderr);
+}
+
 uint64_t
 fe_peak_rss(void)
 {

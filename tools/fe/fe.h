@@ -24,6 +24,7 @@
 
 #include "core_err.h"
 #include "core_io.h"
+#include "core_mem.h"
 #include "core_outfile.h"
 
 /* ---- the tool ---- */
@@ -160,6 +161,11 @@ void fe_out_release(struct fe_out *o);
 void fe_out_zero(struct fe_out *o);
 
 /* ---- the end ---- */
+
+/* --stats: "PROG: memory parts: NAME peak X MB, ..." for the parts of
+ * budget m (core_mem_part), in the order the stage added them; nothing
+ * when it has none. */
+void fe_print_mem_parts(const struct core_mem *m);
 
 /* Peak resident set size of this process in bytes. */
 uint64_t fe_peak_rss(void);
