@@ -262,17 +262,21 @@ chunk_reserve(struct core_gather *g, struct core_gather_out *o, unsigned t,
 static void
 gather_tables(struct core_gather *g, size_t nsrcs)
 {
+	size_t cap = 0;
 	unsigned t;
 
 	if (nsrcs <= g->tcap)
 		return;
-	g->tcap = nsrcs * 2;
+	/* Every table grows alike from the same capacity. */
 	for (t = 0; t < CORE_GATHER_MAX_THREADS; t++) {
-		g->vals[t] = core_xreallocarray(g->vals[t], g->tcap,
-		    sizeof(*g->vals[t]));
-		g->offs[t] = core_xreallocarray(g->offs[t], g->tcap,
-		    sizeof(*g->offs[t]));
+		cap = g->tcap;
+		g->vals[t] = core_grow(g->vals[t], &cap, nsrcs,
+		    sizeof(*g->vals[t]), 16);
+		cap = g->tcap;
+		g->offs[t] = core_grow(g->offs[t], &cap, nsrcs,
+		    sizeof(*g->offs[t]), 16);
 	}
+	g->tcap = cap;
 }
 
 /* Text bytes of column i over refs[0..n), offsets read at random. */

@@ -840,11 +840,12 @@ static void
 pool_put(struct core_sort *s, void *chunk, uint64_t cap)
 {
 	if (s->npool == s->pool_cap) {
-		s->pool_cap = s->pool_cap ? s->pool_cap * 2 : 64;
-		s->pool = core_xreallocarray(s->pool, s->pool_cap,
-		    sizeof(*s->pool));
-		s->pool_caps = core_xreallocarray(s->pool_caps, s->pool_cap,
-		    sizeof(*s->pool_caps));
+		size_t pcap = s->pool_cap;	/* the arrays grow together */
+
+		s->pool = core_grow(s->pool, &s->pool_cap, s->npool + 1,
+		    sizeof(*s->pool), 64);
+		s->pool_caps = core_grow(s->pool_caps, &pcap, s->npool + 1,
+		    sizeof(*s->pool_caps), 64);
 	}
 	s->pool[s->npool] = chunk;
 	s->pool_caps[s->npool++] = cap;
@@ -928,11 +929,8 @@ drain_buffer(struct core_sort *s, struct core_err *err)
 static void
 add_run(struct core_sort *s, const struct core_spill_run *run)
 {
-	if (s->nruns == s->runs_cap) {
-		s->runs_cap = s->runs_cap ? s->runs_cap * 2 : 16;
-		s->runs = core_xreallocarray(s->runs, s->runs_cap,
-		    sizeof(*s->runs));
-	}
+	s->runs = core_grow(s->runs, &s->runs_cap, s->nruns + 1,
+	    sizeof(*s->runs), 16);
 	s->runs[s->nruns++] = *run;
 }
 
@@ -983,13 +981,14 @@ append_slice(struct core_sort *s, const struct core_batch *b, uint32_t r0,
 	uint64_t *e;
 
 	if (s->nbufs == s->bufs_cap) {
-		s->bufs_cap = s->bufs_cap ? s->bufs_cap * 2 : 64;
-		s->bufs = core_xreallocarray(s->bufs, s->bufs_cap,
-		    sizeof(*s->bufs));
-		s->chunks = core_xreallocarray(s->chunks, s->bufs_cap,
-		    sizeof(*s->chunks));
-		s->charges = core_xreallocarray(s->charges, s->bufs_cap,
-		    sizeof(*s->charges));
+		size_t c1 = s->bufs_cap, c2 = s->bufs_cap;
+
+		s->bufs = core_grow(s->bufs, &s->bufs_cap, s->nbufs + 1,
+		    sizeof(*s->bufs), 64);
+		s->chunks = core_grow(s->chunks, &c1, s->nbufs + 1,
+		    sizeof(*s->chunks), 64);
+		s->charges = core_grow(s->charges, &c2, s->nbufs + 1,
+		    sizeof(*s->charges), 64);
 	}
 	s->chunks[s->nbufs] = copy_slice(s, b, r0, n, chunk, size, &nb);
 	s->bufs[s->nbufs] = nb;
@@ -1193,11 +1192,12 @@ slot_get(struct core_sort *s)
 	if (s->nfree > 0)
 		return s->free_slots[--s->nfree];
 	if (s->nslots == s->slots_cap) {
-		s->slots_cap = s->slots_cap ? s->slots_cap * 2 : 64;
-		s->slots = core_xreallocarray(s->slots, s->slots_cap,
-		    sizeof(*s->slots));
-		s->free_slots = core_xreallocarray(s->free_slots,
-		    s->slots_cap, sizeof(*s->free_slots));
+		size_t cap = s->slots_cap;
+
+		s->slots = core_grow(s->slots, &s->slots_cap, s->nslots + 1,
+		    sizeof(*s->slots), 64);
+		s->free_slots = core_grow(s->free_slots, &cap, s->nslots + 1,
+		    sizeof(*s->free_slots), 64);
 	}
 	return (uint32_t)s->nslots++;
 }
@@ -1227,11 +1227,8 @@ mframe_put(struct core_sort *s, struct mframe *m)
 		return;
 	s->slots[m->slot] = NULL;
 	s->free_slots[s->nfree++] = m->slot;
-	if (s->nspares == s->spares_cap) {
-		s->spares_cap = s->spares_cap ? s->spares_cap * 2 : 16;
-		s->spares = core_xreallocarray(s->spares, s->spares_cap,
-		    sizeof(*s->spares));
-	}
+	s->spares = core_grow(s->spares, &s->spares_cap, s->nspares + 1,
+	    sizeof(*s->spares), 16);
 	s->spares[s->nspares++] = m;
 }
 
@@ -1269,12 +1266,8 @@ next_frame(struct core_sort *s, struct msrc *src, struct core_err *err)
 	int rc;
 
 	if (src->fr != NULL) {
-		if (s->nretired == s->retired_cap) {
-			s->retired_cap = s->retired_cap ? s->retired_cap * 2 :
-			    16;
-			s->retired = core_xreallocarray(s->retired,
-			    s->retired_cap, sizeof(*s->retired));
-		}
+		s->retired = core_grow(s->retired, &s->retired_cap,
+		    s->nretired + 1, sizeof(*s->retired), 16);
 		s->retired[s->nretired++] = src->fr;
 		src->fr = NULL;
 		if (s->nrefs == 0) {
