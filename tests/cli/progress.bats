@@ -43,10 +43,19 @@ export -f slow_csv 2>/dev/null || true
 	make_big big.csv 200000
 	csv2col big.csv >big.col
 	# colsort's input size is known: a percentage; then its phases.
-	run script -qec "colsort --progress -k label -k k -m 1M big.col >/dev/null" /dev/null
+	# In memory: sorting, then writing.
+	run script -qec "colsort --progress -k label -k k -m 512M big.col >/dev/null" /dev/null
 	[ "$status" -eq 0 ] || fail "status $status: $output"
 	[[ $output == *"colsort: sorting"* ]] || fail "no sorting phase: $output"
 	[[ $output == *"colsort: writing"* ]] || fail "no writing phase: $output"
+	# Spilled: each merge pass of the estimated number, the last one
+	# last.
+	run script -qec "colsort --progress -k label -k k -m 1M big.col >/dev/null" /dev/null
+	[ "$status" -eq 0 ] || fail "status $status: $output"
+	[[ $output =~ colsort:\ merging\ ([0-9]+)/([0-9]+) ]] ||
+	    fail "no merging phase: $output"
+	n=${BASH_REMATCH[2]}
+	[[ $output == *"colsort: merging $n/$n"* ]] || fail "no last pass: $output"
 	[[ $output != *"755.0 MB"* ]] || fail "printed a size as the position"
 	# A slow input: the position grows, and it is shown in rows.
 	run script -qec "bash -c 'slow_csv 15 | csv2col --progress --batch-rows 1000 --sample-rows 1000 >/dev/null'" /dev/null
