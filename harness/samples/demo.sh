@@ -10,7 +10,7 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 BUILD=${BUILD:-build/release}
-case $BUILD in /*) ;; *) BUILD="$here/../$BUILD" ;; esac
+case $BUILD in /*) ;; *) BUILD="$here/../../$BUILD" ;; esac
 bin="$BUILD/bin"
 data="$here/orders.csv.gz"
 
@@ -97,7 +97,7 @@ echo "  same order as sort(1) on the text"
 
 say "col2parquet writes the same stream as a Parquet file in one pass" \
     "(typed: DECIMAL, DATE, TIMESTAMP; zstd pages; min/max statistics)," \
-    "under a temporary name renamed only when complete:"
+    "written with no name and given its own only when complete:"
 csv2col "$data" | col2parquet --compression zstd --stats \
     -o "$tmp/orders.parquet" 2> "$tmp/pq.err" || fail "col2parquet failed"
 sed 's/^/  /' "$tmp/pq.err"
