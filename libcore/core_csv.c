@@ -28,8 +28,16 @@
  *
  * Streamed members are parsed by the caller's thread as the buffer fills;
  * a batch there is always full (batch_rows rows) except the member's last.
- * With more than one thread, a read-ahead thread reads (so decompresses)
+ * With more than one thread, a read-ahead task reads (so decompresses)
  * the member into a small ring of 1 MiB slots meanwhile.
+ *
+ * Workers and read-ahead are long-running tasks on the reader's own
+ * core_pool, started for one member and stopped before the next, so they
+ * never wait for each other's helpers.  A read-ahead stopped before its
+ * member's end (the caller gave up: an error further on, or free) may sit
+ * in a read from a pipe whose writer never ends; core_input_interrupt
+ * makes that read return, so stopping never waits for input and nothing
+ * keeps reading the caller's descriptor once the reader is gone.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -40,6 +48,7 @@
 
 #include "core_alloc.h"
 #include "core_csv_private.h"
+#include "core_pool.h"
 #include "core_value.h"
 
 #define CSV_CHUNK_BYTES (4u << 20)
@@ -56,15 +65,16 @@ struct csv_job {
 
 enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
 
-/* Read-ahead of a streamed member: a thread reads (and so decompresses)
- * into a ring of slots while the caller parses.  It lives for one member:
- * core_input is only touched by it until it has seen the member's end. */
+/* Read-ahead of a streamed member: a pool task reads (and so
+ * decompresses) into a ring of slots while the caller parses.  It lives
+ * for one member: core_input is only touched by it until it has seen the
+ * member's end. */
 #define RA_SLOTS 4
 #define RA_SLOT_BYTES (1u << 20)
 
 struct csv_readahead {
 	struct core_input *in;		/* borrowed */
-	pthread_t tid;
+	struct core_pool_task task;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	char *slot[RA_SLOTS];		/* owned */
@@ -78,7 +88,7 @@ struct csv_readahead {
 
 struct csv_worker {
 	struct core_csv_reader *r;
-	pthread_t tid;
+	struct core_pool_task task;
 	struct csv_parser ps;
 };
 
@@ -98,6 +108,7 @@ struct core_csv_reader {
 	struct csv_parser ps;		/* the caller's thread's parser */
 	struct csv_result res;		/* stream results */
 	unsigned nthreads;		/* opt.threads, 0 resolved */
+	struct core_pool *helpers;	/* owned; NULL until threads help */
 	struct csv_readahead *ra;	/* owned; running for this member */
 
 	/* The current member. */
@@ -121,7 +132,7 @@ struct core_csv_reader {
 	uint64_t cur_base;		/* line number of cur's line 0 */
 	size_t rec_next;
 
-	/* Workers (threads > 1). */
+	/* Workers (threads > 1), for the current mapped member. */
 	struct csv_worker *workers;	/* owned */
 	unsigned nworkers;
 	pthread_mutex_t mu;
@@ -163,24 +174,35 @@ fail(struct core_csv_reader *r, int code, struct core_err *err)
 
 /* ---- stream buffer ---- */
 
-static void *
-ra_main(void *arg)
+/* The pool's helpers: at least n of them (none when none can be had).
+ * Only called with no task running, between members. */
+static struct core_pool *
+helpers_get(struct core_csv_reader *r, unsigned n)
+{
+	if (r->helpers != NULL && core_pool_threads(r->helpers) - 1 >= n)
+		return r->helpers;
+	core_pool_free(r->helpers);
+	r->helpers = core_pool_new(n + 1);
+	return r->helpers;
+}
+
+static void
+ra_main(void *arg, unsigned who)
 {
 	struct csv_readahead *ra = arg;
 	struct core_err err;
 	size_t slot, got;
 	ssize_t n;
-	int rc = 0, old;
+	int rc = 0;
 
-	/* Cancellation (see ra_stop) only ever lands inside a read. */
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	(void)who;
 	for (;;) {
 		pthread_mutex_lock(&ra->mu);
 		while (!ra->stop && ra->count == RA_SLOTS)
 			pthread_cond_wait(&ra->cv, &ra->mu);
 		if (ra->stop) {
 			pthread_mutex_unlock(&ra->mu);
-			return NULL;
+			return;
 		}
 		slot = (ra->head + ra->count) % RA_SLOTS;
 		pthread_mutex_unlock(&ra->mu);
@@ -188,10 +210,8 @@ ra_main(void *arg)
 		got = 0;
 		memset(&err, 0, sizeof(err));
 		while (got < RA_SLOT_BYTES) {
-			pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
 			n = core_input_read(ra->in, ra->slot[slot] + got,
 			    RA_SLOT_BYTES - got, &err);
-			pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
 			if (n <= 0) {
 				rc = (int)n;
 				break;
@@ -211,7 +231,7 @@ ra_main(void *arg)
 		pthread_cond_broadcast(&ra->cv);
 		pthread_mutex_unlock(&ra->mu);
 		if (got < RA_SLOT_BYTES)
-			return NULL;
+			return;
 	}
 }
 
@@ -219,19 +239,22 @@ static void
 ra_stop(struct core_csv_reader *r)
 {
 	struct csv_readahead *ra = r->ra;
+	bool eof;
 	int i;
 
 	if (ra == NULL)
 		return;
 	pthread_mutex_lock(&ra->mu);
 	ra->stop = true;
+	eof = ra->eof;
 	pthread_cond_broadcast(&ra->cv);
-	/* Stopped before the end (an error further on): the thread may sit
-	 * in a read from a pipe whose writer never ends; cut it short. */
-	if (!ra->eof)
-		pthread_cancel(ra->tid);
 	pthread_mutex_unlock(&ra->mu);
-	pthread_join(ra->tid, NULL);
+	/* Stopped before the end (only free does that): the task may sit in
+	 * a read from a pipe whose writer never ends; cut it short.  The
+	 * input is freed next, so its failing from now on is no loss. */
+	if (!eof)
+		core_input_interrupt(ra->in);
+	core_pool_wait(r->helpers, &ra->task);
 	for (i = 0; i < RA_SLOTS; i++)
 		free(ra->slot[i]);
 	pthread_mutex_destroy(&ra->mu);
@@ -243,24 +266,23 @@ ra_stop(struct core_csv_reader *r)
 static void
 ra_start(struct core_csv_reader *r)
 {
-	struct csv_readahead *ra = core_xcalloc(1, sizeof(*ra));
+	struct core_pool *p = helpers_get(r, 1);
+	struct csv_readahead *ra;
 	int i;
 
+	/* No helper: reading on the caller's thread is slower, not wrong
+	 * (a NULL pool would run the task here, at once, and fill the
+	 * ring with no one to empty it). */
+	if (p == NULL)
+		return;
+	ra = core_xcalloc(1, sizeof(*ra));
 	ra->in = r->in;
 	pthread_mutex_init(&ra->mu, NULL);
 	pthread_cond_init(&ra->cv, NULL);
 	for (i = 0; i < RA_SLOTS; i++)
 		ra->slot[i] = core_xmalloc(RA_SLOT_BYTES);
-	if (pthread_create(&ra->tid, NULL, ra_main, ra) != 0) {
-		/* Reading on the caller's thread is slower, not wrong. */
-		for (i = 0; i < RA_SLOTS; i++)
-			free(ra->slot[i]);
-		pthread_mutex_destroy(&ra->mu);
-		pthread_cond_destroy(&ra->cv);
-		free(ra);
-		return;
-	}
 	r->ra = ra;
+	core_pool_start(p, &ra->task, ra_main, ra);
 }
 
 /* Appends the next read-ahead slot to sbuf (room for it is there). */
@@ -516,6 +538,7 @@ out:
 /* ---- members ---- */
 
 static void jobs_setup(struct core_csv_reader *r);
+static void workers_stop(struct core_csv_reader *r);
 
 /* Skips a BOM, blank lines and (with a header) the header row of the
  * member just loaded; checks the header of a later member. */
@@ -625,6 +648,7 @@ next_member(struct core_csv_reader *r, struct core_err *err)
 {
 	int rc;
 
+	workers_stop(r);
 	ra_stop(r);
 	for (;;) {
 		rc = core_input_next_member(r->in, err);
@@ -662,13 +686,14 @@ parse_job(struct csv_parser *ps, const char *map, size_t maplen,
 	res->end = pos;
 }
 
-static void *
-worker_main(void *arg)
+static void
+worker_main(void *arg, unsigned who)
 {
 	struct csv_worker *w = arg;
 	struct core_csv_reader *r = w->r;
 	struct csv_job *job;
 
+	(void)who;
 	pthread_mutex_lock(&r->mu);
 	for (;;) {
 		while (!r->quit && !(r->wnext < r->njobs &&
@@ -686,26 +711,30 @@ worker_main(void *arg)
 		pthread_cond_broadcast(&r->done_cv);
 	}
 	pthread_mutex_unlock(&r->mu);
-	return NULL;
 }
 
+/* Starts up to n workers, one per helper to be had (fewer is slower, not
+ * wrong: the consumer parses any chunk no worker took). */
 static void
 workers_start(struct core_csv_reader *r, unsigned n)
 {
+	struct core_pool *p = helpers_get(r, n);
 	unsigned i;
 
+	if (p == NULL)
+		return;
+	if (n > core_pool_threads(p) - 1)
+		n = core_pool_threads(p) - 1;
 	r->workers = core_xcalloc(n, sizeof(*r->workers));
+	r->quit = false;
 	for (i = 0; i < n; i++) {
 		r->workers[i].r = r;
 		csv_parser_init(&r->workers[i].ps, &r->conf, r->pool);
-		if (pthread_create(&r->workers[i].tid, NULL, worker_main,
-		    &r->workers[i]) != 0) {
-			/* Fewer threads is slower, not wrong. */
-			csv_parser_release(&r->workers[i].ps);
-			break;
-		}
 	}
-	r->nworkers = i;
+	r->nworkers = n;
+	for (i = 0; i < n; i++)
+		core_pool_start(p, &r->workers[i].task, worker_main,
+		    &r->workers[i]);
 }
 
 static void
@@ -719,8 +748,9 @@ workers_stop(struct core_csv_reader *r)
 	r->quit = true;
 	pthread_cond_broadcast(&r->work_cv);
 	pthread_mutex_unlock(&r->mu);
+	/* A task no helper took yet runs here and sees quit at once. */
 	for (i = 0; i < r->nworkers; i++) {
-		pthread_join(r->workers[i].tid, NULL);
+		core_pool_wait(r->helpers, &r->workers[i].task);
 		csv_parser_release(&r->workers[i].ps);
 	}
 	free(r->workers);
@@ -1030,6 +1060,7 @@ core_csv_reader_free(struct core_csv_reader *r)
 		return;
 	workers_stop(r);
 	ra_stop(r);
+	core_pool_free(r->helpers);
 	for (i = 0; i < r->job_cap; i++)
 		csv_result_release(&r->jobs[i].res);
 	free(r->jobs);

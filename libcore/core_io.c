@@ -9,12 +9,19 @@
  * and put back.  libarchive is given only the decompression filters and
  * the tar, raw and empty formats: with every filter enabled, ordinary text
  * starting with "begin 644" would be taken for uuencoded data.
-
+ *
+ * libarchive reads the descriptor through our callback, not its own, so
+ * a read can be interrupted: a streamed input that is not a regular file
+ * waits for its descriptor and for a wake pipe together, and
+ * core_input_interrupt writes to the wake pipe.  Once written it stays
+ * readable, so every later read fails at once too.
  */
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +64,13 @@ struct core_input {
 	struct archive *ar;	/* streaming reader, or NULL */
 	bool is_tar;
 	bool member_eof;	/* no current member (empty archive) */
+	char *rbuf;		/* owned; what libarchive reads into */
+	bool wait_fd;		/* not a regular file: a read may wait */
+	int wake[2];		/* interrupt pipe, or -1 when none */
+	atomic_bool interrupted;
 };
+
+#define INPUT_BLOCK (1u << 20)
 
 static bool
 magic_needs_archive(const unsigned char *b, size_t n)
@@ -144,11 +157,62 @@ archive_next(struct core_input *in, struct core_err *err)
 	}
 }
 
+/* libarchive's read callback: one read(2) of up to a block, after
+ * waiting for the descriptor or the wake pipe (a read interrupted). */
+static la_ssize_t
+input_fill(struct archive *a, void *v, const void **buf)
+{
+	struct core_input *in = v;
+	struct pollfd pf[2];
+	ssize_t n;
+
+	*buf = in->rbuf;
+	for (;;) {
+		if (atomic_load(&in->interrupted)) {
+			archive_set_error(a, ECANCELED, "read interrupted");
+			return -1;
+		}
+		if (in->wait_fd && in->wake[0] >= 0) {
+			pf[0].fd = in->fd;
+			pf[0].events = POLLIN;
+			pf[1].fd = in->wake[0];
+			pf[1].events = POLLIN;
+			pf[0].revents = pf[1].revents = 0;
+			if (poll(pf, 2, -1) < 0) {
+				if (errno == EINTR)
+					continue;
+				archive_set_error(a, errno, "Error reading "
+				    "fd %d", in->fd);
+				return -1;
+			}
+			if (pf[1].revents != 0)
+				continue;	/* interrupted: see above */
+		}
+		n = read(in->fd, in->rbuf, INPUT_BLOCK);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			/* libarchive's own wording for its fd reader. */
+			archive_set_error(a, errno, "Error reading fd %d",
+			    in->fd);
+			return -1;
+		}
+		return n;
+	}
+}
+
 static int
-open_archive(struct core_input *in, struct core_err *err)
+open_archive(struct core_input *in, const struct stat *st,
+    struct core_err *err)
 {
 	int r;
 
+	in->rbuf = core_xmalloc(INPUT_BLOCK);
+	/* A regular file's read never waits for long; anything else may
+	 * wait for ever, so it can be interrupted. */
+	in->wait_fd = !S_ISREG(st->st_mode);
+	if (in->wait_fd && pipe2(in->wake, O_CLOEXEC | O_NONBLOCK) != 0)
+		return core_err_errno(err, CORE_EIO, errno, "%s", in->name);
 	in->ar = archive_read_new();
 	if (in->ar == NULL)
 		return core_err_set(err, CORE_EINTERNAL,
@@ -163,7 +227,7 @@ open_archive(struct core_input *in, struct core_err *err)
 	archive_read_support_format_tar(in->ar);
 	archive_read_support_format_empty(in->ar);
 	archive_read_support_format_raw(in->ar);
-	r = archive_read_open_fd(in->ar, in->fd, 1 << 20);
+	r = archive_read_open(in->ar, in, NULL, input_fill, NULL);
 	if (r != ARCHIVE_OK) {
 		/* An empty stream fails to open with some filters. */
 		return archive_fail(in, err);
@@ -189,6 +253,8 @@ core_input_open(const char *path, struct core_input **out,
 
 	*out = NULL;
 	in->path = core_xstrdup(path ? path : "-");
+	in->wake[0] = in->wake[1] = -1;
+	atomic_init(&in->interrupted, false);
 	set_member_name(in, NULL);
 	if (strcmp(in->path, "-") == 0) {
 		in->fd = 0;
@@ -247,7 +313,7 @@ core_input_open(const char *path, struct core_input **out,
 		}
 	}
 	core_fd_enlarge_pipe(in->fd);
-	r = open_archive(in, err);
+	r = open_archive(in, &st, err);
 	if (r != 0) {
 		core_input_free(in);
 		return r;
@@ -267,9 +333,27 @@ core_input_free(struct core_input *in)
 		munmap((void *)in->map, in->maplen);
 	if (in->close_fd)
 		close(in->fd);
+	if (in->wake[0] >= 0) {
+		close(in->wake[0]);
+		close(in->wake[1]);
+	}
+	free(in->rbuf);
 	free(in->path);
 	free(in->name);
 	free(in);
+}
+
+void
+core_input_interrupt(struct core_input *in)
+{
+	ssize_t n;
+
+	atomic_store(&in->interrupted, true);
+	/* Written or full already, the pipe is readable now: all it says. */
+	if (in->wake[1] >= 0) {
+		n = write(in->wake[1], "", 1);
+		(void)n;
+	}
 }
 
 const char *
@@ -306,6 +390,9 @@ core_input_read(struct core_input *in, void *buf, size_t cap,
 	if (in->member_eof)
 		return 0;
 	n = archive_read_data(in->ar, buf, cap);
+	if (n < 0 && atomic_load(&in->interrupted))
+		return core_err_set(err, CORE_EIO, "%s: read interrupted",
+		    in->name);
 	if (n < 0)
 		return archive_fail(in, err);
 	return (ssize_t)n;

@@ -54,6 +54,15 @@ const char *core_input_map(struct core_input *in, size_t *len);
 ssize_t core_input_read(struct core_input *in, void *buf, size_t cap,
     struct core_err *err);
 
+/*
+ * Makes a core_input_read waiting on another thread for input that may
+ * never come (a pipe whose writer stays silent) return soon, and every
+ * later read fail: CORE_EIO, "read interrupted".  The one call that may
+ * be made while another thread reads in; afterwards in is good only for
+ * core_input_free, once that read has returned.
+ */
+void core_input_interrupt(struct core_input *in);
+
 /* Advances to the next tar member.  0 when there is one, CORE_EOF when the
  * input has no more members (a plain or compressed file has exactly one),
  * or a negative code. */

@@ -8,11 +8,14 @@
  * incremental parse with the data cut at random points.  Parsing with two
  * threads must give exactly the batches of one thread.  Then sniffing,
  * header detection, inference, pins, the NULL policy, each error message,
- * rejects, tar members and multiple inputs.
+ * rejects, tar members and multiple inputs; and giving up on a pipe whose
+ * writer went quiet.
  */
 #include <archive.h>
 #include <archive_entry.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1201,6 +1204,103 @@ test_excerpt(void)
 	CHECK(strstr(out, "...") != NULL);
 }
 
+/* Writes the text to the pipe, then keeps it open saying nothing. */
+struct idle_writer {
+	int fd;
+	const char *text;
+	size_t len;
+};
+
+static void *
+write_then_idle(void *v)
+{
+	struct idle_writer *w = v;
+	size_t off = 0;
+	ssize_t n;
+
+	while (off < w->len && (n = write(w->fd, w->text + off,
+	    w->len - off)) > 0)
+		off += (size_t)n;
+	return NULL;
+}
+
+/*
+ * stdin a pipe whose writer goes quiet after 3 MiB, never closing it: a
+ * reader with read-ahead must still give up at once, on free after a
+ * batch and on an error found earlier (more rows rejected than allowed),
+ * with no read left waiting on the descriptor.  A hang here is a failure
+ * (the alarm ends the test).
+ */
+static void
+test_idle_pipe(void)
+{
+	struct core_csv_options o;
+	struct core_csv_reader *r;
+	struct core_output rej;
+	struct idle_writer w;
+	struct core_batch b;
+	struct core_err err;
+	pthread_t tid;
+	size_t cap = 3u << 20, len = 0;
+	char *text = core_xmalloc(cap);
+	int fds[2], saved = dup(0), rc, pass, i;
+
+	len += (size_t)sprintf(text, "a,b\n");
+	for (i = 0; i < 200000; i++)
+		len += (size_t)sprintf(text + len, "%d,%d\n", i, i);
+	for (i = 0; i < 100; i++)
+		len += (size_t)sprintf(text + len, "%d,x\n", i);
+	/* The read-ahead hands over whole MiB: end the text on one, with
+	 * a last bad row stretched to fit. */
+	len += (size_t)sprintf(text + len, "0,");
+	memset(text + len, 'x', (3u << 20) - 1 - len);
+	len = 3u << 20;
+	text[len - 1] = '\n';
+	signal(SIGPIPE, SIG_IGN);
+	alarm(60);
+	for (pass = 0; pass < 2; pass++) {
+		CHECK(saved >= 0 && pipe(fds) == 0);
+		CHECK(dup2(fds[0], 0) == 0);
+		close(fds[0]);
+		w.fd = fds[1];
+		w.text = text;
+		w.len = len;
+		CHECK(pthread_create(&tid, NULL, write_then_idle, &w) == 0);
+		core_csv_options_init(&o);
+		o.threads = 2;
+		o.schema = "a:int64,b:int64";
+		if (pass == 1) {
+			core_output_init(&rej, open("/dev/null", O_WRONLY),
+			    "rejects", 4096);
+			rej.close_fd = true;
+			o.rejects = &rej;
+			o.max_errors = 3;
+		}
+		CHECK_EQ_INT(core_csv_reader_new(NULL, 0, &o, &r, &err), 0);
+		core_batch_init(&b, core_csv_reader_schema(r));
+		if (pass == 0) {
+			CHECK_EQ_INT(core_csv_reader_next(r, &b, &err), 0);
+		} else {
+			while ((rc = core_csv_reader_next(r, &b, &err)) == 0)
+				;
+			CHECK_EQ_INT(rc, CORE_ELIMIT);
+		}
+		core_batch_release(&b);
+		usleep(100000);	/* the read-ahead reaches the silence */
+		core_csv_reader_free(r);
+		if (pass == 1)
+			core_output_release(&rej);
+		/* A writer still writing sees EPIPE. */
+		dup2(saved, 0);
+		pthread_join(tid, NULL);
+		close(fds[1]);
+	}
+	alarm(0);
+	signal(SIGPIPE, SIG_DFL);
+	close(saved);
+	free(text);
+}
+
 int
 main(void)
 {
@@ -1226,6 +1326,7 @@ main(void)
 	RUN(test_threads_same);
 	RUN(test_threads_errors);
 	RUN(test_huge_row);
+	RUN(test_idle_pipe);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	if (system(cmd) != 0)
 		printf("# could not remove %s\n", tmpdir);

@@ -1,6 +1,7 @@
 /*
  * test_io.c - inputs (plain, compressed by content, tar members), checked
- * output, atomic files and the size of a list of inputs.
+ * output, atomic files, the size of a list of inputs, and a read from an
+ * idle pipe interrupted.
  *
  * Compressed inputs are made here with libarchive's writer, so the test
  * needs no external programs.
@@ -8,6 +9,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -285,6 +287,64 @@ test_paths_size(void)
 	free(b);
 }
 
+struct blocked_read {
+	struct core_input *in;
+	ssize_t n;
+	struct core_err err;
+};
+
+static void *
+read_blocked(void *v)
+{
+	struct blocked_read *b = v;
+	char buf[64];
+
+	b->n = core_input_read(b->in, buf, sizeof(buf), &b->err);
+	return NULL;
+}
+
+/* A read waiting on a pipe whose writer says nothing returns once
+ * interrupted, and every read after it fails too. */
+static void
+test_interrupt_idle_pipe(void)
+{
+	struct blocked_read b;
+	struct core_err err;
+	pthread_t tid;
+	int fds[2], saved = dup(0);
+	static char text[16384];
+	char buf[64];
+	size_t got = 0;
+	ssize_t n;
+
+	/* Enough for libarchive to tell the format without the end. */
+	memset(text, 'x', sizeof(text));
+	memset(&b, 0, sizeof(b));
+	CHECK(saved >= 0 && pipe(fds) == 0);
+	CHECK(dup2(fds[0], 0) == 0);
+	close(fds[0]);
+	CHECK(write(fds[1], text, sizeof(text)) == sizeof(text));
+	CHECK_EQ_INT(core_input_open("-", &b.in, &err), 0);
+	while (got < sizeof(text) &&
+	    (n = core_input_read(b.in, buf, sizeof(buf), &err)) > 0)
+		got += (size_t)n;
+	CHECK_EQ_INT(got, sizeof(text));
+	b.n = 1;
+	CHECK(pthread_create(&tid, NULL, read_blocked, &b) == 0);
+	usleep(50000);
+	CHECK_EQ_INT(b.n, 1);	/* still waiting */
+	core_input_interrupt(b.in);
+	pthread_join(tid, NULL);
+	CHECK_EQ_INT(b.n, CORE_EIO);
+	CHECK_EQ_STR(b.err.msg, "stdin: read interrupted");
+	CHECK(write(fds[1], "1,2\n", 4) == 4);
+	CHECK(core_input_read(b.in, buf, sizeof(buf), &err) < 0);
+	core_input_free(b.in);
+	close(fds[1]);
+	dup2(saved, 0);
+	close(saved);
+}
+
 int
 main(void)
 {
@@ -299,6 +359,7 @@ main(void)
 	RUN(test_damaged_and_missing);
 	RUN(test_output_and_tmpfile);
 	RUN(test_paths_size);
+	RUN(test_interrupt_idle_pipe);
 	rc = unit_done();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
