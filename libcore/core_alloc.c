@@ -110,6 +110,24 @@ core_free_aligned(void *p)
 	free(p);
 }
 
+/* The growth rule of core_grow and core_grow_aligned: cap (at least
+ * min, at least 1) doubled until it holds need, or need itself where
+ * doubling would overflow. */
+static size_t
+grow_cap(size_t cap, size_t need, size_t min)
+{
+	size_t ncap = cap > min ? cap : min;
+
+	if (ncap == 0)
+		ncap = 1;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return need;
+		ncap *= 2;
+	}
+	return ncap;
+}
+
 void *
 core_grow(void *p, size_t *cap, size_t need, size_t size, size_t min)
 {
@@ -117,16 +135,7 @@ core_grow(void *p, size_t *cap, size_t need, size_t size, size_t min)
 
 	if (need <= *cap)
 		return p;
-	ncap = *cap > min ? *cap : min;
-	if (ncap == 0)
-		ncap = 1;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2) {
-			ncap = need;
-			break;
-		}
-		ncap *= 2;
-	}
+	ncap = grow_cap(*cap, need, min);
 	p = core_xreallocarray(p, ncap, size);
 	*cap = ncap;
 	return p;
@@ -140,12 +149,7 @@ core_grow_aligned(void **buf, size_t *cap, size_t need)
 
 	if (need <= *cap)
 		return;
-	ncap = *cap ? *cap : 64;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2)
-			oom(need);
-		ncap *= 2;
-	}
+	ncap = grow_cap(*cap, need, 64);
 	nb = core_xmalloc_aligned(ncap);
 	if (*buf != NULL && *cap > 0)
 		memcpy(nb, *buf, *cap);

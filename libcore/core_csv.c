@@ -329,16 +329,12 @@ stream_fill(struct core_csv_reader *r, struct core_err *err)
 	}
 	if (r->ra != NULL) {
 		/* A whole slot must fit. */
-		while (r->scap - r->slen < RA_SLOT_BYTES) {
-			r->scap = r->scap ? 2 * r->scap : CSV_STREAM_BUF;
-			r->sbuf = core_xrealloc(r->sbuf, r->scap);
-		}
+		r->sbuf = core_grow(r->sbuf, &r->scap,
+		    r->slen + RA_SLOT_BYTES, 1, CSV_STREAM_BUF);
 		n = ra_take(r, r->sbuf + r->slen, err);
 	} else {
-		if (r->slen == r->scap) {
-			r->scap = r->scap ? 2 * r->scap : CSV_STREAM_BUF;
-			r->sbuf = core_xrealloc(r->sbuf, r->scap);
-		}
+		r->sbuf = core_grow(r->sbuf, &r->scap, r->slen + 1, 1,
+		    CSV_STREAM_BUF);
 		n = core_input_read(r->in, r->sbuf + r->slen,
 		    r->scap - r->slen, err);
 	}
@@ -772,9 +768,8 @@ jobs_setup(struct core_csv_reader *r)
 		if (n == r->job_cap) {
 			size_t old = r->job_cap;
 
-			r->job_cap = r->job_cap ? 2 * r->job_cap : 16;
-			r->jobs = core_xreallocarray(r->jobs, r->job_cap,
-			    sizeof(*r->jobs));
+			r->jobs = core_grow(r->jobs, &r->job_cap, n + 1,
+			    sizeof(*r->jobs), 16);
 			for (i = old; i < r->job_cap; i++)
 				csv_result_init(&r->jobs[i].res);
 		}

@@ -203,11 +203,9 @@ sample_push(struct csv_sample *s, const struct csv_tok *t)
 
 		/* text is never NULL once a row is in, even if every
 		 * field so far was empty: readers add offsets to it. */
-		if (s->tcap - s->tlen < f->len || s->text == NULL) {
-			s->tcap = s->tlen + f->len > 2 * s->tcap ?
-			    s->tlen + f->len : 2 * s->tcap;
-			s->text = core_xrealloc(s->text, s->tcap);
-		}
+		if (s->tcap - s->tlen < f->len || s->text == NULL)
+			s->text = core_grow(s->text, &s->tcap,
+			    s->tlen + f->len + (s->text == NULL), 1, 1);
 		if (f->len > 0)
 			memcpy(s->text + s->tlen, f->p, f->len);
 		s->off[base + j] = (uint32_t)s->tlen;

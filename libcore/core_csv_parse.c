@@ -174,11 +174,11 @@ blk_next(struct blkscan *b, const struct csv_tok *t, const char *buf,
 	return i;
 }
 
+/* Room for at least need fields. */
 static void
-tok_grow_fields(struct csv_tok *t)
+tok_grow_fields(struct csv_tok *t, size_t need)
 {
-	t->fcap *= 2;
-	t->f = core_xreallocarray(t->f, t->fcap, sizeof(*t->f));
+	t->f = core_grow(t->f, &t->fcap, need, sizeof(*t->f), 64);
 }
 
 /* Copies the quoted content s[0..len) with doubled quotes made single
@@ -189,11 +189,7 @@ tok_unescape(struct csv_tok *t, const char *s, size_t len, size_t *off)
 	size_t i, o;
 	char q = (char)t->quote;
 
-	if (t->scap - t->slen < len) {
-		t->scap = t->slen + len > 2 * t->scap ? t->slen + len :
-		    2 * t->scap;
-		t->scratch = core_xrealloc(t->scratch, t->scap);
-	}
+	t->scratch = core_grow(t->scratch, &t->scap, t->slen + len, 1, 1);
 	*off = t->slen;
 	o = t->slen;
 	for (i = 0; i < len; i++) {
@@ -243,7 +239,7 @@ tok_row(struct csv_tok *t, struct blkscan *bs, size_t base, const char *buf,
 	t->syn = CSV_SYN_OK;
 	for (;;) {
 		if (base + t->nf == t->fcap)
-			tok_grow_fields(t);
+			tok_grow_fields(t, base + t->nf + 1);
 		f = &t->f[base + t->nf++];
 		f->raw = i - row;
 		if (i < end && (unsigned char)buf[i] == (unsigned)quote &&
@@ -508,11 +504,8 @@ csv_pool_put(struct csv_pool *p, struct core_batch *b)
 	if (b->cols == NULL)
 		return;
 	pthread_mutex_lock(&p->mu);
-	if (p->n == p->cap) {
-		p->cap = p->cap ? 2 * p->cap : 16;
-		p->items = core_xreallocarray(p->items, p->cap,
-		    sizeof(*p->items));
-	}
+	p->items = core_grow(p->items, &p->cap, p->n + 1, sizeof(*p->items),
+	    16);
 	b->nrows = 0;
 	p->items[p->n++] = *b;
 	pthread_mutex_unlock(&p->mu);
@@ -560,11 +553,7 @@ arena_add(struct csv_result *res, const char *p, size_t len)
 {
 	size_t off = res->alen;
 
-	if (res->acap - res->alen < len) {
-		res->acap = res->alen + len > 2 * res->acap ?
-		    res->alen + len : 2 * res->acap;
-		res->arena = core_xrealloc(res->arena, res->acap);
-	}
+	res->arena = core_grow(res->arena, &res->acap, res->alen + len, 1, 1);
 	if (len > 0)
 		memcpy(res->arena + off, p, len);
 	res->alen += len;
@@ -577,11 +566,8 @@ csv_result_add(struct csv_result *res, uint64_t line, uint32_t col,
 {
 	struct csv_rec *rec;
 
-	if (res->nrecs == res->rec_cap) {
-		res->rec_cap = res->rec_cap ? 2 * res->rec_cap : 16;
-		res->recs = core_xreallocarray(res->recs, res->rec_cap,
-		    sizeof(*res->recs));
-	}
+	res->recs = core_grow(res->recs, &res->rec_cap, res->nrecs + 1,
+	    sizeof(*res->recs), 16);
 	rec = &res->recs[res->nrecs++];
 	rec->line = line;
 	rec->col = col;
@@ -594,11 +580,8 @@ csv_result_add(struct csv_result *res, uint64_t line, uint32_t col,
 static void
 result_push(struct csv_result *res, struct core_batch *b)
 {
-	if (res->nbatches == res->batch_cap) {
-		res->batch_cap = res->batch_cap ? 2 * res->batch_cap : 8;
-		res->batches = core_xreallocarray(res->batches,
-		    res->batch_cap, sizeof(*res->batches));
-	}
+	res->batches = core_grow(res->batches, &res->batch_cap,
+	    res->nbatches + 1, sizeof(*res->batches), 8);
 	res->batches[res->nbatches++] = *b;
 	memset(b, 0, sizeof(*b));
 }
@@ -1219,8 +1202,7 @@ plain_row(struct csv_tok *t, struct plainscan *s, size_t base,
 	struct csv_field *f;
 	uint64_t m;
 
-	while (t->fcap < base + ncols)
-		tok_grow_fields(t);
+	tok_grow_fields(t, base + ncols);
 	f = t->f + base;
 	for (;;) {
 		if (i - s->base >= 64) {

@@ -553,19 +553,10 @@ ensure(struct core_mlspill3_reader *r, size_t n, struct core_err *err)
 		r->start = 0;
 	}
 	if (r->cap - r->start < need) {
-		size_t ncap = r->cap ? r->cap : READ_CHUNK;
-		unsigned char *nb;
-
-		while (ncap < need)
-			ncap *= 2;
-		nb = core_xmalloc_aligned(ncap);
-		if (r->end > r->start)
-			memcpy(nb, r->buf + r->start, r->end - r->start);
-		core_free_aligned(r->buf);
-		r->buf = nb;
-		r->cap = ncap;
-		r->end -= r->start;
-		r->start = 0;
+		/* start is 0 here (moved above); a first buffer is at least
+		 * a chunk, the rule doubling 64 up to it. */
+		core_grow_aligned((void **)&r->buf, &r->cap,
+		    r->cap == 0 && need < READ_CHUNK ? READ_CHUNK : need);
 	}
 	while (r->end - r->start < n && !r->eof) {
 		want = r->start + need - r->end;

@@ -250,15 +250,8 @@ core_parquet_rle_release(struct core_parquet_rle *r)
 static void
 rle_reserve(struct core_parquet_rle *r, size_t n)
 {
-	size_t cap;
-
-	if (r->cap - r->len >= n)
-		return;
-	cap = r->cap ? r->cap : 256;
-	while (cap - r->len < n)
-		cap = core_mul_size(cap, 2);
-	r->buf = core_xrealloc(r->buf, cap);
-	r->cap = cap;
+	if (r->cap - r->len < n)
+		r->buf = core_grow(r->buf, &r->cap, r->len + n, 1, 256);
 }
 
 static void
@@ -602,11 +595,13 @@ dict_probe(struct col *c, uint64_t limit, const uint8_t *p, size_t n,
 		return false;
 	if (c->kind == K_STR) {
 		if (c->ndict == c->doff_cap) {
-			c->doff_cap = c->doff_cap ? 2 * c->doff_cap : 1024;
-			c->doff = core_xreallocarray(c->doff, c->doff_cap,
-			    sizeof(*c->doff));
-			c->dtag = core_xreallocarray(c->dtag, c->doff_cap,
-			    sizeof(*c->dtag));
+			/* Side by side: the same rule gives both one cap. */
+			size_t tag_cap = c->doff_cap;
+
+			c->doff = core_grow(c->doff, &c->doff_cap,
+			    c->ndict + 1, sizeof(*c->doff), 1024);
+			c->dtag = core_grow(c->dtag, &tag_cap, c->ndict + 1,
+			    sizeof(*c->dtag), 1024);
 		}
 		c->doff[c->ndict] = (uint32_t)c->dict.len;
 		c->dtag[c->ndict] = tag;
@@ -806,11 +801,9 @@ page_trim(struct col *c)
 static inline void
 idx_push(struct col *c, uint32_t e)
 {
-	if (c->nidx == c->idx_cap) {
-		c->idx_cap = c->idx_cap ? 2 * c->idx_cap : 4096;
-		c->idx = core_xreallocarray(c->idx, c->idx_cap,
-		    sizeof(*c->idx));
-	}
+	if (c->nidx == c->idx_cap)
+		c->idx = core_grow(c->idx, &c->idx_cap, c->nidx + 1,
+		    sizeof(*c->idx), 4096);
 	c->idx[c->nidx++] = e;
 }
 
@@ -1043,12 +1036,8 @@ write_fixed_block(struct core_parquet_writer *w, struct col *c,
 		for (j = 0; j < k && j < FAST_AHEAD; j++)
 			__builtin_prefetch(c->slots + (tag[j] &
 			    (c->nslots - 1)));
-		if (c->nidx + k > c->idx_cap) {
-			c->idx_cap = c->nidx + k > 2 * c->idx_cap ?
-			    c->nidx + k : 2 * c->idx_cap;
-			c->idx = core_xreallocarray(c->idx, c->idx_cap,
-			    sizeof(*c->idx));
-		}
+		c->idx = core_grow(c->idx, &c->idx_cap, c->nidx + k,
+		    sizeof(*c->idx), 4096);
 		for (j = 0; j < k; j++) {
 			if (j + FAST_AHEAD < k)
 				__builtin_prefetch(c->slots + (tag[j +

@@ -45,15 +45,8 @@ core_thrift_reset(struct core_thrift *t)
 static void
 reserve(struct core_thrift *t, size_t n)
 {
-	size_t cap;
-
-	if (t->cap - t->len >= n)
-		return;
-	cap = t->cap ? t->cap : 256;
-	while (cap - t->len < n)
-		cap = core_mul_size(cap, 2);
-	t->buf = core_xrealloc(t->buf, cap);
-	t->cap = cap;
+	if (t->cap - t->len < n)
+		t->buf = core_grow(t->buf, &t->cap, t->len + n, 1, 256);
 }
 
 static inline void

@@ -67,10 +67,37 @@ test_grow_elements(void)
 	CHECK_EQ_INT(core_mul_size(1u << 20, 1u << 10), (size_t)1 << 30);
 }
 
+/* core_grow_aligned grows by core_grow's rule (min 64), keeps what was
+ * there and hands out 64-byte aligned buffers. */
+static void
+test_grow_aligned_same_rule(void)
+{
+	void *a = NULL;
+	unsigned char *b = NULL;
+	size_t acap = 0, bcap = 0, need = 0, i, k;
+	unsigned seed = 7;
+
+	for (k = 0; k < 200; k++) {
+		seed = seed * 1103515245u + 12345u;
+		need += k == 0 ? 1 : (seed >> 16) % (k < 100 ? 300 : 70000);
+		core_grow_aligned(&a, &acap, need);
+		b = core_grow(b, &bcap, need, 1, 64);
+		CHECK_EQ_INT(acap, bcap);
+		CHECK(((uintptr_t)a & 63) == 0);
+		for (i = 0; i < acap && i < 4096; i++)
+			((unsigned char *)a)[i] = (unsigned char)(i + k);
+		if (acap > 0)
+			CHECK(((unsigned char *)a)[0] == (unsigned char)k);
+	}
+	core_free_aligned(a);
+	free(b);
+}
+
 int
 main(void)
 {
 	RUN(test_grow_vs_reference);
 	RUN(test_grow_elements);
+	RUN(test_grow_aligned_same_rule);
 	return unit_done();
 }
