@@ -28,8 +28,9 @@ size_t core_mul_size(size_t n, size_t size);
 /*
  * Grows the array p (capacity *cap elements of size bytes, core_xmalloc'd
  * or NULL) so that it holds at least need elements: the capacity doubles,
- * starting from at least min, or jumps to need when doubling is not
- * enough; the first *cap elements are kept.  Every size is overflow-
+ * starting from at least min, until it does (it is need itself only where
+ * doubling again would overflow); the first *cap elements are kept, so
+ * growth is amortised O(1) per element.  Every size is overflow-
  * checked.  Returns the array (moved or not) and updates *cap; a no-op
  * when need <= *cap.  The one growth path for arrays and byte buffers:
  *	buf = core_grow(buf, &cap, len + n, 1, 4096);
