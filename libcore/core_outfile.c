@@ -206,10 +206,19 @@ hidden_name(char *buf, size_t cap, const char *base, unsigned attempt)
 	    (unsigned long)ts.tv_nsec, attempt);
 }
 
+/* Cleared by tests to run the fallback where O_TMPFILE works. */
+static bool use_tmpfile = true;
+
+void
+core_outfile_use_tmpfile(bool use)
+{
+	use_tmpfile = use;
+}
+
 static bool
 have_proc_fd(void)
 {
-	return access("/proc/self/fd", X_OK) == 0;
+	return use_tmpfile && access("/proc/self/fd", X_OK) == 0;
 }
 
 /* The named-temporary fallback: ".BASE.tmpXXXXXX" beside the target. */

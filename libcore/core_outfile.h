@@ -73,6 +73,10 @@ void core_outfile_abort(struct core_outfile *f);
  * already. */
 void core_outfile_release(struct core_outfile *f);
 
+/* Tests only: false makes every later open take the named-temporary
+ * fallback, as on a file system without O_TMPFILE (default true). */
+void core_outfile_use_tmpfile(bool use);
+
 /*
  * Follows path's symbolic links (at most 40) to the name that a write
  * through it would replace: a newly allocated string (caller frees), or

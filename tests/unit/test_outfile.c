@@ -20,6 +20,10 @@
 
 static char dir[] = "/tmp/test_outfile.XXXXXX";
 
+/* Entries an open, uncommitted file adds to its directory: none with
+ * O_TMPFILE, its temporary name in the fallback. */
+static int pending = 0;
+
 static char *
 path_of(const char *name)
 {
@@ -96,7 +100,7 @@ test_replace_and_abort(void)
 	write_str(&f, "new\n");
 	/* Until commit the old file is there, and nothing else is. */
 	CHECK_EQ_STR(get("out.txt"), "old\n");
-	CHECK_EQ_INT(entries(), 1);
+	CHECK_EQ_INT(entries(), 1 + pending);
 	core_outfile_abort(&f);
 	core_outfile_release(&f);
 	CHECK_EQ_STR(get("out.txt"), "old\n");
@@ -126,7 +130,7 @@ test_new_file(void)
 
 	CHECK_EQ_INT(core_outfile_open(&f, p, &err), 0);
 	write_str(&f, "x");
-	CHECK_EQ_INT(entries(), 0);
+	CHECK_EQ_INT(entries(), pending);
 	CHECK_EQ_INT(core_outfile_commit(&f, &err), 0);
 	core_outfile_release(&f);
 	CHECK_EQ_STR(get("fresh.txt"), "x");
@@ -306,6 +310,41 @@ test_resolve_links(void)
 	free(a);
 }
 
+/* The named-temporary fallback, for file systems without O_TMPFILE:
+ * the same replacement, mode and symlink rules, and a temporary name
+ * that exists only until commit or abort. */
+static void
+test_fallback(void)
+{
+	struct core_outfile f;
+	struct core_err err;
+	char *p = path_of("fb.txt");
+
+	core_outfile_use_tmpfile(false);
+	pending = 1;
+	test_replace_and_abort();
+	test_new_file();
+	test_symlink();
+	put("fb.txt", "old", 0644);
+	CHECK_EQ_INT(core_outfile_open(&f, p, &err), 0);
+	CHECK(f.tmp != NULL);
+	CHECK_EQ_INT(entries(), 2);	/* the old file and the temporary */
+	write_str(&f, "new");
+	CHECK_EQ_INT(core_outfile_commit(&f, &err), 0);
+	core_outfile_release(&f);
+	CHECK_EQ_INT(entries(), 1);
+	CHECK_EQ_STR(get("fb.txt"), "new");
+	CHECK_EQ_INT(core_outfile_open(&f, p, &err), 0);
+	write_str(&f, "lost");
+	core_outfile_release(&f);	/* abort: the temporary goes */
+	CHECK_EQ_INT(entries(), 1);
+	CHECK_EQ_STR(get("fb.txt"), "new");
+	unlink(p);
+	free(p);
+	pending = 0;
+	core_outfile_use_tmpfile(true);
+}
+
 int
 main(void)
 {
@@ -316,6 +355,7 @@ main(void)
 	RUN(test_special_files);
 	RUN(test_sigkill_leaves_nothing);
 	RUN(test_resolve_links);
+	RUN(test_fallback);
 	rmdir(dir);
 	return unit_done();
 }
