@@ -10,8 +10,9 @@
  * A buffer is a batch whose columns own their memory, sized for rcap
  * rows and, per string column, scap text bytes; its charge is exactly
  * the sum of those capacities, computed before anything is allocated so
- * that the budget can refuse first.  When it refuses, the buffer holding
- * the most memory is written out and freed, and the charge tried again;
+ * that the budget can refuse first.  When it refuses, a buffer is freed
+ * (one with memory but no rows, else the one with the most rows, which
+ * is written out first) and the charge tried again;
  * when nothing is left to free, the rows are charged anyway (a buffer of
  * one input batch's rows at most) and written out at once, so the memory
  * held never exceeds the budget by more than one batch.
@@ -319,18 +320,32 @@ realize(struct core_part *p, struct buf *bf, const struct core_batch *src,
 	bf->charged = bytes;
 }
 
-/* The buffer holding the most memory, or nparts when none holds any. */
+/* Bytes bf's rows take. */
+static uint64_t
+held(const struct core_part *p, const struct buf *bf)
+{
+	return (uint64_t)bf->b.nrows * p->row_bytes + bf->text;
+}
+
+/* The buffer to free for room, or nparts when none holds memory: one
+ * holding memory but no rows (freed without a write), else the one
+ * holding the most rows' bytes (the fewest frames for the room). */
 static uint32_t
-largest(const struct core_part *p)
+victim(const struct core_part *p)
 {
 	uint32_t k, best = p->nparts;
-	uint64_t most = 0;
+	uint64_t most = 0, h;
 
-	for (k = 0; k < p->nparts; k++)
-		if (p->buf[k].charged > most) {
-			most = p->buf[k].charged;
+	for (k = 0; k < p->nparts; k++) {
+		if (p->buf[k].charged == 0)
+			continue;
+		if (p->buf[k].b.nrows == 0)
+			return k;
+		if ((h = held(p, &p->buf[k])) > most) {
+			most = h;
 			best = k;
 		}
+	}
 	return best;
 }
 
@@ -355,15 +370,17 @@ make_room(struct core_part *p, uint32_t k, const struct core_batch *src,
 		if (p->mem == NULL ||
 		    core_mem_part_try_charge(p->mem, bytes - bf->charged) == 0)
 			break;
-		if ((j = largest(p)) == p->nparts) {
+		if ((j = victim(p)) == p->nparts) {
 			core_mem_part_charge(p->mem, bytes - bf->charged);
 			*forced = true;
 			break;
 		}
-		if ((rc = flush(p, j, err)) != 0)
-			return rc;
+		if (p->buf[j].b.nrows > 0) {
+			if ((rc = flush(p, j, err)) != 0)
+				return rc;
+			p->st.room_flushes++;
+		}
 		buf_free(p, &p->buf[j]);
-		p->st.room_flushes++;
 	}
 	if (bytes > bf->charged || rcap != bf->rcap)
 		realize(p, bf, src, rcap, bytes);
@@ -442,13 +459,6 @@ append(struct buf *bf, const struct core_batch *src, const uint32_t *sel,
 		}
 	}
 	bf->b.nrows = at + n;
-}
-
-/* Bytes bf's rows take. */
-static uint64_t
-held(const struct core_part *p, const struct buf *bf)
-{
-	return (uint64_t)bf->b.nrows * p->row_bytes + bf->text;
 }
 
 /* Routes rows sel[0..n) of src, all of partition k. */

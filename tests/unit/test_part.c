@@ -12,7 +12,9 @@
  * a partition re-partitioned into a second set on the same spill set
  * (with a contiguous run written between), every run still readable;
  * the cap on spilled bytes; an unwritable directory; a partition out of
- * range; the budget's charge back at zero.
+ * range; a chained run described wrongly (a frame moved or cut, a
+ * frame or a row too few) failing, never read short; the budget's
+ * charge back at zero.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -496,11 +498,105 @@ test_errors(void)
 	core_schema_free(s);
 }
 
+/* Reads run to its end: the final code (CORE_EOF when it reads well). */
+static int
+read_all(struct core_spill *sp, const struct core_spill_run *run,
+    struct core_mem_part *mem, uint64_t *rows)
+{
+	struct core_spill_cursor c;
+	struct core_spill_frame f;
+	struct core_err err;
+	int rc;
+
+	*rows = 0;
+	memset(&f, 0, sizeof(f));
+	core_batch_init(&f.batch, core_spill_schema(sp));
+	if ((rc = core_spill_cursor_open(sp, &c, run, &err)) == 0)
+		while ((rc = core_spill_read_frame(sp, &c, &f, mem, &err)) == 0)
+			*rows += f.batch.nrows;
+	core_spill_frame_release(&f, mem);
+	core_batch_release(&f.batch);
+	return rc;
+}
+
+/* A chained run described wrongly is an error, never a short or
+ * shifted success. */
+static void
+test_wrong_chains(void)
+{
+	struct core_schema *s = make_schema();
+	struct core_batch b;
+	struct core_mem mem;
+	struct core_mem_part mp;
+	struct core_spill_run bad;
+	const struct core_spill_run *run;
+	struct core_part *p;
+	struct core_err err;
+	uint32_t part[4097] = { 0 };
+	uint64_t rows;
+	size_t bytes;
+	int i;
+
+	core_mem_init(&mem, 1);
+	core_mem_part_init(&mp, &mem, "partition buffers", CORE_MEM_UNLIMITED);
+	p = core_part_new(s, 2, NULL, 0, 0, 0, &mp);
+	random_batch(&b, s, 4097);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ_INT(core_part_add(p, &b, part, &err), 0);
+	CHECK_EQ_INT(core_part_finish(p, &err), 0);
+	run = core_part_run(p, 0);
+	CHECK_EQ_INT(run->nframes, 3);
+	CHECK_EQ_INT(read_all(core_part_spill(p), run, &mp, &rows), CORE_EOF);
+	CHECK_EQ_INT(rows, 3 * 4097);
+	/* The empty partition: a run of no frame. */
+	CHECK_EQ_INT(read_all(core_part_spill(p), core_part_run(p, 1), &mp,
+	    &rows), CORE_EOF);
+	CHECK_EQ_INT(rows, 0);
+
+	bytes = run->nframes * sizeof(*run->frames);
+	bad = *run;
+	bad.frames = core_xmalloc(bytes);
+	for (i = 0; i < 6; i++) {
+		memcpy(bad.frames, run->frames, bytes);
+		bad.nframes = run->nframes;
+		bad.rows = run->rows;
+		switch (i) {
+		case 0:
+			bad.frames[1].off += 8;
+			break;
+		case 1:
+			bad.frames[1].off -= 8;
+			break;
+		case 2:
+			bad.frames[2].len -= 8;
+			break;
+		case 3:
+			bad.nframes--;
+			break;
+		case 4:
+			bad.rows++;
+			break;
+		case 5:
+			bad.frames[0].off = 0;
+			break;
+		}
+		CHECK_EQ_INT(read_all(core_part_spill(p), &bad, &mp, &rows),
+		    CORE_ECORRUPT);
+	}
+	free(bad.frames);
+	core_part_free(p);
+	CHECK_EQ_INT(mem.used, 0);
+	core_mem_part_fini(&mp);
+	core_batch_release(&b);
+	core_schema_free(s);
+}
+
 int
 main(void)
 {
 	RUN(test_round_trip);
 	RUN(test_repartition);
 	RUN(test_errors);
+	RUN(test_wrong_chains);
 	return unit_done();
 }
