@@ -18,7 +18,8 @@
  * held never exceeds the budget by more than one batch.
  *
  * A buffer is written out when its rows pass the frame size, chosen at
- * creation from the budget's room over the partition count; after a
+ * creation so that every buffer can be full at once within the budget's
+ * room (half the room over the partition count); after a
  * full frame is written its memory is kept for the next rows (the
  * partition is likely to fill again), after a flush for room it is
  * freed.
@@ -82,7 +83,9 @@ part_new(struct core_spill *sp, bool own, uint32_t nparts,
 	p->own_sp = own;
 	p->mem = mem;
 	room = mem != NULL ? core_mem_part_available(mem) : CORE_MEM_UNLIMITED;
-	p->frame_bytes = room / nparts;
+	/* Capacities run up to twice what a frame holds (fixed columns
+	 * and text are sized apart), and every buffer may be full at once. */
+	p->frame_bytes = room / nparts / 2;
 	if (p->frame_bytes > CORE_PART_FRAME_MAX)
 		p->frame_bytes = CORE_PART_FRAME_MAX;
 	if (p->frame_bytes < FRAME_MIN)
