@@ -14,8 +14,16 @@
  * the end record's counts) before a batch points into it, because a file
  * on a full or failing disk is input like any other.
  *
+ * Chained runs' frames go through a second writer per file (chain[i]),
+ * which is kept for the spill set's life and only ever writes frames:
+ * its stream header goes out with its first frame, its end record never.
+ * Before each frame the file offset is moved to the file's end, so
+ * contiguous runs written in between do not disturb it; the frame's
+ * place is then known from the writer's byte counts.
+ *
  * Invariants: files[i] >= 0 once opened; ends[i] is the size of file i;
- * at most one run is open for writing (writer != NULL).
+ * at most one run is open for writing (writer != NULL), and no chained
+ * frame is written while one is.
  */
 #define _FILE_OFFSET_BITS 64
 #include <errno.h>
@@ -27,6 +35,7 @@
 
 #include "core_alloc.h"
 #include "core_codec.h"
+#include "core_debug.h"
 #include "core_io.h"
 #include "core_mlspill3.h"
 #include "core_mlspill3_record.h"
@@ -45,6 +54,8 @@ struct core_spill {
 	const struct core_schema *schema;	/* borrowed */
 	uint32_t next;			/* file for the next run */
 	struct core_mlspill3_writer *writer;	/* the run being written */
+	struct core_mlspill3_writer **chain;	/* owned, per file: frames
+						   of chained runs, or NULL */
 	uint32_t wfile;
 	uint64_t woff;
 	uint64_t written;		/* bytes of finished runs */
@@ -69,6 +80,7 @@ core_spill_new(const char *const *dirs, size_t ndirs, uint64_t max_bytes,
 	sp->files = core_xcalloc(ndirs, sizeof(*sp->files));
 	sp->ends = core_xcalloc(ndirs, sizeof(*sp->ends));
 	sp->names = core_xcalloc(ndirs, sizeof(*sp->names));
+	sp->chain = core_xcalloc(ndirs, sizeof(*sp->chain));
 	for (i = 0; i < ndirs; i++) {
 		size_t len = strlen(dirs[i]) + 32;
 
@@ -93,10 +105,12 @@ core_spill_free(struct core_spill *sp)
 	core_mlspill3_writer_free(sp->writer);
 	core_pool_free(sp->pool);
 	for (i = 0; i < sp->ndirs; i++) {
+		core_mlspill3_writer_free(sp->chain[i]);
 		if (sp->files[i] >= 0)
 			close(sp->files[i]);
 		free(sp->names[i]);
 	}
+	free(sp->chain);
 	free(sp->files);
 	free(sp->ends);
 	free(sp->names);
@@ -132,21 +146,40 @@ core_spill_async(struct core_spill *sp)
 		sp->pool = core_pool_new(core_pool_default(0, 2));
 }
 
+const struct core_schema *
+core_spill_schema(const struct core_spill *sp)
+{
+	return sp->schema;
+}
+
+/* Opens the next file in turn if need be and moves its offset to its
+ * end; the file's index in *f. */
+static int
+next_file(struct core_spill *sp, uint32_t *f, struct core_err *err)
+{
+	int fd;
+
+	*f = sp->next;
+	if (sp->files[*f] < 0) {
+		if ((fd = core_tmpfile_open(sp->dirs[*f], err)) < 0)
+			return fd;
+		sp->files[*f] = fd;
+	}
+	sp->next = (uint32_t)((*f + 1) % sp->ndirs);
+	if (lseek(sp->files[*f], (off_t)sp->ends[*f], SEEK_SET) < 0)
+		return core_err_errno(err, CORE_EIO, errno, "%s",
+		    sp->names[*f]);
+	return 0;
+}
+
 int
 core_spill_run_begin(struct core_spill *sp, struct core_err *err)
 {
-	uint32_t f = sp->next;
-	int fd;
+	uint32_t f;
+	int rc;
 
-	if (sp->files[f] < 0) {
-		if ((fd = core_tmpfile_open(sp->dirs[f], err)) < 0)
-			return fd;
-		sp->files[f] = fd;
-	}
-	sp->next = (uint32_t)((f + 1) % sp->ndirs);
-	if (lseek(sp->files[f], (off_t)sp->ends[f], SEEK_SET) < 0)
-		return core_err_errno(err, CORE_EIO, errno, "%s",
-		    sp->names[f]);
+	if ((rc = next_file(sp, &f, err)) != 0)
+		return rc;
 	sp->wfile = f;
 	sp->woff = sp->ends[f];
 	sp->writer = core_mlspill3_writer_new(sp->files[f], sp->names[f],
@@ -180,27 +213,111 @@ core_spill_run_end(struct core_spill *sp, struct core_spill_run *run,
 	run->off = sp->woff;
 	run->len = st.bytes;
 	run->rows = st.rows;
+	run->chained = false;
+	run->frames = NULL;
+	run->nframes = run->frames_cap = 0;
 	sp->ends[sp->wfile] += st.bytes;
 	sp->written += st.bytes;
 	return check_cap(sp, err);
 }
 
 void
-core_spill_run_discard(struct core_spill *sp, const struct core_spill_run *run)
+core_spill_chain_init(struct core_spill_run *run)
 {
-	/* Best effort: a file system without hole punching keeps the
-	 * space until exit, which is only less thrifty. */
-	(void)fallocate(sp->files[run->file],
-	    FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)run->off,
-	    (off_t)run->len);
+	memset(run, 0, sizeof(*run));
+	run->chained = true;
 }
 
-/* Reads exactly n bytes at off of the run's file. */
-static int
-read_at(struct core_spill *sp, const struct core_spill_run *run, void *buf,
-    size_t n, uint64_t off, struct core_err *err)
+void
+core_spill_chain_release(struct core_spill_run *run)
 {
-	int fd = sp->files[run->file];
+	if (run == NULL || !run->chained)
+		return;
+	free(run->frames);
+	run->frames = NULL;
+	run->nframes = run->frames_cap = 0;
+}
+
+/* Reads exactly n bytes at off of file f. */
+static int read_at(struct core_spill *sp, uint32_t f, void *buf, size_t n,
+    uint64_t off, struct core_err *err);
+
+int
+core_spill_chain_write(struct core_spill *sp, struct core_spill_run *run,
+    const struct core_batch *b, struct core_err *err)
+{
+	struct core_mlspill3_stats before, after;
+	unsigned char h[CORE_MLSPILL3_HEADER_FIXED];
+	struct core_spill_extent *e;
+	uint64_t start, hlen = 0;
+	const char *why;
+	uint32_t f;
+	int rc, wrc;
+
+	CORE_DCHECK(run->chained);
+	if (b->nrows == 0)
+		return 0;
+	if (sp->writer != NULL)
+		return core_err_set(err, CORE_EINTERNAL,
+		    "chained frame written while a run is being written");
+	if ((rc = next_file(sp, &f, err)) != 0)
+		return rc;
+	if (sp->chain[f] == NULL)
+		sp->chain[f] = core_mlspill3_writer_new(sp->files[f],
+		    sp->names[f], sp->schema, sp->level);
+	start = sp->ends[f];
+	core_mlspill3_writer_stats(sp->chain[f], &before);
+	wrc = core_mlspill3_write_batch(sp->chain[f], b, err);
+	core_mlspill3_writer_stats(sp->chain[f], &after);
+	/* Whatever reached the file, even a failed frame's part, is the
+	 * file's now: the next record goes after it. */
+	sp->ends[f] += after.bytes - before.bytes;
+	sp->written += after.bytes - before.bytes;
+	if (wrc != 0)
+		return wrc;
+	if (before.streams == 0) {
+		/* The stream header went out with this frame. */
+		if ((rc = read_at(sp, f, h, sizeof(h), start, err)) != 0)
+			return rc;
+		if (core_mlspill3_header_len(h, sp->schema, &hlen, &why) != 0)
+			return core_err_set(err, CORE_EINTERNAL,
+			    "%s: stream header: %s", sp->names[f], why);
+	}
+	run->frames = core_grow(run->frames, &run->frames_cap,
+	    run->nframes + 1, sizeof(*run->frames), 16);
+	e = &run->frames[run->nframes++];
+	e->file = f;
+	e->off = start + hlen;
+	e->len = after.bytes - before.bytes - hlen;
+	run->len += e->len;
+	run->rows += b->nrows;
+	return check_cap(sp, err);
+}
+
+void
+core_spill_run_discard(struct core_spill *sp, const struct core_spill_run *run)
+{
+	size_t i;
+
+	/* Best effort: a file system without hole punching keeps the
+	 * space until exit, which is only less thrifty. */
+	if (!run->chained) {
+		(void)fallocate(sp->files[run->file],
+		    FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		    (off_t)run->off, (off_t)run->len);
+		return;
+	}
+	for (i = 0; i < run->nframes; i++)
+		(void)fallocate(sp->files[run->frames[i].file],
+		    FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		    (off_t)run->frames[i].off, (off_t)run->frames[i].len);
+}
+
+static int
+read_at(struct core_spill *sp, uint32_t f, void *buf, size_t n, uint64_t off,
+    struct core_err *err)
+{
+	int fd = sp->files[f];
 	size_t got = 0;
 	ssize_t k;
 
@@ -210,12 +327,11 @@ read_at(struct core_spill *sp, const struct core_spill_run *run, void *buf,
 			if (errno == EINTR)
 				continue;
 			return core_err_errno(err, CORE_EIO, errno,
-			    "read error on %s", sp->names[run->file]);
+			    "read error on %s", sp->names[f]);
 		}
 		if (k == 0)
 			return core_err_set(err, CORE_ECORRUPT,
-			    "%s: run ends early at byte %llu",
-			    sp->names[run->file],
+			    "%s: run ends early at byte %llu", sp->names[f],
 			    (unsigned long long)(off + got));
 		got += (size_t)k;
 	}
@@ -227,7 +343,7 @@ corrupt(struct core_spill *sp, const struct core_spill_cursor *c,
     const char *why, struct core_err *err)
 {
 	return core_err_set(err, CORE_ECORRUPT,
-	    "%s: corrupt run at byte %llu: %s", sp->names[c->run->file],
+	    "%s: corrupt run at byte %llu: %s", sp->names[c->file],
 	    (unsigned long long)c->pos, why);
 }
 
@@ -242,9 +358,18 @@ core_spill_cursor_open(struct core_spill *sp, struct core_spill_cursor *c,
 
 	c->run = run;
 	c->pos = run->off;
+	c->file = run->file;
 	c->rows = c->frames = 0;
 	c->done = false;
-	if ((rc = read_at(sp, run, h, sizeof(h), c->pos, err)) != 0)
+	if (run->chained) {
+		/* Its frames carry no stream header of their own. */
+		if (run->nframes > 0) {
+			c->pos = run->frames[0].off;
+			c->file = run->frames[0].file;
+		}
+		return 0;
+	}
+	if ((rc = read_at(sp, run->file, h, sizeof(h), c->pos, err)) != 0)
 		return rc;
 	/* The header was written by this process for this schema; its
 	 * length is all a reader needs from it. */
@@ -292,7 +417,7 @@ read_end(struct core_spill *sp, struct core_spill_cursor *c,
 	const char *why;
 	int rc;
 
-	if ((rc = read_at(sp, c->run, body, sizeof(body),
+	if ((rc = read_at(sp, c->file, body, sizeof(body),
 	    c->pos + CORE_MLSPILL3_RECORD_HDR, err)) != 0)
 		return rc;
 	if (core_mlspill3_end_parse(rec, body, &rows, &frames, &why) != 0)
@@ -311,25 +436,42 @@ core_spill_read_frame(struct core_spill *sp, struct core_spill_cursor *c,
 	const struct core_spill_run *run = c->run;
 	unsigned char h[CORE_MLSPILL3_RECORD_HDR];
 	struct core_mlspill3_record rec;
-	uint64_t zbytes;
+	uint64_t zbytes, lim = run->off + run->len;
 	const char *why;
 	int rc;
 
 	if (c->done)
 		return CORE_EOF;
+	if (run->chained) {
+		/* A chained run ends with its list; no end record is its. */
+		if (c->frames == run->nframes) {
+			if (c->rows != run->rows)
+				return corrupt(sp, c, "row count mismatch",
+				    err);
+			c->done = true;
+			return CORE_EOF;
+		}
+		c->pos = run->frames[c->frames].off;
+		c->file = run->frames[c->frames].file;
+		lim = c->pos + run->frames[c->frames].len;
+	}
 	/* Nothing outside the run is read: a cut run is not the next. */
-	if (c->pos + sizeof(h) > run->off + run->len)
+	if (c->pos + sizeof(h) > lim)
 		return corrupt(sp, c, "record past the end of the run", err);
-	if ((rc = read_at(sp, run, h, sizeof(h), c->pos, err)) != 0)
+	if ((rc = read_at(sp, c->file, h, sizeof(h), c->pos, err)) != 0)
 		return rc;
 	if (core_mlspill3_record_parse(h, sp->schema, &rec, &why) != 0)
 		return corrupt(sp, c, why, err);
-	if (c->pos + rec.len > run->off + run->len)
+	if (c->pos + rec.len > lim)
 		return corrupt(sp, c, "record past the end of the run", err);
-	if (rec.kind == CORE_MLSPILL3_END)
+	if (rec.kind == CORE_MLSPILL3_END) {
+		if (run->chained)
+			return corrupt(sp, c, "end record in a chained run",
+			    err);
 		return read_end(sp, c, &rec, err);
+	}
 	grow(&f->body, &f->body_cap, rec.body_len, f, mem);
-	if ((rc = read_at(sp, run, f->body, (size_t)rec.body_len,
+	if ((rc = read_at(sp, c->file, f->body, (size_t)rec.body_len,
 	    c->pos + CORE_MLSPILL3_RECORD_HDR, err)) != 0)
 		return rc;
 	if (core_mlspill3_body_verify(&rec, f->body, &why) != 0 ||

@@ -11,6 +11,15 @@
  * not fit small budgets).  Each frame's checksum is verified on reading.
  *
  * One run is written at a time; any number may be read at once.
+ *
+ * Chained runs are for writing many runs at once (the partitions of a
+ * hash join or aggregation, core_part.h): each of their frames is a
+ * record appended to whichever spill file is next, so one run's frames
+ * lie scattered among other runs' and the run is the list of where they
+ * are.  Every file has one MLSPILL3 stream of such frames, shared by all
+ * chained runs of the set and never ended (nothing reads it as a
+ * stream); contiguous runs may be appended between its frames.  The
+ * same cursor reads both kinds.
  */
 #ifndef CORE_SPILL_H
 #define CORE_SPILL_H
@@ -23,18 +32,30 @@
 #include "core_err.h"
 #include "core_mem.h"
 
-/* Where a run lives: a byte range of one spill file. */
+/* Where a chained run's frame lives: one record of one spill file. */
+struct core_spill_extent {
+	uint64_t off;		/* the record's first byte */
+	uint64_t len;		/* record bytes */
+	uint32_t file;
+};
+
+/* Where a run lives: a byte range of one spill file, or for a chained
+ * run the list of its frames. */
 struct core_spill_run {
 	uint32_t file;		/* index of the spill file */
 	uint64_t off;		/* first byte of the stream */
-	uint64_t len;		/* stream bytes */
+	uint64_t len;		/* stream bytes (chained: of its frames) */
 	uint64_t rows;
+	bool chained;		/* core_spill_chain_init'ed */
+	struct core_spill_extent *frames;	/* chained: owned, in order */
+	size_t nframes, frames_cap;
 };
 
 /* A run being read: where the next record starts. */
 struct core_spill_cursor {
 	const struct core_spill_run *run;	/* borrowed */
 	uint64_t pos;		/* absolute file offset of next record */
+	uint32_t file;		/* the file it is in */
 	uint64_t rows;		/* rows read so far */
 	uint64_t frames;	/* frames read so far */
 	bool done;		/* the end record was read */
@@ -71,6 +92,22 @@ int core_spill_run_write(struct core_spill *sp, const struct core_batch *b,
     struct core_err *err);
 int core_spill_run_end(struct core_spill *sp, struct core_spill_run *run,
     struct core_err *err);
+
+/* Chained runs, any number written at once (never while a contiguous run
+ * is being written: both append to the same files).  init makes run an
+ * empty chained run; chain_write appends b to it as one frame (nothing
+ * for an empty batch), in the next spill file in turn, and checks the
+ * cap on bytes written; chain_release frees the run's frame list (the
+ * run cannot be read afterwards; a run not chained is left alone, so
+ * every run may be passed).  After a failed write the run is unusable,
+ * the spill set still consistent. */
+void core_spill_chain_init(struct core_spill_run *run);
+int core_spill_chain_write(struct core_spill *sp, struct core_spill_run *run,
+    const struct core_batch *b, struct core_err *err);
+void core_spill_chain_release(struct core_spill_run *run);
+
+/* The spill set's schema (borrowed). */
+const struct core_schema *core_spill_schema(const struct core_spill *sp);
 
 /* Gives a run's disk space back (it will not be read again). */
 void core_spill_run_discard(struct core_spill *sp,

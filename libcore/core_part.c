@@ -1,0 +1,602 @@
+/*
+ * core_part.c - many partitions written at once (core_part.h).
+ *
+ * A batch is routed in two passes: a counting sort of its row numbers by
+ * partition (stable, so each partition's rows keep their order), then,
+ * partition by partition, a columnar copy of its rows onto the end of
+ * its buffer, one column at a time with a loop per value width.  Nothing
+ * is allocated per row.
+ *
+ * A buffer is a batch whose columns own their memory, sized for rcap
+ * rows and, per string column, scap text bytes; its charge is exactly
+ * the sum of those capacities, computed before anything is allocated so
+ * that the budget can refuse first.  When it refuses, a buffer is freed
+ * (one with memory but no rows, else the one with the most rows, which
+ * is written out first) and the charge tried again;
+ * when nothing is left to free, the rows are charged anyway (a buffer of
+ * one input batch's rows at most) and written out at once, so the memory
+ * held never exceeds the budget by more than one batch.
+ *
+ * A buffer is written out when its rows pass the frame size, chosen at
+ * creation so that every buffer can be full at once within the budget's
+ * room (half the room over the partition count); after a
+ * full frame is written its memory is kept for the next rows (the
+ * partition is likely to fill again), after a flush for room it is
+ * freed.
+ *
+ * Invariants: buf[k].charged == the bytes of buf[k]'s capacities, and
+ * their sum is what the set holds of mem; each buffer's rows are the
+ * partition's latest, not yet in its run.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_alloc.h"
+#include "core_debug.h"
+#include "core_part.h"
+
+#define FRAME_MIN ((uint64_t)16 << 10)
+#define RCAP_MIN 64
+#define SCAP_MIN 1024
+
+struct buf {
+	struct core_batch b;	/* owned buffers; nrows rows */
+	size_t rcap;		/* rows every column has room for */
+	uint64_t text;		/* string bytes held, all columns */
+	uint64_t charged;	/* bytes of the capacities */
+};
+
+struct core_part {
+	const struct core_schema *schema;	/* borrowed */
+	uint32_t nparts;
+	struct core_spill *sp;		/* owned when own_sp */
+	bool own_sp;
+	bool finished;
+	struct core_mem_part *mem;	/* borrowed, or NULL */
+	uint64_t frame_bytes;		/* a buffer is written at this */
+	uint64_t row_bytes;		/* fixed bytes of a row */
+	size_t frame_rows;		/* rows of a frame of fixed bytes */
+	struct buf *buf;		/* owned, nparts */
+	struct core_spill_run *runs;	/* owned, nparts, chained */
+	/* Scratch of one add: rows grouped by partition. */
+	uint32_t *sel;			/* owned, sel_cap */
+	size_t sel_cap;
+	uint32_t *start;		/* owned, nparts + 1 */
+	uint64_t *text;			/* owned, ncols: a piece's text */
+	size_t *scap;			/* owned, ncols: planned string caps */
+	struct core_part_stats st;
+};
+
+static struct core_part *
+part_new(struct core_spill *sp, bool own, uint32_t nparts,
+    struct core_mem_part *mem)
+{
+	struct core_part *p = core_xcalloc(1, sizeof(*p));
+	const struct core_schema *s = core_spill_schema(sp);
+	uint64_t room;
+	uint32_t k, i;
+
+	CORE_DCHECK(nparts >= 1);
+	p->schema = s;
+	p->nparts = nparts;
+	p->sp = sp;
+	p->own_sp = own;
+	p->mem = mem;
+	room = mem != NULL ? core_mem_part_available(mem) : CORE_MEM_UNLIMITED;
+	/* Capacities run up to twice what a frame holds (fixed columns
+	 * and text are sized apart), and every buffer may be full at once. */
+	p->frame_bytes = room / nparts / 2;
+	if (p->frame_bytes > CORE_PART_FRAME_MAX)
+		p->frame_bytes = CORE_PART_FRAME_MAX;
+	if (p->frame_bytes < FRAME_MIN)
+		p->frame_bytes = FRAME_MIN;
+	for (i = 0; i < s->ncols; i++) {
+		size_t w = core_type_width(s->fields[i].type.id);
+
+		p->row_bytes += w != 0 ? w : sizeof(int32_t);
+	}
+	p->frame_rows = (size_t)(p->frame_bytes / (p->row_bytes + 1)) + 1;
+	p->buf = core_xcalloc(nparts, sizeof(*p->buf));
+	p->runs = core_xcalloc(nparts, sizeof(*p->runs));
+	for (k = 0; k < nparts; k++) {
+		core_batch_init(&p->buf[k].b, s);
+		core_spill_chain_init(&p->runs[k]);
+	}
+	p->start = core_xcalloc((size_t)nparts + 1, sizeof(*p->start));
+	p->text = core_xcalloc(s->ncols + 1, sizeof(*p->text));
+	p->scap = core_xcalloc(s->ncols + 1, sizeof(*p->scap));
+	return p;
+}
+
+struct core_part *
+core_part_new(const struct core_schema *schema, uint32_t nparts,
+    const char *const *dirs, size_t ndirs, uint64_t max_spill,
+    int zstd_level, struct core_mem_part *mem)
+{
+	return part_new(core_spill_new(dirs, ndirs, max_spill, zstd_level,
+	    schema), true, nparts, mem);
+}
+
+struct core_part *
+core_part_new_in(struct core_spill *sp, uint32_t nparts,
+    struct core_mem_part *mem)
+{
+	return part_new(sp, false, nparts, mem);
+}
+
+/* Frees buffer bf's memory and gives its charge back. */
+static void
+buf_free(struct core_part *p, struct buf *bf)
+{
+	core_batch_release(&bf->b);
+	core_batch_init(&bf->b, p->schema);
+	bf->rcap = 0;
+	bf->text = 0;
+	if (p->mem != NULL)
+		core_mem_part_release(p->mem, bf->charged);
+	bf->charged = 0;
+}
+
+void
+core_part_free(struct core_part *p)
+{
+	uint32_t k;
+
+	if (p == NULL)
+		return;
+	for (k = 0; k < p->nparts; k++) {
+		buf_free(p, &p->buf[k]);
+		core_batch_release(&p->buf[k].b);
+		core_spill_chain_release(&p->runs[k]);
+	}
+	if (p->own_sp)
+		core_spill_free(p->sp);
+	free(p->buf);
+	free(p->runs);
+	free(p->sel);
+	free(p->start);
+	free(p->text);
+	free(p->scap);
+	free(p);
+}
+
+/* Writes partition k's buffered rows as one frame of its run. */
+static int
+flush(struct core_part *p, uint32_t k, struct core_err *err)
+{
+	struct buf *bf = &p->buf[k];
+	uint64_t before = core_spill_bytes(p->sp);
+	uint32_t i;
+	int rc;
+
+	if (bf->b.nrows == 0)
+		return 0;
+	CORE_DCHECK_BATCH(&bf->b);
+	rc = core_spill_chain_write(p->sp, &p->runs[k], &bf->b, err);
+	p->st.bytes += core_spill_bytes(p->sp) - before;
+	if (rc != 0)
+		return rc;
+	p->st.frames++;
+	bf->b.nrows = 0;
+	bf->text = 0;
+	for (i = 0; i < bf->b.ncols; i++) {
+		/* The bitmap's storage stays for the next rows. */
+		bf->b.cols[i].validity = NULL;
+		if (bf->b.cols[i].offsets != NULL)
+			bf->b.cols[i].offsets[0] = 0;
+	}
+	return 0;
+}
+
+static size_t
+bitmap_cap(size_t rcap)
+{
+	return (core_bitmap_bytes((uint32_t)rcap) + 7) & ~(size_t)7;
+}
+
+/* The bytes of bf's capacities were they rcap rows, p->scap text bytes
+ * and a bitmap where vsrc has one or bf has one already. */
+static uint64_t
+plan_bytes(const struct core_part *p, const struct buf *bf, size_t rcap,
+    const struct core_batch *vsrc)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < p->schema->ncols; i++) {
+		const struct core_column *c = &bf->b.cols[i];
+		size_t w = core_type_width(c->type.id);
+
+		if (w != 0)
+			n += (uint64_t)rcap * w;
+		else
+			n += (uint64_t)(rcap + 1) * sizeof(int32_t) +
+			    p->scap[i];
+		if (c->validity_buf != NULL ||
+		    (vsrc != NULL && vsrc->cols[i].validity != NULL))
+			n += bitmap_cap(rcap);
+	}
+	return n;
+}
+
+/* A capacity for need: doubled from cap, so that a buffer filling row
+ * by row is copied O(1) times a byte, but not past what one frame holds
+ * (frame), nor, from empty, past need: a buffer is written once it holds
+ * a frame, and a piece too big for the budget is written as soon as it
+ * is copied. */
+static size_t
+grown(size_t cap, size_t need, size_t min, size_t frame)
+{
+	size_t n = cap > min ? cap : min;
+
+	if (cap == 0)
+		return need > min ? need : min;
+	while (n < need)
+		n *= 2;
+	if (n > frame)
+		n = frame > need ? frame : need;
+	return n;
+}
+
+/* Plans room in bf for n more rows of src with text bytes p->text[] per
+ * column: the new capacities (rcap returned, p->scap[]) and their bytes
+ * (*bytes). */
+static size_t
+plan(struct core_part *p, const struct buf *bf, const struct core_batch *src,
+    uint32_t n, uint64_t *bytes)
+{
+	size_t rows = (size_t)bf->b.nrows + n, rcap;
+	uint32_t i;
+
+	rcap = rows <= bf->rcap ? bf->rcap : grown(bf->rcap, rows, RCAP_MIN,
+	    p->frame_rows);
+	for (i = 0; i < p->schema->ncols; i++) {
+		const struct core_column *c = &bf->b.cols[i];
+		size_t used, need;
+
+		p->scap[i] = 0;
+		if (core_type_width(c->type.id) != 0)
+			continue;
+		used = bf->b.nrows > 0 ? (size_t)c->offsets[bf->b.nrows] : 0;
+		need = used + (size_t)p->text[i];
+		/* Never empty: a view of nothing is still a buffer. */
+		p->scap[i] = need <= c->values_cap && c->values_cap > 0 ?
+		    c->values_cap : grown(c->values_cap, need, SCAP_MIN,
+		    (size_t)p->frame_bytes);
+	}
+	*bytes = plan_bytes(p, bf, rcap, src);
+	return rcap;
+}
+
+/* Moves *buf to a new aligned buffer of ncap bytes keeping used bytes. */
+static void
+resize(void **buf, size_t *cap, size_t used, size_t ncap)
+{
+	void *n;
+
+	if (ncap == *cap)
+		return;
+	n = core_xmalloc_aligned(ncap);
+	if (used > 0)
+		memcpy(n, *buf, used);
+	if (*cap != 0)
+		core_free_aligned(*buf);
+	*buf = n;
+	*cap = ncap;
+}
+
+/* Gives bf the capacities planned (rcap, p->scap[]): bytes in all. */
+static void
+realize(struct core_part *p, struct buf *bf, const struct core_batch *src,
+    size_t rcap, uint64_t bytes)
+{
+	uint32_t rows = bf->b.nrows, i;
+
+	for (i = 0; i < p->schema->ncols; i++) {
+		struct core_column *c = &bf->b.cols[i];
+		size_t w = core_type_width(c->type.id);
+		bool had = c->validity != NULL;
+
+		if (w != 0) {
+			resize(&c->values, &c->values_cap, (size_t)rows * w,
+			    rcap * w);
+		} else {
+			size_t used = rows == 0 ? 0 :
+			    ((size_t)rows + 1) * sizeof(int32_t);
+
+			resize((void **)&c->offsets, &c->offsets_cap, used,
+			    (rcap + 1) * sizeof(int32_t));
+			if (rows == 0)
+				c->offsets[0] = 0;
+			resize(&c->values, &c->values_cap,
+			    (size_t)c->offsets[rows], p->scap[i]);
+		}
+		if (c->validity_buf != NULL || src->cols[i].validity != NULL) {
+			resize((void **)&c->validity_buf, &c->validity_cap,
+			    had ? core_bitmap_bytes(rows) : 0,
+			    bitmap_cap(rcap));
+			if (had)
+				c->validity = c->validity_buf;
+		}
+	}
+	bf->rcap = rcap;
+	bf->charged = bytes;
+}
+
+/* Bytes bf's rows take. */
+static uint64_t
+held(const struct core_part *p, const struct buf *bf)
+{
+	return (uint64_t)bf->b.nrows * p->row_bytes + bf->text;
+}
+
+/* The buffer to free for room, or nparts when none holds memory: one
+ * holding memory but no rows (freed without a write), else the one
+ * holding the most rows' bytes (the fewest frames for the room). */
+static uint32_t
+victim(const struct core_part *p)
+{
+	uint32_t k, best = p->nparts;
+	uint64_t most = 0, h;
+
+	for (k = 0; k < p->nparts; k++) {
+		if (p->buf[k].charged == 0)
+			continue;
+		if (p->buf[k].b.nrows == 0)
+			return k;
+		if ((h = held(p, &p->buf[k])) > most) {
+			most = h;
+			best = k;
+		}
+	}
+	return best;
+}
+
+/* Makes room in buffer k for n more rows of src (text in p->text[]),
+ * flushing others (or k) for room when the budget refuses.  *forced:
+ * the budget could not be met, the rows are charged over it. */
+static int
+make_room(struct core_part *p, uint32_t k, const struct core_batch *src,
+    uint32_t n, bool *forced, struct core_err *err)
+{
+	struct buf *bf = &p->buf[k];
+	uint64_t bytes;
+	size_t rcap;
+	uint32_t j;
+	int rc;
+
+	*forced = false;
+	for (;;) {
+		rcap = plan(p, bf, src, n, &bytes);
+		if (bytes <= bf->charged)
+			break;
+		if (p->mem == NULL ||
+		    core_mem_part_try_charge(p->mem, bytes - bf->charged) == 0)
+			break;
+		if ((j = victim(p)) == p->nparts) {
+			core_mem_part_charge(p->mem, bytes - bf->charged);
+			*forced = true;
+			break;
+		}
+		if (p->buf[j].b.nrows > 0) {
+			if ((rc = flush(p, j, err)) != 0)
+				return rc;
+			p->st.room_flushes++;
+		}
+		buf_free(p, &p->buf[j]);
+	}
+	if (bytes > bf->charged || rcap != bf->rcap)
+		realize(p, bf, src, rcap, bytes);
+	return 0;
+}
+
+/* Copies rows sel[0..n) of src onto the end of bf (room made). */
+static void
+append(struct buf *bf, const struct core_batch *src, const uint32_t *sel,
+    uint32_t n)
+{
+	uint32_t at = bf->b.nrows, i, j;
+
+	for (i = 0; i < src->ncols; i++) {
+		const struct core_column *s = &src->cols[i];
+		struct core_column *d = &bf->b.cols[i];
+
+		switch (core_type_width(s->type.id)) {
+		case 1: {
+			const uint8_t *sv = s->values;
+			uint8_t *dv = (uint8_t *)d->values + at;
+
+			for (j = 0; j < n; j++)
+				dv[j] = sv[sel[j]];
+			break;
+		}
+		case 4: {
+			const int32_t *sv = s->values;
+			int32_t *dv = (int32_t *)d->values + at;
+
+			for (j = 0; j < n; j++)
+				dv[j] = sv[sel[j]];
+			break;
+		}
+		case 8: {
+			const int64_t *sv = s->values;
+			int64_t *dv = (int64_t *)d->values + at;
+
+			for (j = 0; j < n; j++)
+				dv[j] = sv[sel[j]];
+			break;
+		}
+		default: {
+			const int32_t *so = s->offsets;
+			const char *sv = s->values;
+			int32_t *doff = d->offsets + at;
+			char *dv = d->values;
+			int32_t o = doff[0];
+
+			for (j = 0; j < n; j++) {
+				int32_t len = so[sel[j] + 1] - so[sel[j]];
+
+				memcpy(dv + o, sv + so[sel[j]], (size_t)len);
+				o += len;
+				doff[j + 1] = o;
+			}
+			bf->text += (uint64_t)(o - doff[0]);
+			break;
+		}
+		}
+		if (s->validity != NULL || d->validity != NULL) {
+			uint8_t *v = d->validity_buf;
+
+			if (d->validity == NULL) {
+				/* The rows before were all valid. */
+				memset(v, 0xff, core_bitmap_bytes(at));
+				d->validity = v;
+			}
+			for (j = 0; j < n; j++) {
+				uint32_t r = at + j;
+				unsigned bit = core_col_is_valid(s, sel[j]);
+
+				v[r >> 3] = (uint8_t)((v[r >> 3] &
+				    ~(1u << (r & 7))) | (bit << (r & 7)));
+			}
+		}
+	}
+	bf->b.nrows = at + n;
+}
+
+/* Routes rows sel[0..n) of src, all of partition k. */
+static int
+route(struct core_part *p, uint32_t k, const struct core_batch *src,
+    const uint32_t *sel, uint32_t n, struct core_err *err)
+{
+	struct buf *bf = &p->buf[k];
+	uint64_t text = 0;
+	bool forced;
+	uint32_t i, j;
+	int rc;
+
+	for (i = 0; i < src->ncols; i++) {
+		const int32_t *so = src->cols[i].offsets;
+		uint64_t t = 0;
+
+		if (core_type_width(src->cols[i].type.id) == 0)
+			for (j = 0; j < n; j++)
+				t += (uint64_t)(so[sel[j] + 1] - so[sel[j]]);
+		p->text[i] = t;
+		text += t;
+	}
+	/* A frame stays under the frame size unless one piece is bigger,
+	 * which also keeps string offsets within int32. */
+	if (bf->b.nrows > 0 &&
+	    held(p, bf) + n * p->row_bytes + text > p->frame_bytes &&
+	    (rc = flush(p, k, err)) != 0)
+		return rc;
+	if ((rc = make_room(p, k, src, n, &forced, err)) != 0)
+		return rc;
+	append(bf, src, sel, n);
+	if (forced) {
+		if ((rc = flush(p, k, err)) != 0)
+			return rc;
+		buf_free(p, bf);
+	} else if (held(p, bf) >= p->frame_bytes) {
+		return flush(p, k, err);
+	}
+	return 0;
+}
+
+int
+core_part_add(struct core_part *p, const struct core_batch *b,
+    const uint32_t *part_of_row, struct core_err *err)
+{
+	uint32_t n = b->nrows, i, k, top = 0;
+	uint32_t *start = p->start;
+	int rc;
+
+	if (p->finished)
+		return core_err_set(err, CORE_EINTERNAL,
+		    "rows added to a finished partition set");
+	if (n == 0)
+		return 0;
+	CORE_DCHECK_BATCH(b);
+	for (i = 0; i < n; i++)
+		top = part_of_row[i] > top ? part_of_row[i] : top;
+	if (top >= p->nparts)
+		return core_err_set(err, CORE_EINTERNAL,
+		    "partition %u of %u partitions", top, p->nparts);
+	p->sel = core_grow(p->sel, &p->sel_cap, n, sizeof(*p->sel), 4096);
+	/* Counting sort: start[k + 1] counts, then start[k] is where
+	 * partition k's rows begin, then (after placing) where they end. */
+	memset(start, 0, ((size_t)p->nparts + 1) * sizeof(*start));
+	for (i = 0; i < n; i++)
+		start[part_of_row[i] + 1]++;
+	for (k = 0; k < p->nparts; k++)
+		start[k + 1] += start[k];
+	for (i = 0; i < n; i++)
+		p->sel[start[part_of_row[i]]++] = i;
+	/* start[k] is now partition k's end, and start[k - 1] its start. */
+	for (k = 0; k < p->nparts; k++) {
+		uint32_t lo = k == 0 ? 0 : start[k - 1], hi = start[k];
+
+		if (hi > lo && (rc = route(p, k, b, p->sel + lo, hi - lo,
+		    err)) != 0)
+			return rc;
+	}
+	p->st.rows += n;
+	return 0;
+}
+
+int
+core_part_finish(struct core_part *p, struct core_err *err)
+{
+	uint32_t k;
+	int rc;
+
+	if (p->finished)
+		return 0;
+	for (k = 0; k < p->nparts; k++) {
+		if ((rc = flush(p, k, err)) != 0)
+			return rc;
+		buf_free(p, &p->buf[k]);
+	}
+	p->finished = true;
+	return 0;
+}
+
+uint32_t
+core_part_count(const struct core_part *p)
+{
+	return p->nparts;
+}
+
+const struct core_spill_run *
+core_part_run(const struct core_part *p, uint32_t k)
+{
+	CORE_DCHECK(k < p->nparts);
+	return &p->runs[k];
+}
+
+uint64_t
+core_part_rows(const struct core_part *p, uint32_t k)
+{
+	CORE_DCHECK(k < p->nparts);
+	return p->runs[k].rows + p->buf[k].b.nrows;
+}
+
+struct core_spill *
+core_part_spill(struct core_part *p)
+{
+	return p->sp;
+}
+
+void
+core_part_discard(struct core_part *p, uint32_t k)
+{
+	CORE_DCHECK(k < p->nparts);
+	core_spill_run_discard(p->sp, &p->runs[k]);
+}
+
+void
+core_part_stats(const struct core_part *p, struct core_part_stats *st)
+{
+	*st = p->st;
+}
