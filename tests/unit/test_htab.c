@@ -107,7 +107,8 @@ check_probes(const struct core_htab *t, const struct ref_tab *r,
 }
 
 /* Hashes of a kind: 0 small domain, 1 all equal, 2 random, 3 small
- * numbers shifted into the high bits. */
+ * numbers shifted into the high bits, 4 a domain larger than the
+ * buckets (distinct hashes share buckets). */
 static void
 gen(uint64_t *h, uint32_t n, int kind)
 {
@@ -124,8 +125,11 @@ gen(uint64_t *h, uint32_t n, int kind)
 		case 2:
 			h[i] = rnd();
 			break;
-		default:
+		case 3:
 			h[i] = (rnd() % 300) << 48;
+			break;
+		default:
+			h[i] = rnd() % 20000;
 			break;
 		}
 	}
@@ -140,7 +144,7 @@ test_growth_and_duplicates(void)
 	uint32_t bad = 0, i;
 	int kind, round;
 
-	for (kind = 0; kind < 4; kind++) {
+	for (kind = 0; kind < 5; kind++) {
 		struct core_htab t;
 		struct ref_tab r = { 0 };
 
@@ -159,14 +163,19 @@ test_growth_and_duplicates(void)
 			ref_insert(&r, h, usesel ? sel : NULL, n,
 			    (uint32_t)round);
 			CHECK_EQ_INT(t.count, r.n);
-			/* Probes: present hashes, and some absent. */
 			n = lens[(size_t)(round * 5 + 3) % NLENS];
 			if (kind == 1 && n > 17)
 				n = 17;
+			/* Probes: hashes present (some of them drawn from
+			 * the kind's domain, some of an entry), and some
+			 * absent. */
 			gen(q, n, kind);
-			for (i = 0; i < n; i++)
+			for (i = 0; i < n; i++) {
 				if (rnd() % 4 == 0)
 					q[i] = rnd() | 1ull << 63;
+				else if (rnd() % 2 && r.n > 0)
+					q[i] = r.hash[rnd() % r.n];
+			}
 			bad += check_probes(&t, &r, q, n, &nmatch);
 		}
 		core_htab_release(&t);
