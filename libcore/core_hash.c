@@ -159,25 +159,44 @@ core_hash_keys_comparable(const struct core_hash_keys *a,
 	return true;
 }
 
-/* ok[i] = row rows[i] of c is valid. */
+/*
+ * The loaders read m rows of a column: rows[0..m), or base..base+m when
+ * rows is NULL (a batch hashed whole, where the loops then vectorise
+ * instead of gathering).
+ */
+#define FOR_ROWS(body) do {						\
+	if (rows != NULL) {						\
+		for (i = 0; i < m; i++) {				\
+			uint32_t r_ = rows[i];				\
+			body;						\
+		}							\
+	} else {							\
+		for (i = 0; i < m; i++) {				\
+			uint32_t r_ = base + i;				\
+			body;						\
+		}							\
+	}								\
+} while (0)
+
+/* ok[i] = the row is valid. */
 static void
-load_valid(const struct core_column *c, const uint32_t *rows, uint32_t m,
-    uint8_t *ok)
+load_valid(const struct core_column *c, uint32_t base, const uint32_t *rows,
+    uint32_t m, uint8_t *ok)
 {
+	const uint8_t *vb = c->validity;
 	uint32_t i;
 
-	if (c->validity == NULL) {
+	if (vb == NULL) {
 		memset(ok, 1, m);
 		return;
 	}
-	for (i = 0; i < m; i++)
-		ok[i] = (uint8_t)(c->validity[rows[i] >> 3] >> (rows[i] & 7) & 1);
+	FOR_ROWS(ok[i] = (uint8_t)(vb[r_ >> 3] >> (r_ & 7) & 1));
 }
 
-/* v[i] = the raw integer of row rows[i] (NULL slots as stored). */
+/* v[i] = the raw integer of the row (NULL slots as stored). */
 static void
-load_int(const struct core_column *c, enum core_type t, const uint32_t *rows,
-    uint32_t m, int64_t *v)
+load_int(const struct core_column *c, enum core_type t, uint32_t base,
+    const uint32_t *rows, uint32_t m, int64_t *v)
 {
 	uint32_t i;
 
@@ -185,23 +204,20 @@ load_int(const struct core_column *c, enum core_type t, const uint32_t *rows,
 	case CORE_TYPE_BOOL: {
 		const uint8_t *p = c->values;
 
-		for (i = 0; i < m; i++)
-			v[i] = p[rows[i]];
+		FOR_ROWS(v[i] = p[r_]);
 		break;
 	}
 	case CORE_TYPE_INT32:
 	case CORE_TYPE_DATE: {
 		const int32_t *p = c->values;
 
-		for (i = 0; i < m; i++)
-			v[i] = p[rows[i]];
+		FOR_ROWS(v[i] = p[r_]);
 		break;
 	}
 	default: {
 		const int64_t *p = c->values;
 
-		for (i = 0; i < m; i++)
-			v[i] = p[rows[i]];
+		FOR_ROWS(v[i] = p[r_]);
 		break;
 	}
 	}
@@ -210,13 +226,13 @@ load_int(const struct core_column *c, enum core_type t, const uint32_t *rows,
 /* The canonical integers of key j: at the common scale, 0 where NULL. */
 static void
 load_int_canon(const struct core_hash_keys *k, uint32_t j,
-    const struct core_column *c, const uint32_t *rows, uint32_t m,
-    const uint8_t *ok, int64_t *v)
+    const struct core_column *c, uint32_t base, const uint32_t *rows,
+    uint32_t m, const uint8_t *ok, int64_t *v)
 {
 	int64_t d = k->div[j];
 	uint32_t i;
 
-	load_int(c, (enum core_type)k->type[j], rows, m, v);
+	load_int(c, (enum core_type)k->type[j], base, rows, m, v);
 	if (d != 1)
 		for (i = 0; i < m; i++)
 			v[i] /= d;
@@ -226,20 +242,19 @@ load_int_canon(const struct core_hash_keys *k, uint32_t j,
 }
 
 static void
-load_f64_canon(const struct core_column *c, const uint32_t *rows, uint32_t m,
-    const uint8_t *ok, uint64_t *u)
+load_f64_canon(const struct core_column *c, uint32_t base,
+    const uint32_t *rows, uint32_t m, const uint8_t *ok, uint64_t *u)
 {
 	const double *p = c->values;
 	uint32_t i;
 
-	for (i = 0; i < m; i++)
-		u[i] = f64_canon(p[rows[i]]) & -(uint64_t)ok[i];
+	FOR_ROWS(u[i] = f64_canon(p[r_]) & -(uint64_t)ok[i]);
 }
 
 /* One chunk of the key-after-key path: h[0..m) from s. */
 static void
 hash_chain(const struct core_hash_keys *k, const struct core_batch *b,
-    const uint32_t *rows, uint32_t m, uint64_t s, uint64_t *h,
+    uint32_t base, const uint32_t *rows, uint32_t m, uint64_t s, uint64_t *h,
     uint8_t *anynull)
 {
 	int64_t v[CHUNK];
@@ -251,22 +266,22 @@ hash_chain(const struct core_hash_keys *k, const struct core_batch *b,
 	for (j = 0; j < k->nkeys; j++) {
 		const struct core_column *c = &b->cols[k->col[j]];
 
-		load_valid(c, rows, m, ok);
+		load_valid(c, base, rows, m, ok);
 		for (i = 0; i < m; i++)
 			anynull[i] |= (uint8_t)!ok[i];
 		switch (k->kind[j]) {
 		case CORE_HASH_KIND_INT:
-			load_int_canon(k, j, c, rows, m, ok, v);
+			load_int_canon(k, j, c, base, rows, m, ok, v);
 			break;
 		case CORE_HASH_KIND_FLOAT:
-			load_f64_canon(c, rows, m, ok, (uint64_t *)v);
+			load_f64_canon(c, base, rows, m, ok, (uint64_t *)v);
 			break;
 		default: {
 			const char *bytes = c->values;
 			const int32_t *off = c->offsets;
 
 			for (i = 0; i < m; i++) {
-				uint32_t r = rows[i];
+				uint32_t r = rows != NULL ? rows[i] : base + i;
 				size_t len = ok[i] ? (size_t)(off[r + 1] -
 				    off[r]) : 0;
 
@@ -288,39 +303,37 @@ core_hash_batch(const struct core_hash_keys *k, const struct core_batch *b,
     uint8_t *null)
 {
 	uint64_t s = mix64(seed ^ K_SEED);
-	uint32_t rows[CHUNK], off, i, nnull = 0;
+	uint32_t off, i, nnull = 0;
 	int64_t v0[CHUNK], v1[CHUNK];
 	uint8_t ok0[CHUNK], ok1[CHUNK], anynull[CHUNK];
 
 	CORE_DCHECK(k->nkeys > 0);
 	for (off = 0; off < n; off += CHUNK) {
 		uint32_t m = n - off < CHUNK ? n - off : CHUNK;
-		uint64_t *h = hash + off;
-
-		for (i = 0; i < m; i++)
-			rows[i] = sel != NULL ? sel[off + i] : off + i;
+		uint64_t *restrict h = hash + off;
+		const uint32_t *rows = sel != NULL ? sel + off : NULL;
 		memset(anynull, 0, m);
 		switch (k->path) {
 		case PATH_INT1: {
 			const struct core_column *c = &b->cols[k->col[0]];
 
-			load_valid(c, rows, m, ok0);
-			load_int_canon(k, 0, c, rows, m, ok0, v0);
-			for (i = 0; i < m; i++) {
-				anynull[i] = (uint8_t)!ok0[i];
+			load_valid(c, off, rows, m, ok0);
+			load_int_canon(k, 0, c, off, rows, m, ok0, v0);
+			for (i = 0; i < m; i++)
 				h[i] = mix64((uint64_t)v0[i] ^ s ^
-				    (K_NULL & -(uint64_t)anynull[i]));
-			}
+				    (K_NULL & ((uint64_t)ok0[i] - 1)));
+			for (i = 0; i < m; i++)
+				anynull[i] = (uint8_t)(ok0[i] ^ 1);
 			break;
 		}
 		case PATH_INT2: {
 			const struct core_column *c0 = &b->cols[k->col[0]];
 			const struct core_column *c1 = &b->cols[k->col[1]];
 
-			load_valid(c0, rows, m, ok0);
-			load_valid(c1, rows, m, ok1);
-			load_int_canon(k, 0, c0, rows, m, ok0, v0);
-			load_int_canon(k, 1, c1, rows, m, ok1, v1);
+			load_valid(c0, off, rows, m, ok0);
+			load_valid(c1, off, rows, m, ok1);
+			load_int_canon(k, 0, c0, off, rows, m, ok0, v0);
+			load_int_canon(k, 1, c1, off, rows, m, ok1, v1);
 			for (i = 0; i < m; i++) {
 				uint64_t a = (uint64_t)v0[i];
 				uint64_t bb = (uint64_t)v1[i];
@@ -345,17 +358,17 @@ core_hash_batch(const struct core_hash_keys *k, const struct core_batch *b,
 			const struct core_column *c = &b->cols[k->col[0]];
 			uint64_t *u = (uint64_t *)v0;
 
-			load_valid(c, rows, m, ok0);
-			load_f64_canon(c, rows, m, ok0, u);
-			for (i = 0; i < m; i++) {
-				anynull[i] = (uint8_t)!ok0[i];
+			load_valid(c, off, rows, m, ok0);
+			load_f64_canon(c, off, rows, m, ok0, u);
+			for (i = 0; i < m; i++)
 				h[i] = mix64(u[i] ^ s ^
-				    (K_NULL & -(uint64_t)anynull[i]));
-			}
+				    (K_NULL & ((uint64_t)ok0[i] - 1)));
+			for (i = 0; i < m; i++)
+				anynull[i] = (uint8_t)(ok0[i] ^ 1);
 			break;
 		}
 		default:
-			hash_chain(k, b, rows, m, s, h, anynull);
+			hash_chain(k, b, off, rows, m, s, h, anynull);
 			break;
 		}
 		for (i = 0; i < m; i++)
@@ -407,7 +420,7 @@ equal_key(const struct core_hash_keys *ka, const struct core_batch *a,
 	enum core_type tb = (enum core_type)kb->type[j];
 
 	side_b(srcs_b, refs_b, m, kb->col[j], cb, rb);
-	load_valid(ca, ra, m, oka);
+	load_valid(ca, 0, ra, m, oka);
 	for (i = 0; i < m; i++)
 		okb[i] = (uint8_t)core_col_is_valid(cb[i], rb[i]);
 	switch (ka->kind[j]) {
@@ -415,7 +428,7 @@ equal_key(const struct core_hash_keys *ka, const struct core_batch *a,
 		int64_t va[CHUNK];
 		unsigned sa = ka->own_scale[j], sb = kb->own_scale[j];
 
-		load_int(ca, (enum core_type)ka->type[j], ra, m, va);
+		load_int(ca, (enum core_type)ka->type[j], 0, ra, m, va);
 		if (sa == sb) {
 			for (i = 0; i < m; i++)
 				same[i] = va[i] == int_at(cb[i], tb, rb[i]);
