@@ -166,11 +166,19 @@ core_htab_probe(const struct core_htab *t, const uint64_t *hashes,
 		memset(cand, 0, (size_t)n * sizeof(*cand));
 		return;
 	}
-	/* Heads first, for every row: the loads are independent, so the
-	 * cache misses of a large table overlap instead of queueing
-	 * behind each chain walk. */
-	for (i = 0; i < n; i++)
-		cand[i] = t->head[bucket_of(t, hashes[i])];
+	/* A pass per level, each prefetching what the next reads: the
+	 * loads of one pass are independent, so the cache misses of a
+	 * large table overlap instead of queueing behind each chain
+	 * walk. */
+	for (i = 0; i < n; i++) {
+		cand[i] = bucket_of(t, hashes[i]);
+		__builtin_prefetch(&t->head[cand[i]]);
+	}
+	for (i = 0; i < n; i++) {
+		cand[i] = t->head[cand[i]];
+		if (cand[i] != CORE_HTAB_NONE)
+			__builtin_prefetch(&t->hash[cand[i] - 1]);
+	}
 	for (i = 0; i < n; i++) {
 		e = cand[i];
 		while (e != CORE_HTAB_NONE && t->hash[e - 1] != hashes[i])
