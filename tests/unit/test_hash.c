@@ -707,7 +707,7 @@ test_special_values(void)
 	core_hash_equal(&ks, &b, rows, &ks, srcs, refs, 4, true, eq);
 	CHECK(eq[0] && eq[2] && eq[3]);	/* NULLs equal when grouping */
 	core_hash_equal(&ks, &b, rows, &ks, srcs, refs, 4, false, eq);
-	CHECK(eq[0] && eq[2] && !eq[3]);	/* a join's NULL matches nothing */
+	CHECK(eq[0] && eq[2] && !eq[3]);	/* NULL matches nothing */
 	/* Another seed, other hashes. */
 	core_hash_batch(&ks, &b, NULL, 1, 43, h, NULL);
 	CHECK(h[0] != hs[0]);

@@ -10,7 +10,9 @@
  * entries; growth across many batches of the lengths 0, 1, 2, 3, 17,
  * 4095, 4096, 4097; a budget that refuses growth, after which the table
  * is unchanged and still answers and takes what fits; the charge back
- * at zero after release.
+ * at zero after release.  Then the two uses together with core_hash: a
+ * hash join against a nested loop (every pair, as a sorted multiset) and
+ * a grouping against a count of distinct keys.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,6 +21,8 @@
 #include <string.h>
 
 #include "core_alloc.h"
+#include "core_col.h"
+#include "core_hash.h"
 #include "core_htab.h"
 #include "core_mem.h"
 #include "unit.h"
@@ -292,11 +296,293 @@ test_budget(void)
 	free(h);
 }
 
+/* Key (int, string) of row r: the int is an int32 on the build side and
+ * an int64 on the probe side. */
+static void
+fill_keys(struct core_batch *b, uint32_t n, bool wide)
+{
+	uint32_t r;
+	size_t used = 0;
+
+	core_batch_reset(b);
+	core_batch_reserve(b, n, 4);
+	for (r = 0; r < n; r++) {
+		int64_t v = (int64_t)(rnd() % 40);
+		size_t len = rnd() % 3, k;
+
+		if (wide)
+			((int64_t *)b->cols[0].values)[r] = v;
+		else
+			((int32_t *)b->cols[0].values)[r] = (int32_t)v;
+		core_col_reserve_bytes(&b->cols[1], used, len);
+		for (k = 0; k < len; k++)
+			((char *)b->cols[1].values)[used + k] = 'a' + rnd() % 2;
+		used += len;
+		b->cols[1].offsets[r + 1] = (int32_t)used;
+		if (rnd() % 10 == 0)
+			core_col_set_null(&b->cols[rnd() % 2], r, n);
+	}
+	b->nrows = n;
+}
+
+static int64_t
+key_int(const struct core_batch *b, uint32_t r)
+{
+	return b->cols[0].type.id == CORE_TYPE_INT64 ?
+	    ((int64_t *)b->cols[0].values)[r] :
+	    ((int32_t *)b->cols[0].values)[r];
+}
+
+/* The keys of two rows equal, NULL equal to NULL when nulls_equal. */
+static bool
+key_eq(const struct core_batch *a, uint32_t ra, const struct core_batch *b,
+    uint32_t rb, bool nulls_equal)
+{
+	uint32_t c;
+
+	for (c = 0; c < 2; c++) {
+		bool va = core_col_is_valid(&a->cols[c], ra);
+		bool vb = core_col_is_valid(&b->cols[c], rb);
+
+		if (!va || !vb) {
+			if (!(nulls_equal && !va && !vb))
+				return false;
+		} else if (c == 0) {
+			if (key_int(a, ra) != key_int(b, rb))
+				return false;
+		} else {
+			const int32_t *oa = a->cols[1].offsets;
+			const int32_t *ob = b->cols[1].offsets;
+
+			if (oa[ra + 1] - oa[ra] != ob[rb + 1] - ob[rb] ||
+			    memcmp((char *)a->cols[1].values + oa[ra],
+			    (char *)b->cols[1].values + ob[rb],
+			    (size_t)(oa[ra + 1] - oa[ra])) != 0)
+				return false;
+		}
+	}
+	return true;
+}
+
+static struct core_schema *
+key_schema(enum core_type int_type)
+{
+	struct core_schema *s = core_schema_new(2);
+	struct core_coltype ti = { int_type, 0, 0 };
+	struct core_coltype ts = { CORE_TYPE_STRING, 0, 0 };
+
+	core_schema_set(s, 0, "k", ti);
+	core_schema_set(s, 1, "s", ts);
+	return s;
+}
+
+/* (probe row << 32 | build batch << 16 | build row), sortable. */
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+#define NBUILD 3
+
+static void
+test_hash_join(void)
+{
+	struct core_schema *sb = key_schema(CORE_TYPE_INT32);
+	struct core_schema *sp = key_schema(CORE_TYPE_INT64);
+	struct core_batch build[NBUILD], probe;
+	const struct core_batch *srcs[NBUILD];
+	static const uint32_t cols[2] = { 0, 1 };
+	struct core_hash_keys kb, kp;
+	uint64_t *h = core_xmalloc(4097 * 8), *refs = core_xmalloc(4097 * 8);
+	uint64_t *got = NULL, *want = NULL;
+	uint32_t *sel = core_xmalloc(4097 * 4), *cand = core_xmalloc(4097 * 4);
+	uint32_t *live = core_xmalloc(4097 * 4), *rows = core_xmalloc(4097 * 4);
+	uint8_t *nl = core_xmalloc(4097), *eq = core_xmalloc(4097);
+	size_t li, ngot, nwant, capg = 0, capw = 0;
+	uint32_t i, j, r, bad = 0, nbig = 0;
+	uint64_t mask;
+	int weak;
+
+	for (j = 0; j < NBUILD; j++) {
+		core_batch_init(&build[j], sb);
+		srcs[j] = &build[j];
+	}
+	core_batch_init(&probe, sp);
+	core_hash_keys_init(&kb, sb, cols, NULL, 2, NULL);
+	core_hash_keys_init(&kp, sp, cols, NULL, 2, NULL);
+	CHECK(core_hash_keys_comparable(&kb, &kp));
+	/* Then with the hashes cut to 4 bits, so that most candidates
+	 * are false and the equality decides. */
+	for (weak = 0; weak < 2; weak++)
+	for (li = 0; li < NLENS; li++) {
+		struct core_htab t;
+		uint32_t n = lens[li];
+
+		mask = weak ? 15 : UINT64_MAX;
+		core_htab_init(&t, NULL);
+		/* Build: NULL keys left out, as they match nothing. */
+		for (j = 0; j < NBUILD; j++) {
+			uint32_t m, ns = 0;
+
+			fill_keys(&build[j], j == 1 ? n : 17, false);
+			m = build[j].nrows;
+			core_hash_batch(&kb, &build[j], NULL, m, 5, h, nl);
+			for (i = 0; i < m; i++)
+				if (!nl[i]) {
+					sel[ns] = i;
+					h[ns++] = h[i] & mask;
+				}
+			CHECK_EQ_INT(core_htab_insert(&t, h, sel, ns, j, NULL),
+			    0);
+		}
+		/* Probe a batch at a time, compacting the rows still
+		 * holding a candidate. */
+		fill_keys(&probe, n, true);
+		core_hash_batch(&kp, &probe, NULL, n, 5, h, nl);
+		for (i = 0; i < n; i++)
+			h[i] &= mask;
+		core_htab_probe(&t, h, n, cand);
+		ngot = 0;
+		for (;;) {
+			uint32_t nlive = 0;
+
+			for (i = 0; i < n; i++)
+				if (cand[i] != CORE_HTAB_NONE && !nl[i])
+					live[nlive++] = i;
+			if (nlive == 0)
+				break;
+			for (i = 0; i < nlive; i++) {
+				rows[i] = live[i];
+				refs[i] = core_htab_ref(&t, cand[live[i]]);
+			}
+			core_hash_equal(&kp, &probe, rows, &kb, srcs, refs,
+			    nlive, false, eq);
+			for (i = 0; i < nlive; i++) {
+				if (!eq[i])
+					continue;
+				got = core_grow(got, &capg, ngot + 1, 8, 64);
+				got[ngot++] = (uint64_t)rows[i] << 32 |
+				    refs[i] >> 32 << 16 | (uint32_t)refs[i];
+			}
+			core_htab_next(&t, cand, n);
+		}
+		nwant = 0;
+		for (r = 0; r < n; r++)
+			for (j = 0; j < NBUILD; j++)
+				for (i = 0; i < build[j].nrows; i++) {
+					if (!key_eq(&probe, r, &build[j], i,
+					    false))
+						continue;
+					want = core_grow(want, &capw, nwant + 1,
+					    8, 64);
+					want[nwant++] = (uint64_t)r << 32 |
+					    j << 16 | i;
+				}
+		if (ngot > 0)
+			qsort(got, ngot, 8, cmp_u64);
+		if (nwant > 0)
+			qsort(want, nwant, 8, cmp_u64);
+		if (ngot != nwant || (nwant > 0 &&
+		    memcmp(got, want, nwant * 8) != 0))
+			bad++;
+		nbig += nwant > 10000;
+		core_htab_release(&t);
+	}
+	CHECK_EQ_INT(bad, 0);
+	CHECK(nbig > 0);
+	for (j = 0; j < NBUILD; j++)
+		core_batch_release(&build[j]);
+	core_batch_release(&probe);
+	core_schema_free(sb);
+	core_schema_free(sp);
+	free(h);
+	free(refs);
+	free(got);
+	free(want);
+	free(sel);
+	free(cand);
+	free(live);
+	free(rows);
+	free(nl);
+	free(eq);
+}
+
+/* Groups with NULLs equal: a row joins the first group whose key equals
+ * its own, else starts one; as many groups as distinct keys. */
+static void
+test_grouping(void)
+{
+	struct core_schema *s = key_schema(CORE_TYPE_INT32);
+	struct core_batch in;
+	const struct core_batch *srcs[1] = { &in };
+	static const uint32_t cols[2] = { 0, 1 };
+	struct core_hash_keys k;
+	uint64_t *h = core_xmalloc(4097 * 8), ref;
+	uint32_t *group = core_xmalloc(4097 * 4);
+	size_t li;
+	uint32_t i, j, e, bad = 0;
+	uint8_t eq;
+	int weak;
+
+	core_batch_init(&in, s);
+	core_hash_keys_init(&k, s, cols, NULL, 2, NULL);
+	/* Then with 4-bit hashes: the equality decides. */
+	for (weak = 0; weak < 2; weak++)
+	for (li = 0; li < NLENS; li++) {
+		struct core_htab t;
+		uint32_t n = lens[li], ndistinct = 0;
+
+		core_htab_init(&t, NULL);
+		fill_keys(&in, n, false);
+		core_hash_batch(&k, &in, NULL, n, 9, h, NULL);
+		for (i = 0; weak && i < n; i++)
+			h[i] &= 15;
+		/* One row at a time here: a row's group may be one the same
+		 * batch started. */
+		for (i = 0; i < n; i++) {
+			core_htab_probe(&t, &h[i], 1, &e);
+			for (; e != CORE_HTAB_NONE; core_htab_next(&t, &e, 1)) {
+				ref = core_htab_ref(&t, e);
+				core_hash_equal(&k, &in, &i, &k, srcs, &ref, 1,
+				    true, &eq);
+				if (eq)
+					break;
+			}
+			if (e == CORE_HTAB_NONE) {
+				CHECK_EQ_INT(core_htab_insert(&t, &h[i], &i, 1,
+				    0, NULL), 0);
+				group[i] = i;
+			} else {
+				group[i] = (uint32_t)core_htab_ref(&t, e);
+			}
+		}
+		for (i = 0; i < n; i++) {
+			/* The group is the first row with an equal key. */
+			for (j = 0; !key_eq(&in, i, &in, j, true); j++)
+				;
+			bad += group[i] != j;
+			ndistinct += j == i;
+		}
+		CHECK_EQ_INT(t.count, ndistinct);
+		core_htab_release(&t);
+	}
+	CHECK_EQ_INT(bad, 0);
+	core_batch_release(&in);
+	core_schema_free(s);
+	free(h);
+	free(group);
+}
+
 int
 main(void)
 {
 	RUN(test_growth_and_duplicates);
 	RUN(test_zero_and_one);
 	RUN(test_budget);
+	RUN(test_hash_join);
+	RUN(test_grouping);
 	return unit_done();
 }
