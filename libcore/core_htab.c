@@ -42,7 +42,7 @@
 
 #define MIN_CAP 1024u
 #define ENTRY_BYTES (8u + 8u + 4u + 4u)
-#define MAX_ENTRIES (UINT32_MAX - 1u)
+#define MAX_ENTRIES (1u << 31)	/* so that nbuckets fits 32 bits */
 
 static inline uint32_t
 bucket_of(const struct core_htab *t, uint64_t h)

@@ -54,7 +54,7 @@ void core_htab_reset(struct core_htab *t);
  * Inserts n rows of batch src: row sel[i] (sel NULL: row i) with hash
  * hashes[i], referenced as src << 32 | row.  0, or CORE_ELIMIT with a
  * message when the growth it needs is refused by the budget (or the
- * table would pass 2^32 - 2 entries): then nothing of the batch is
+ * table would pass 2^31 entries): then nothing of the batch is
  * inserted and the table is as it was.  Arrays borrowed for the call.
  */
 int core_htab_insert(struct core_htab *t, const uint64_t *hashes,
