@@ -435,8 +435,14 @@ core_expr_caret(const char *src, size_t len, uint32_t off, uint32_t span,
 	if (lo > 0)
 		cputs(&b, "...");
 	for (i = lo; i < hi; i++) {
-		char c = src[i];
-		cput(&b, c == '\t' || c == '\n' || c == '\r' ? ' ' : c);
+		unsigned char c = (unsigned char)src[i];
+		/* One column per character, and no NUL or escape sequence
+		 * in a message that goes to a terminal. */
+		if (c == '\t' || c == '\n' || c == '\r')
+			c = ' ';
+		else if (c < 0x20 || c == 0x7f)
+			c = '?';
+		cput(&b, (char)c);
 	}
 	if (hi < len)
 		cputs(&b, "...");

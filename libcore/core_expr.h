@@ -161,8 +161,9 @@ bool core_expr_is_keyword(const char *s, size_t len);
  *	             ^
  * src (len bytes) echoed after two spaces, carets under the span [off,
  * off + span) (one caret when span is 0, e.g. at the end of the input).
- * Columns count UTF-8 characters; tabs and newlines echo as spaces; a long
- * source is cut to a window around the span, marked "...".  Writes at most
+ * Columns count UTF-8 characters; tabs and newlines echo as spaces, other
+ * control bytes as '?'; a long source is cut to a window around the span,
+ * marked "...".  Writes at most
  * cap bytes including the NUL into buf; returns the length it needed.
  */
 size_t core_expr_caret(const char *src, size_t len, uint32_t off,

@@ -772,12 +772,13 @@ parse_primary(struct parser *p)
 	if ((next->kind == T_STRING || next->kind == T_INT) &&
 	    is_kw(p, t, "interval"))
 		return parse_interval(p);
-	if (next->kind == T_LPAREN)
-		return parse_call(p, t);
+	/* A reserved word is no name, of a column or of a function. */
 	if (core_expr_is_keyword(p->src + t->off, t->len) &&
 	    !is_kw(p, t, "date") && !is_kw(p, t, "timestamp") &&
 	    !is_kw(p, t, "interval"))
 		return fail_here(p, "expected an expression");
+	if (next->kind == T_LPAREN)
+		return parse_call(p, t);
 	e = core_expr_new(CORE_EXPR_COLUMN);
 	core_expr_set_text(e, p->src + t->off, t->len);
 	e->off = e->op_off = t->off;
@@ -1058,12 +1059,20 @@ static int
 parser_init(struct parser *p, const char *src, size_t len,
     struct core_err *err)
 {
+	const char *nul;
+
 	memset(p, 0, sizeof(*p));
 	p->src = src;
 	p->len = len;
 	p->err = err;
 	if (len > UINT32_MAX / 2)
 		return core_err_set(err, CORE_EUSAGE, "expression too long");
+	/* Names and strings are kept as C strings: a NUL inside quotes
+	 * would cut them short. */
+	nul = memchr(src, '\0', len);
+	if (nul != NULL)
+		return core_expr_err(err, CORE_EUSAGE, src, len,
+		    (uint32_t)(nul - src), 1, "unexpected byte 0x00");
 	if (lex(p) != 0)
 		return CORE_EUSAGE;
 	if (p->ntoks == 1)

@@ -140,6 +140,7 @@ static const struct {
 	{ "extract('day' FROM d)", "extract(day FROM d)" },
 	{ "extract(a)", "extract(a)" },
 	{ "date(x)", "\"date\"(x)" },
+	{ "\"and\"(x)", "\"and\"(x)" },
 	/* whitespace */
 	{ " \t\na\n+\tb ", "(a + b)" },
 	{ "l_shipdate <= DATE '1998-12-01' - INTERVAL '90' DAY",
@@ -492,6 +493,81 @@ test_random_round_trip(void)
 	}
 }
 
+/*
+ * Random token soup: whatever parses must round-trip with sound spans;
+ * whatever does not must fail with a placed message ending in a caret.
+ */
+static void
+test_token_soup(void)
+{
+	static const char *const toks[] = {
+		"a", "\"x y\"", "1", "1.5", "1e3", "'s'", "(", ")", ",", "*",
+		"+", "-", "/", "%", "||", "=", "<>", "<", ">=", "::", "int",
+		"decimal(15,2)", "AND", "OR", "NOT", "IS", "NULL", "BETWEEN",
+		"IN", "LIKE", "ilike", "CASE", "WHEN", "THEN", "ELSE", "END",
+		"CAST", "AS", "DATE", "'1995-03-15'", "INTERVAL", "DAY",
+		"count", "DISTINCT", "extract", "year", "FROM", "TRUE", "'",
+		"\"", "#", "1e", "f(", "b",
+	};
+	/* Mostly operand, operator, operand, ... so that many parse. */
+	static const char *const operands[] = {
+		"a", "1", "'s'", "NULL", "DATE '1995-03-15'", "(b)", "f(a)",
+		"count(*)", "x::int",
+	};
+	static const char *const operators[] = {
+		"+", "*", "||", "=", "AND", "OR", "<", "LIKE", "IS NULL AND",
+		"NOT IN (1) OR", "BETWEEN 1 AND",
+	};
+	struct unit_buf b = { 0 };
+	struct core_expr *e;
+	struct core_err err;
+	unsigned i, j, n, nok = 0;
+	const char *t;
+	char *s1, *s2;
+	size_t ml;
+
+	for (i = 0; i < 20000; i++) {
+		b.len = 0;
+		unit_buf_str(&b, "");
+		n = 1 + (unsigned)rnd(12);
+		for (j = 0; j < n; j++) {
+			if (j > 0 && rnd(4) != 0)
+				unit_buf_ch(&b, ' ');
+			if (rnd(5) == 0)
+				t = toks[rnd(sizeof(toks) / sizeof(toks[0]))];
+			else if (j % 2 == 0)
+				t = operands[rnd(sizeof(operands) /
+				    sizeof(operands[0]))];
+			else
+				t = operators[rnd(sizeof(operators) /
+				    sizeof(operators[0]))];
+			unit_buf_str(&b, t);
+		}
+		if (core_expr_parse(b.p, b.len, &e, &err) == 0) {
+			nok++;
+			s1 = core_expr_print(e);
+			s2 = reprint(s1, strlen(s1), &err);
+			CHECK(s2 != NULL && strcmp(s1, s2) == 0);
+			check_spans(b.p, e);
+			free(s1);
+			free(s2);
+			core_expr_free(e);
+			continue;
+		}
+		ml = strlen(err.msg);
+		if (strncmp(err.msg, "column ", 7) != 0 ||
+		    strstr(err.msg, "\n  ") == NULL || ml == 0 ||
+		    err.msg[ml - 1] != '^') {
+			printf("# %s: %s\n", b.p, err.msg);
+			unit_cur_failed++;
+		}
+	}
+	/* The soup must also reach the parser's success paths. */
+	printf("# %u of 20000 parsed\n", nok);
+	CHECK(nok > 1000);
+	free(b.p);
+}
+
 /* ---- spans of hand-written input ---- */
 
 static void
@@ -606,7 +682,8 @@ static const struct {
 	{ "a # b", "column 3: unexpected character '#'\n  a # b\n    ^" },
 	{ "a | b", "column 3: unexpected character '|'\n  a | b\n    ^" },
 	{ "a : b", "column 3: unexpected character ':'\n  a : b\n    ^" },
-	{ "a \x01", "column 3: unexpected byte 0x01\n  a \x01\n    ^" },
+	{ "a \x01", "column 3: unexpected byte 0x01\n  a ?\n    ^" },
+	{ "a \x1b[31m", "column 3: unexpected byte 0x1b\n  a ?[31m\n    ^" },
 	{ "a b", "column 3: unexpected 'b' after the expression\n  a b\n"
 	    "    ^" },
 	{ "(a) )", "column 5: unexpected ')' after the expression\n"
@@ -615,6 +692,10 @@ static const struct {
 	{ "a + AND", "column 5: expected an expression\n  a + AND\n"
 	    "      ^^^" },
 	{ "* 2", "column 1: expected an expression\n  * 2\n  ^" },
+	{ "x = and(1)", "column 5: expected an expression\n  x = and(1)\n"
+	    "      ^^^" },
+	{ "a IN (1) END", "column 10: unexpected 'END' after the expression\n"
+	    "  a IN (1) END\n           ^^^" },
 	{ "f(a, b", "column 7: expected ',' or ')'\n  f(a, b\n        ^" },
 	{ "f(a b)", "column 5: expected ',' or ')'\n  f(a b)\n      ^" },
 	{ "count(DISTINCT)", "column 15: expected an expression\n"
@@ -675,6 +756,11 @@ test_errors(void)
 	struct core_expr *e;
 	struct core_err err;
 	size_t i;
+
+	/* NUL bytes, even quoted: texts are C strings. */
+	CHECK_EQ_INT(core_expr_parse("'a\0b'", 5, &e, &err), CORE_EUSAGE);
+	CHECK_EQ_STR(err.msg, "column 3: unexpected byte 0x00\n  'a?b'\n"
+	    "    ^");
 
 	for (i = 0; i < sizeof(errors) / sizeof(errors[0]); i++) {
 		memset(&err, 0, sizeof(err));
@@ -937,6 +1023,7 @@ main(void)
 {
 	RUN(test_print_table);
 	RUN(test_random_round_trip);
+	RUN(test_token_soup);
 	RUN(test_spans);
 	RUN(test_values);
 	RUN(test_errors);
