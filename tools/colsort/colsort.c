@@ -76,7 +76,6 @@ static int
 option(void *arg, int c, const char *optarg, struct core_err *err)
 {
 	struct options *o = arg;
-	uint64_t v;
 
 	switch (c) {
 	case 'k':
@@ -94,12 +93,8 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 		o->check = true;
 		break;
 	case OPT_BATCH_ROWS:
-		if (fe_parse_count("--batch-rows", optarg, &v, err) != 0)
+		if (fe_parse_batch_rows(optarg, &o->batch_rows, err) != 0)
 			return CORE_EUSAGE;
-		if (v == 0 || v > (1u << 20))
-			return core_err_set(err, CORE_EUSAGE,
-			    "--batch-rows must be 1 to 1048576");
-		o->batch_rows = (uint32_t)v;
 		break;
 	default:
 		return core_err_set(err, CORE_EINTERNAL, "option %d", c);

@@ -119,12 +119,9 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 		o->csv.sample_rows = v;
 		break;
 	case OPT_BATCH_ROWS:
-		if (fe_parse_count("--batch-rows", optarg, &v, err) != 0)
+		if (fe_parse_batch_rows(optarg, &o->csv.batch_rows,
+		    err) != 0)
 			return CORE_EUSAGE;
-		if (v == 0 || v > (1u << 20))
-			return core_err_set(err, CORE_EUSAGE,
-			    "--batch-rows must be 1 to 1048576");
-		o->csv.batch_rows = (uint32_t)v;
 		break;
 	case OPT_REJECTS:
 		o->rejects = optarg;

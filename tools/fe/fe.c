@@ -89,6 +89,20 @@ bad:
 }
 
 int
+fe_parse_batch_rows(const char *s, uint32_t *out, struct core_err *err)
+{
+	uint64_t v;
+
+	if (fe_parse_count("--batch-rows", s, &v, err) != 0)
+		return CORE_EUSAGE;
+	if (v == 0 || v > (1u << 20))
+		return core_err_set(err, CORE_EUSAGE,
+		    "--batch-rows must be 1 to 1048576");
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int
 fe_parse_size(const char *s, uint64_t *out, struct core_err *err)
 {
 	static const char units[] = "KMGTPE";

@@ -111,6 +111,8 @@ int fe_parse_count(const char *opt, const char *s, uint64_t *out,
 /* "64M", "1G", "512KiB", "100kB", "4096": K/M/G/T/P/E and KiB/MiB/...
  * are powers of 1024, kB/MB/... powers of 1000, a bare number is bytes. */
 int fe_parse_size(const char *s, uint64_t *out, struct core_err *err);
+/* --batch-rows N: 1 to 1048576 rows per frame. */
+int fe_parse_batch_rows(const char *s, uint32_t *out, struct core_err *err);
 /* One byte, "tab" or "\t", and with allow_none "none" (-> 0); -1 with a
  * message otherwise. */
 int fe_parse_char(const char *opt, const char *s, bool allow_none,

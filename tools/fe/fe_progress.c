@@ -48,7 +48,7 @@ struct fe_progress {
 	uint64_t total;		/* input bytes, 0 = unknown */
 	const char *phase;	/* static */
 	uint64_t rows, bytes;
-	double start, last;	/* monotonic seconds */
+	double last;		/* monotonic seconds of the last draw */
 	double phase_start;
 	uint64_t phase_rows0, phase_bytes0;
 	int fd;			/* the shared table, or -1: draw alone */
@@ -273,8 +273,7 @@ fe_progress_new(bool want, uint64_t total)
 	p = core_xcalloc(1, sizeof(*p));
 	p->total = total;
 	p->phase = "reading";
-	p->start = p->phase_start = mono();
-	p->last = 0;
+	p->phase_start = mono();
 	join_table(p);
 	return p;
 }
