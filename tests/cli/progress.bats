@@ -13,22 +13,30 @@ setup() {
 	# The shared table lives in $TMPDIR: keep it where we can see it.
 	mkdir -p tmp
 	export TMPDIR=$BATS_TEST_TMPDIR/tmp
+	make_slow_csv
 }
 
 # slow_csv N: N chunks of 10000 rows, a tenth of a second apart, so that
-# the stages run long enough (about N/10 s) to draw progress.
-slow_csv() {
-	awk -v n="$1" 'BEGIN {
-		print "k,v"
-		for (c = 0; c < n; c++) {
-			for (i = 0; i < 10000; i++)
-				printf "%d,%d\n", c * 10000 + i, (c * 7 + i) % 13
-			fflush()
-			system("sleep 0.1")
-		}
-	}'
+# the stages run long enough (about N/10 s) to draw progress.  A script
+# on PATH, not a shell function: script(1) runs $SHELL, and a shell such
+# as dash drops the exported functions of bash from the environment.
+make_slow_csv() {
+	mkdir -p bin
+	cat >bin/slow_csv <<'SH'
+#!/bin/sh
+exec awk -v n="$1" 'BEGIN {
+	print "k,v"
+	for (c = 0; c < n; c++) {
+		for (i = 0; i < 10000; i++)
+			printf "%d,%d\n", c * 10000 + i, (c * 7 + i) % 13
+		fflush()
+		system("sleep 0.1")
+	}
+}'
+SH
+	chmod +x bin/slow_csv
+	PATH=$PWD/bin:$PATH
 }
-export -f slow_csv 2>/dev/null || true
 
 @test "--progress is silent when stderr is not a terminal" {
 	need csv2col
