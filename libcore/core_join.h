@@ -95,4 +95,96 @@ void core_join_plan_free(struct core_join_plan *p);	/* accepts NULL */
 int core_join_common_type(struct core_coltype a, struct core_coltype b,
     struct core_coltype *out, struct core_err *err);
 
+/* ---- running a join ---- */
+
+/*
+ * A stream of batches a join reads: next fills b (core_batch_init'ed by
+ * the join on schema) with the next batch, whose buffers may be views
+ * valid until the next call (an MLSPILL3 reader's): 0, CORE_EOF at the
+ * end, or a negative code, passed back.  An empty batch is allowed.
+ */
+typedef int (*core_join_next_fn)(void *arg, struct core_batch *b,
+    struct core_err *err);
+
+struct core_join_input {
+	const struct core_schema *schema;	/* borrowed */
+	core_join_next_fn next;
+	void *arg;
+	/* Bytes of input when known (a regular file), else 0: only the
+	 * choice of the fan-out and of --build auto use it. */
+	uint64_t size_hint;
+};
+
+/* Called with each output batch (schema plan->out).  The struct is valid
+ * during the call only; its buffers stay unchanged until the next call
+ * returns (or the join returns), as core_sort_emit_fn's.  A non-zero
+ * return stops the join and is passed back. */
+typedef int (*core_join_emit_fn)(void *arg, const struct core_batch *b,
+    struct core_err *err);
+
+struct core_join_options {
+	const struct core_join_plan *plan;	/* borrowed */
+	/* Anti join with NOT IN's semantics: no left row survives when the
+	 * right side has a NULL key, and a left row whose key is NULL
+	 * survives only when the right side is empty.  One key pair only
+	 * (NOT IN over row values with partial NULLs is not offered). */
+	bool null_aware;
+	bool build_left;		/* hash the left side (default: right) */
+	const char *const *tmpdirs;	/* borrowed; used in turn */
+	size_t ntmpdirs;		/* 0 = core_tmpdir_default() */
+	uint64_t max_spill;		/* bytes; 0 = no cap */
+	bool compress_spill;		/* zstd level 1 on spill frames */
+	uint32_t batch_rows;		/* most rows per output batch; 0 =
+					   8192 */
+	unsigned threads;		/* 1 or 2; 0 = 2 on two cores */
+	/* Told of each phase, for progress: "building", "partitioning",
+	 * "joining" partition i of n (i, n 0 when in memory), "merging".
+	 * NULL: not told. */
+	void (*phase)(void *arg, const char *phase, unsigned i, unsigned n);
+	void *phase_arg;
+};
+
+struct core_join_stats {
+	uint64_t rows_left, rows_right;	/* rows read from each input */
+	uint64_t rows_out;
+	uint64_t partitions;		/* partitions written, all levels */
+	uint64_t levels;		/* 0 in memory, 1 partitioned, 2+
+					   re-partitioned */
+	uint64_t chunked;		/* partitions joined in chunks (one
+					   key too big for the budget) */
+	uint64_t spill_bytes;		/* bytes written to spill files */
+	uint64_t peak_mem;		/* most bytes charged at once */
+};
+
+/*
+ * The hash join: reads the build side (the right input, or the left with
+ * build_left) into a hash table within mem, probes it with the other
+ * side a batch at a time and emits the output batches (plan->out) in no
+ * particular order.  A build side too big for mem is partitioned to
+ * spill files with the probe side (Grace), partitions still too big are
+ * re-partitioned, and a partition one key fills is joined in chunks of
+ * the budget.  left and right are read to their end (CORE_EOF) unless
+ * the join fails.  0, or a negative code: the inputs' and emit's codes,
+ * CORE_EUSAGE (options the plan does not allow), CORE_ELIMIT (max_spill),
+ * CORE_EIO (a spill file).  st (may be NULL) is filled either way.
+ */
+int core_join_hash(const struct core_join_options *o, struct core_mem *mem,
+    const struct core_join_input *left, const struct core_join_input *right,
+    core_join_emit_fn emit, void *arg, struct core_join_stats *st,
+    struct core_err *err);
+
+/*
+ * The merge join (--sorted): both inputs sorted on the plan's keys, in
+ * order, ascending, NULLs last (colsort -k K1 -k K2 ...: each key as
+ * colsort orders its type; keys of different types compare in the
+ * common type).  Streams both sides, holding the rows of one key of the
+ * right side at a time (charged to mem); output in key order.  A row out
+ * of order is CORE_EDATA naming the side, the row (1-based) and the key.
+ * Codes and st as core_join_hash (build_left is ignored).
+ */
+int core_join_merge(const struct core_join_options *o, struct core_mem *mem,
+    const struct core_join_input *left, const struct core_join_input *right,
+    core_join_emit_fn emit, void *arg, struct core_join_stats *st,
+    struct core_err *err);
+
 #endif
