@@ -381,6 +381,8 @@ flush(struct join *J, const struct core_batch *pb)
 		return 0;
 	psrc[0] = pb;
 	psrc[1] = core_join_out_null(J->out, J->pside);
+	S->ptrs = core_grow(S->ptrs, &S->ptrs_cap, S->n + 1, sizeof(*S->ptrs),
+	    16);
 	S->ptrs[S->n] = core_join_out_null(J->out, J->bside);
 	J->npairs = 0;
 	if (J->pside == 0)
