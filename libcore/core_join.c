@@ -1033,7 +1033,8 @@ join_chunked(struct join *J, struct core_part *bp, struct core_part *pp,
 				J->pflag_cap = prows;
 				core_mem_part_charge(&J->p_probe, prows);
 			}
-			memset(J->pflag, 0, prows);
+			if (prows > 0)
+				memset(J->pflag, 0, prows);
 		}
 		first = false;
 		store_index(J);
