@@ -732,6 +732,8 @@ emit_build_rows(struct join *J)
 
 	if (!J->build_unmatched && !J->semi_build)
 		return 0;
+	if (J->null_aware && J->nulls[1] > 0)
+		return 0;	/* NOT IN with a NULL on the right: no row */
 	for (i = 0; i < S->n; i++) {
 		const uint8_t *f = S->b[i].flag;
 		uint32_t n = S->ptrs[i]->nrows;
