@@ -1077,6 +1077,10 @@ join_partition(struct join *J, struct core_part *bp, struct core_part *pp,
 	if ((rc = repartition(J, J->bside, bp, k, n, level + 1, &cb)) != 0 ||
 	    (rc = repartition(J, J->pside, pp, k, n, level + 1, &cp)) != 0)
 		goto done;
+	/* A partition joined is not discarded: every partition was written
+	 * before the first was joined, so giving its space back (a hole
+	 * punched per frame) would cost time and lower no peak; one
+	 * partitioned again is, since its children are written after it. */
 	core_part_discard(bp, k);
 	core_part_discard(pp, k);
 	J->st->partitions += n;
@@ -1087,8 +1091,6 @@ join_partition(struct join *J, struct core_part *bp, struct core_part *pp,
 			rc = join_chunked(J, cb, cp, i);
 		else
 			rc = join_partition(J, cb, cp, i, level + 1);
-		core_part_discard(cb, i);
-		core_part_discard(cp, i);
 	}
 done:
 	if (cb != NULL) {
@@ -1171,8 +1173,6 @@ grace(struct join *J, const struct core_batch *pending)
 	for (k = 0; k < n && rc == 0; k++) {
 		phase(J, "joining", k + 1, n);
 		rc = join_partition(J, bp, pp, k, 1);
-		core_part_discard(bp, k);
-		core_part_discard(pp, k);
 	}
 out:
 	core_part_stats(bp, &ps);
