@@ -28,6 +28,7 @@
 
 #include "core_col.h"
 #include "core_err.h"
+#include "core_mem.h"
 
 enum core_join_type {
 	CORE_JOIN_INNER,
