@@ -222,7 +222,7 @@ gen_key(struct table *t, struct cell *c, uint64_t k)
 		v = k == 1 ? INT64_MIN : k == 2 ? INT64_MAX :
 		    (int64_t)k * 1000000007 - 500000000000;
 		if (right && rnd() % 8 == 0)
-			v += 1ll << 32;
+			v = (int64_t)((uint64_t)v + (1ull << 32));
 		if (!right && rnd() % 16 == 0)
 			v ^= 1ll << 40;
 		c[0].i = v;
