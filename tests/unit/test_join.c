@@ -1059,6 +1059,10 @@ struct jrun {
 	int fail_rc;
 	uint64_t stop_at;
 	int stop_rc;
+	/* Give the inputs' sizes (as rows times 100 bytes, about what
+	 * their MLSPILL3 files would take), which picks the fan-out and
+	 * lets a build side known not to fit go straight to partitions. */
+	bool size_hint;
 };
 
 struct result {
@@ -1113,8 +1117,10 @@ run_join(const struct table *lt, const struct table *rt,
 	res->lf.fail_at = jr->lfail_at < 0 ? FAIL_END : jr->lfail_at - 1;
 	res->rf.fail_at = jr->rfail_at < 0 ? FAIL_END : jr->rfail_at - 1;
 	res->lf.fail_rc = res->rf.fail_rc = jr->fail_rc;
-	li = (struct core_join_input){ lt->schema, feed_next, &res->lf, 0 };
-	ri = (struct core_join_input){ rt->schema, feed_next, &res->rf, 0 };
+	li = (struct core_join_input){ lt->schema, feed_next, &res->lf,
+	    jr->size_hint ? lt->n * 100 : 0 };
+	ri = (struct core_join_input){ rt->schema, feed_next, &res->rf,
+	    jr->size_hint ? rt->n * 100 : 0 };
 	memset(&o, 0, sizeof(o));
 	o.plan = res->plan;
 	o.null_aware = jr->null_aware;
@@ -1151,12 +1157,12 @@ describe(char *buf, size_t cap, const struct table *lt,
     const struct table *rt, const struct jrun *jr, const char *tag)
 {
 	snprintf(buf, cap, "%s: %s%s join, keys %s, %zu x %zu rows, "
-	    "build %s, budget %llu, batch_rows %u, threads %u%s", tag,
+	    "build %s, budget %llu, batch_rows %u, threads %u%s%s", tag,
 	    jr->null_aware ? "null-aware " : "", core_join_type_name(jr->type),
 	    kinds[lt->kind].name, lt->n, rt->n,
 	    jr->build_left ? "left" : "right", (unsigned long long)jr->limit,
 	    jr->batch_rows, jr->threads, jr->drop ? ", right keys dropped" :
-	    "");
+	    "", jr->size_hint ? ", sizes given" : "");
 }
 
 /* The reference's sorted output rows for jr (nested: cross-checked with
@@ -1237,6 +1243,17 @@ check_result(const struct result *res, const struct table *lt,
 		    (unsigned long long)res->st.rows_right,
 		    (unsigned long long)res->st.rows_out, lt->n, rt->n,
 		    (unsigned long long)res->sink.nrows);
+		ok = false;
+	}
+	if (res->st.peak_mem != res->peak || (res->st.levels > 0 &&
+	    (res->st.partitions == 0 || res->st.spill_bytes == 0))) {
+		printf("# %s: stats say peak %llu (the budget's %llu), "
+		    "levels %llu, partitions %llu, %llu bytes spilled\n",
+		    what, (unsigned long long)res->st.peak_mem,
+		    (unsigned long long)res->peak,
+		    (unsigned long long)res->st.levels,
+		    (unsigned long long)res->st.partitions,
+		    (unsigned long long)res->st.spill_bytes);
 		ok = false;
 	}
 	if (res->used != 0) {
@@ -1433,7 +1450,7 @@ test_kinds(void)
 						jr.null_aware = na;
 						jr.build_left = bl;
 						jr.drop = (s + t + bl) % 3 == 0;
-						jr.threads = 1 + cases % 2;
+						jr.threads = cases % 3;
 						jr.batch_rows = brows[cases %
 						    5];
 						if (sh->nl * sh->nr > 100000 &&
@@ -1559,6 +1576,7 @@ test_budget_sweep(void)
 					jr.limit = budgets[b];
 					jr.threads = 1 + b % 2;
 					jr.compress = b == 1;
+					jr.size_hint = (t + b) % 2 == 1;
 					describe(what, sizeof(what), lt, rt,
 					    &jr, "sweep");
 					run_join(lt, rt, &jr, &res);
