@@ -1,0 +1,1332 @@
+/*
+ * core_join.c - the hash join under a memory budget (core_join.h).
+ *
+ * The build side's rows are copied into memory (the store), hashed into
+ * a table of row references (core_htab) once the side is read, and the
+ * probe side streams past it a batch at a time: hash the batch's keys,
+ * look up each row's candidates, check their keys a batch of candidates
+ * at a time (core_hash_equal), and gather the matching pairs into output
+ * batches column by column (core_join_out).  No row is copied on its
+ * own and nothing per row goes through a function pointer.
+ *
+ * When the build side does not fit, both sides are partitioned by a hash
+ * of the key (with a seed of the level, independent of the table's) into
+ * spill files (core_part), and the partitions are joined pair by pair.
+ * A partition pair whose build side is still too big is partitioned
+ * again with the next level's seed; one that does not split (one key, or
+ * a few keys too big together) is joined in chunks: as many build rows
+ * as fit, the whole probe partition past them, and so on, a flag per
+ * probe row remembering which found a match, so that unmatched rows
+ * (outer joins, anti) and semi-join rows come out exactly once.  So the
+ * budget holds whatever the keys, and the answer never depends on it.
+ *
+ * Keys of different types are made comparable before hashing: where the
+ * common type is float64 or a timestamp and a side's key is not, the
+ * side's batches get one more column holding the key converted, and the
+ * hash keys read that column (integer-like keys of different widths and
+ * decimal scales need no conversion: core_hash compares them by value).
+ *
+ * Rows with a NULL key are carried like any other (into the store and
+ * the partitions) and never inserted into the table, so they match
+ * nothing and come out as unmatched where the join type wants them.
+ *
+ * Invariants: a batch of the store holds the build side's columns, then
+ * its converted keys (the "augmented" schema of the side), as do the
+ * spilled partitions; references are store batch << 32 | row, the store's
+ * last source being the side's NULL row (core_join_out_null).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_alloc.h"
+#include "core_debug.h"
+#include "core_hash.h"
+#include "core_htab.h"
+#include "core_join.h"
+#include "core_join_private.h"
+#include "core_part.h"
+#include "core_pool.h"
+#include "core_spill.h"
+
+#define OUT_ROWS_DEFAULT 8192
+/* Deepest re-partitioning before a partition is joined in chunks. */
+#define MAX_LEVEL 4
+/* Per table entry: hash, ref, next and bucket head (core_htab.c). */
+#define HT_ENTRY 24u
+#define HT_MIN 1024u
+/* Most partitions of one level, and the least buffer each should get
+ * (smaller frames make the spill files mostly headers). */
+#define PARTS_MAX 256u
+#define PART_BUF_MIN ((uint64_t)32 << 10)
+
+/* A key conversion: the augmented column made from a side's key. */
+enum conv {
+	CONV_NONE = 0,
+	CONV_TO_FLOAT,		/* integer-like or decimal -> float64 */
+	CONV_DATE_TS,		/* date -> timestamp (microseconds) */
+};
+
+/* One side's key preparation. */
+struct side {
+	const struct core_schema *schema;	/* borrowed: the input's */
+	struct core_schema *aug;	/* owned: + converted keys; or NULL
+					   when none (then schema) */
+	uint32_t nconv;
+	uint32_t conv_col[CORE_HASH_MAX_KEYS];	/* source column */
+	uint8_t conv_kind[CORE_HASH_MAX_KEYS];	/* enum conv */
+	uint8_t conv_scale[CORE_HASH_MAX_KEYS];	/* decimal's scale */
+	struct core_hash_keys hk;
+	struct core_batch inb;		/* the batch the input fills */
+	struct core_batch ab;		/* augmented view of an input batch */
+	void *conv_buf[CORE_HASH_MAX_KEYS];	/* owned: converted values */
+	size_t conv_cap[CORE_HASH_MAX_KEYS];
+	uint8_t *conv_valid[CORE_HASH_MAX_KEYS];	/* owned bitmaps */
+	size_t conv_vcap[CORE_HASH_MAX_KEYS];
+};
+
+/* A batch of the store: a copy of an input batch, or a spill frame. */
+struct sbatch {
+	struct core_batch b;		/* copy: views into chunk */
+	unsigned char *chunk;		/* owned, or NULL for a frame */
+	struct core_spill_frame *f;	/* owned, or NULL for a copy */
+	uint64_t bytes;			/* charged for chunk */
+	uint8_t *flag;			/* owned: per row 0 unmatched, 1
+					   matched, 2 NULL key; or NULL */
+};
+
+struct store {
+	struct sbatch *b;		/* owned */
+	size_t n, cap;
+	const struct core_batch **ptrs;	/* owned: n + 1 sources, the last
+					   the NULL row */
+	size_t ptrs_cap;
+	uint64_t rows;
+	uint64_t bytes;			/* charged for copies and flags */
+	struct core_htab ht;
+	uint64_t ht_charged;
+};
+
+struct join {
+	const struct core_join_options *o;
+	const struct core_join_plan *plan;
+	struct core_mem *mem;
+	struct core_err *err;
+	core_join_emit_fn emit;
+	void *emit_arg;
+	struct core_join_stats *st;
+	const struct core_join_input *in[2];	/* left, right */
+	int bside, pside;		/* build and probe: 0 left, 1 right */
+	struct side side[2];		/* indexed by 0 left, 1 right */
+	struct core_pool *pool;
+	struct core_join_out *out;
+
+	/* What the type wants, from the probe side's point of view. */
+	bool pairs;			/* matched pairs are output */
+	bool probe_unmatched;		/* unmatched probe rows, padded */
+	bool build_unmatched;		/* unmatched build rows, padded */
+	bool semi_probe;		/* probe rows with a match, once */
+	bool semi_build;		/* build rows with a match */
+	bool build_flags;		/* the store keeps flags */
+	bool null_aware;
+	uint64_t nulls[2];		/* rows with a NULL key, per side */
+
+	struct core_mem_part p_build, p_part, p_probe, p_out;
+	uint64_t build_cap;		/* bytes the store and table may use */
+	uint32_t out_rows;		/* pairs per output batch */
+
+	struct store st_b;
+
+	/* Scratch for a probe batch, grown to its rows. */
+	uint64_t *hash;
+	uint8_t *isnull;
+	uint32_t *cand, *act;
+	uint64_t *refs;
+	uint8_t *eq, *hit;
+	uint32_t *part_of;
+	size_t scap;
+
+	/* Pairs waiting for an output batch. */
+	uint64_t *pr, *br;		/* probe and build references */
+	uint32_t npairs;
+
+	/* Chunked joins: a flag per probe row of the partition. */
+	uint8_t *pflag;
+	uint64_t pflag_cap;
+	bool multi;			/* the store holds one of several
+					   chunks */
+	uint64_t spill_base;		/* spill bytes of finished sets */
+};
+
+/* ---- sides and key conversion ---- */
+
+static int
+side_init(struct join *J, int s, struct core_err *err)
+{
+	const struct core_join_plan *p = J->plan;
+	struct side *sd = &J->side[s];
+	uint32_t cols[CORE_HASH_MAX_KEYS];
+	uint8_t scales[CORE_HASH_MAX_KEYS];
+	uint32_t k, i;
+
+	sd->schema = J->in[s]->schema;
+	if (p->nkeys > CORE_HASH_MAX_KEYS)
+		return core_err_set(err, CORE_EUSAGE, "at most %d key pairs",
+		    CORE_HASH_MAX_KEYS);
+	for (k = 0; k < p->nkeys; k++) {
+		const struct core_join_key *key = &p->keys[k];
+		uint32_t c = s == 0 ? key->lcol : key->rcol;
+		struct core_coltype t = sd->schema->fields[c].type;
+		struct core_coltype o = J->side[0].schema->fields[key->lcol]
+		    .type;
+		struct core_coltype r = J->in[1]->schema->fields[key->rcol]
+		    .type;
+		unsigned so = o.id == CORE_TYPE_DECIMAL ? o.scale : 0;
+		unsigned sr = r.id == CORE_TYPE_DECIMAL ? r.scale : 0;
+		enum conv cv = CONV_NONE;
+
+		if (key->common.id == CORE_TYPE_FLOAT64 &&
+		    t.id != CORE_TYPE_FLOAT64)
+			cv = CONV_TO_FLOAT;
+		else if (key->common.id == CORE_TYPE_TIMESTAMP &&
+		    t.id == CORE_TYPE_DATE)
+			cv = CONV_DATE_TS;
+		cols[k] = c;
+		scales[k] = 0;
+		if (cv != CONV_NONE) {
+			sd->conv_col[sd->nconv] = c;
+			sd->conv_kind[sd->nconv] = (uint8_t)cv;
+			sd->conv_scale[sd->nconv] = t.id ==
+			    CORE_TYPE_DECIMAL ? t.scale : 0;
+			cols[k] = sd->schema->ncols + sd->nconv;
+			sd->nconv++;
+		} else if (key->common.id != CORE_TYPE_FLOAT64 &&
+		    key->common.id != CORE_TYPE_STRING &&
+		    key->common.id != CORE_TYPE_TIMESTAMP) {
+			scales[k] = (uint8_t)(so < sr ? so : sr);
+		}
+	}
+	if (sd->nconv > 0) {
+		sd->aug = core_schema_new(sd->schema->ncols + sd->nconv);
+		for (i = 0; i < sd->schema->ncols; i++)
+			core_schema_set(sd->aug, i, sd->schema->fields[i].name,
+			    sd->schema->fields[i].type);
+		for (i = 0; i < sd->nconv; i++) {
+			struct core_coltype t = { 0 };
+			char name[32];
+
+			t.id = sd->conv_kind[i] == CONV_TO_FLOAT ?
+			    CORE_TYPE_FLOAT64 : CORE_TYPE_TIMESTAMP;
+			snprintf(name, sizeof(name), " join key %u", i + 1);
+			core_schema_set(sd->aug, sd->schema->ncols + i, name, t);
+		}
+	}
+	core_batch_init(&sd->inb, sd->schema);
+	core_batch_init(&sd->ab, sd->aug != NULL ? sd->aug : sd->schema);
+	return core_hash_keys_init(&sd->hk, sd->aug != NULL ? sd->aug :
+	    sd->schema, cols, scales, p->nkeys, err);
+}
+
+static const struct core_schema *
+side_schema(const struct side *sd)
+{
+	return sd->aug != NULL ? sd->aug : sd->schema;
+}
+
+static void
+side_release(struct side *sd)
+{
+	uint32_t i;
+
+	for (i = 0; i < sd->nconv; i++) {
+		core_free_aligned(sd->conv_buf[i]);
+		core_free_aligned(sd->conv_valid[i]);
+	}
+	/* The augmented batch's columns are views. */
+	free(sd->ab.cols);
+	core_batch_release(&sd->inb);
+	core_schema_free(sd->aug);
+}
+
+static const double pow10d[19] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
+	1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+};
+
+/* The augmented view of input batch b: its columns, then its keys
+ * converted.  Valid until the next call for the side. */
+static const struct core_batch *
+side_augment(struct side *sd, const struct core_batch *b)
+{
+	uint32_t n = b->nrows, i, r;
+
+	if (sd->nconv == 0)
+		return b;
+	for (i = 0; i < b->ncols; i++) {
+		sd->ab.cols[i] = b->cols[i];
+		sd->ab.cols[i].validity_buf = NULL;
+		sd->ab.cols[i].validity_cap = 0;
+		sd->ab.cols[i].values_cap = 0;
+		sd->ab.cols[i].offsets_cap = 0;
+	}
+	for (i = 0; i < sd->nconv; i++) {
+		const struct core_column *c = &b->cols[sd->conv_col[i]];
+		struct core_column *d = &sd->ab.cols[b->ncols + i];
+		size_t need = (size_t)(n ? n : 1) * 8;
+
+		core_grow_aligned(&sd->conv_buf[i], &sd->conv_cap[i], need);
+		memset(d, 0, sizeof(*d));
+		d->type = sd->ab.schema->fields[b->ncols + i].type;
+		d->values = sd->conv_buf[i];
+		if (c->validity != NULL) {
+			size_t vb = core_bitmap_bytes(n) + 1;
+
+			core_grow_aligned((void **)&sd->conv_valid[i],
+			    &sd->conv_vcap[i], vb);
+			memcpy(sd->conv_valid[i], c->validity,
+			    core_bitmap_bytes(n));
+			d->validity = sd->conv_valid[i];
+		}
+		if (sd->conv_kind[i] == CONV_DATE_TS) {
+			const int32_t *v = c->values;
+			int64_t *o = sd->conv_buf[i];
+
+			for (r = 0; r < n; r++)
+				o[r] = (int64_t)v[r] * 86400000000LL;
+			continue;
+		}
+		{
+			double *o = sd->conv_buf[i];
+			double div = pow10d[sd->conv_scale[i]];
+
+			switch (c->type.id) {
+			case CORE_TYPE_BOOL: {
+				const uint8_t *v = c->values;
+
+				for (r = 0; r < n; r++)
+					o[r] = v[r];
+				break;
+			}
+			case CORE_TYPE_INT32:
+			case CORE_TYPE_DATE: {
+				const int32_t *v = c->values;
+
+				for (r = 0; r < n; r++)
+					o[r] = v[r];
+				break;
+			}
+			case CORE_TYPE_DECIMAL: {
+				const int64_t *v = c->values;
+
+				for (r = 0; r < n; r++)
+					o[r] = (double)v[r] / div;
+				break;
+			}
+			default: {
+				const int64_t *v = c->values;
+
+				for (r = 0; r < n; r++)
+					o[r] = (double)v[r];
+				break;
+			}
+			}
+		}
+	}
+	sd->ab.nrows = n;
+	return &sd->ab;
+}
+
+/* ---- scratch ---- */
+
+static void
+scratch(struct join *J, uint32_t n)
+{
+	size_t c;
+
+	if (n <= J->scap)
+		return;
+	c = n;
+	free(J->hash);
+	free(J->isnull);
+	free(J->cand);
+	free(J->act);
+	free(J->refs);
+	free(J->eq);
+	free(J->hit);
+	free(J->part_of);
+	J->hash = core_xmalloc(c * sizeof(*J->hash));
+	J->isnull = core_xmalloc(c);
+	J->cand = core_xmalloc(c * sizeof(*J->cand));
+	J->act = core_xmalloc(c * sizeof(*J->act));
+	J->refs = core_xmalloc(c * sizeof(*J->refs));
+	J->eq = core_xmalloc(c);
+	J->hit = core_xmalloc(c);
+	J->part_of = core_xmalloc(c * sizeof(*J->part_of));
+	J->scap = c;
+}
+
+/* ---- output ---- */
+
+/* Emits the pairs waiting; the probe batch they name is pb (the build
+ * sources are the store's). */
+static int
+flush(struct join *J, const struct core_batch *pb)
+{
+	const struct core_batch *psrc[2];
+	struct store *S = &J->st_b;
+	uint32_t n = J->npairs;
+	int rc;
+
+	if (n == 0)
+		return 0;
+	psrc[0] = pb;
+	psrc[1] = core_join_out_null(J->out, J->pside);
+	S->ptrs = core_grow(S->ptrs, &S->ptrs_cap, S->n + 1, sizeof(*S->ptrs),
+	    16);
+	S->ptrs[S->n] = core_join_out_null(J->out, J->bside);
+	J->npairs = 0;
+	if (J->pside == 0)
+		rc = core_join_out_emit(J->out, psrc, 2, J->pr, S->ptrs,
+		    S->n + 1, J->br, n, J->emit, J->emit_arg, J->err);
+	else
+		rc = core_join_out_emit(J->out, S->ptrs, S->n + 1, J->br, psrc,
+		    2, J->pr, n, J->emit, J->emit_arg, J->err);
+	J->st->rows_out += n;
+	return rc;
+}
+
+static inline int
+add_pair(struct join *J, const struct core_batch *pb, uint64_t pref,
+    uint64_t bref)
+{
+	J->pr[J->npairs] = pref;
+	J->br[J->npairs] = bref;
+	if (++J->npairs == J->out_rows)
+		return flush(J, pb);
+	return 0;
+}
+
+/* The reference of a side's NULL row, among the sources flush passes. */
+static uint64_t
+null_pref(void)
+{
+	return (uint64_t)1 << 32;
+}
+
+static uint64_t
+null_bref(const struct join *J)
+{
+	return (uint64_t)J->st_b.n << 32;
+}
+
+/* ---- the store ---- */
+
+static uint64_t
+ht_bytes(uint64_t rows)
+{
+	uint64_t c = HT_MIN;
+
+	while (c < rows)
+		c *= 2;
+	return c * HT_ENTRY;
+}
+
+/* Bytes a copy of b's rows takes (64-byte aligned buffers). */
+static uint64_t
+copy_bytes(const struct core_batch *b)
+{
+	uint64_t n = b->nrows, t = 0;
+	uint32_t i;
+
+	for (i = 0; i < b->ncols; i++) {
+		const struct core_column *c = &b->cols[i];
+		size_t w = core_type_width(c->type.id);
+
+		if (c->validity != NULL)
+			t += (core_bitmap_bytes(b->nrows) + 63) & ~63ull;
+		if (w == 0) {
+			t += ((n + 1) * 4 + 63) & ~63ull;
+			t += ((uint64_t)c->offsets[n] - (uint64_t)c->offsets[0]
+			    + 63) & ~63ull;
+		} else {
+			t += (n * w + 63) & ~63ull;
+		}
+	}
+	return t;
+}
+
+static const struct core_batch *
+sb_batch(const struct sbatch *sb)
+{
+	return sb->f != NULL ? &sb->f->batch : &sb->b;
+}
+
+/* Makes room for one more batch; the sources follow the array when it
+ * moves. */
+static void
+store_slot(struct store *S)
+{
+	struct sbatch *old = S->b;
+	size_t i;
+
+	S->b = core_grow(S->b, &S->cap, S->n + 1, sizeof(*S->b), 16);
+	S->ptrs = core_grow(S->ptrs, &S->ptrs_cap, S->n + 2,
+	    sizeof(*S->ptrs), 16);
+	if (S->b != old)
+		for (i = 0; i < S->n; i++)
+			S->ptrs[i] = sb_batch(&S->b[i]);
+	memset(&S->b[S->n], 0, sizeof(S->b[S->n]));
+}
+
+/* Appends a copy of b (charged, whatever the budget says: the caller
+ * decided it fits) to the store. */
+static void
+store_copy(struct join *J, const struct core_batch *b, uint64_t bytes)
+{
+	struct store *S = &J->st_b;
+	struct sbatch *sb;
+	unsigned char *p;
+	uint32_t n = b->nrows, i;
+
+	store_slot(S);
+	sb = &S->b[S->n];
+	core_batch_init(&sb->b, b->schema);
+	p = sb->chunk = bytes ? core_xmalloc_aligned(bytes) : NULL;
+	sb->bytes = bytes;
+	core_mem_part_charge(&J->p_build, bytes);
+	S->bytes += bytes;
+	for (i = 0; i < b->ncols; i++) {
+		const struct core_column *c = &b->cols[i];
+		struct core_column *d = &sb->b.cols[i];
+		size_t w = core_type_width(c->type.id);
+
+		if (c->validity != NULL) {
+			d->validity = p;
+			memcpy(p, c->validity, core_bitmap_bytes(n));
+			p += (core_bitmap_bytes(n) + 63) & ~63ull;
+		}
+		if (w == 0) {
+			int32_t base = c->offsets[0], r;
+			size_t tb = (size_t)(c->offsets[n] - base);
+
+			d->offsets = (int32_t *)(void *)p;
+			for (r = 0; r <= (int32_t)n; r++)
+				d->offsets[r] = c->offsets[r] - base;
+			p += ((size_t)(n + 1) * 4 + 63) & ~(size_t)63;
+			d->values = p;
+			if (tb > 0)
+				memcpy(p, (const char *)c->values + base, tb);
+			p += (tb + 63) & ~(size_t)63;
+		} else {
+			d->values = p;
+			if (n > 0)
+				memcpy(p, c->values, (size_t)n * w);
+			p += ((size_t)n * w + 63) & ~(size_t)63;
+		}
+	}
+	sb->b.nrows = n;
+	S->ptrs[S->n] = &sb->b;
+	S->rows += n;
+	S->n++;
+}
+
+/* Appends the next frame of cursor c (its record is len bytes) to the
+ * store. */
+static int
+store_frame(struct join *J, struct core_spill *sp, struct core_spill_cursor *c)
+{
+	struct store *S = &J->st_b;
+	struct sbatch *sb;
+	int rc;
+
+	store_slot(S);
+	sb = &S->b[S->n];
+	sb->f = core_xcalloc(1, sizeof(*sb->f));
+	core_batch_init(&sb->f->batch, core_spill_schema(sp));
+	rc = core_spill_read_frame(sp, c, sb->f, &J->p_build, J->err);
+	if (rc != 0) {
+		core_spill_frame_release(sb->f, &J->p_build);
+		core_batch_release(&sb->f->batch);
+		free(sb->f);
+		sb->f = NULL;
+		return rc;
+	}
+	S->ptrs[S->n] = &sb->f->batch;
+	S->rows += sb->f->batch.nrows;
+	S->n++;
+	return 0;
+}
+
+/* Frees every batch of the store and its table; the memory goes back. */
+static void
+store_clear(struct join *J)
+{
+	struct store *S = &J->st_b;
+	size_t i;
+
+	for (i = 0; i < S->n; i++) {
+		struct sbatch *sb = &S->b[i];
+
+		if (sb->f != NULL) {
+			core_spill_frame_release(sb->f, &J->p_build);
+			core_batch_release(&sb->f->batch);
+			free(sb->f);
+		} else {
+			core_free_aligned(sb->chunk);
+			free(sb->b.cols);
+		}
+		free(sb->flag);
+	}
+	core_mem_part_release(&J->p_build, S->bytes + S->ht_charged);
+	core_htab_release(&S->ht);
+	S->n = 0;
+	S->rows = 0;
+	S->bytes = 0;
+	S->ht_charged = 0;
+}
+
+/* Builds the table (and the flags) of the store's rows. */
+static void
+store_index(struct join *J)
+{
+	struct store *S = &J->st_b;
+	struct side *sd = &J->side[J->bside];
+	uint64_t need = ht_bytes(S->rows);
+	size_t i;
+	uint32_t r, m;
+
+	core_htab_reset(&S->ht);
+	if (need > S->ht_charged) {
+		core_mem_part_charge(&J->p_build, need - S->ht_charged);
+		S->ht_charged = need;
+	}
+	for (i = 0; i < S->n; i++) {
+		const struct core_batch *b = S->ptrs[i];
+		uint32_t n = b->nrows;
+		struct core_err e2;
+
+		scratch(J, n);
+		core_hash_batch(&sd->hk, b, NULL, n, 0, J->hash, J->isnull);
+		m = 0;
+		for (r = 0; r < n; r++) {
+			J->act[m] = r;
+			m += !J->isnull[r];
+		}
+		if (J->build_flags) {
+			uint8_t *f = S->b[i].flag = core_xmalloc(n ? n : 1);
+
+			for (r = 0; r < n; r++)
+				f[r] = (uint8_t)(J->isnull[r] << 1);
+		}
+		/* Compact the hashes of the rows inserted. */
+		for (r = 0; r < m; r++)
+			J->hash[r] = J->hash[J->act[r]];
+		/* The table is not given a budget part: its size was
+		 * charged above, ahead, from the row count. */
+		(void)core_htab_insert(&S->ht, J->hash, J->act, m,
+		    (uint32_t)i, &e2);
+	}
+}
+
+/* ---- probing ---- */
+
+/* Whether an unmatched left row with a NULL key is output (anti joins:
+ * always, but NOT IN only when the right side is empty). */
+static bool
+null_left_survives(const struct join *J)
+{
+	return !J->null_aware || J->st->rows_right == 0;
+}
+
+/*
+ * Probes the store's table with batch pb (its first row is row base of
+ * the probe pass, for the chunk flags) and emits what the type wants.
+ */
+static int
+probe_batch(struct join *J, const struct core_batch *pb, uint64_t base)
+{
+	struct store *S = &J->st_b;
+	struct side *ps = &J->side[J->pside], *bs = &J->side[J->bside];
+	uint32_t n = pb->nrows, m, j, k, i;
+	bool stop_at_hit = !J->pairs && !J->build_flags;
+	int rc;
+
+	if (n == 0)
+		return 0;
+	scratch(J, n);
+	core_hash_batch(&ps->hk, pb, NULL, n, 0, J->hash, J->isnull);
+	core_htab_probe(&S->ht, J->hash, n, J->cand);
+	memset(J->hit, 0, n);
+	m = 0;
+	for (i = 0; i < n; i++) {
+		J->act[m] = i;
+		J->cand[m] = J->cand[i];
+		m += J->cand[i] != CORE_HTAB_NONE && !J->isnull[i];
+	}
+	while (m > 0) {
+		core_htab_refs(&S->ht, J->cand, m, J->refs);
+		core_hash_equal(&ps->hk, pb, J->act, &bs->hk, S->ptrs, J->refs,
+		    m, false, J->eq);
+		for (j = 0; j < m; j++) {
+			uint64_t ref = J->refs[j];
+
+			if (!J->eq[j])
+				continue;
+			J->hit[J->act[j]] = 1;
+			if (J->build_flags)
+				S->b[ref >> 32].flag[(uint32_t)ref] = 1;
+			if (J->pairs && (rc = add_pair(J, pb, J->act[j],
+			    ref)) != 0)
+				return rc;
+		}
+		core_htab_next(&S->ht, J->cand, m);
+		k = 0;
+		for (j = 0; j < m; j++) {
+			J->act[k] = J->act[j];
+			J->cand[k] = J->cand[j];
+			k += J->cand[j] != CORE_HTAB_NONE &&
+			    !(stop_at_hit && J->hit[J->act[j]]);
+		}
+		m = k;
+	}
+	if (J->semi_probe) {
+		for (i = 0; i < n; i++) {
+			if (!J->hit[i])
+				continue;
+			if (J->multi) {
+				if (J->pflag[base + i])
+					continue;
+				J->pflag[base + i] = 1;
+			}
+			if ((rc = add_pair(J, pb, i, 0)) != 0)
+				return rc;
+		}
+	} else if (J->probe_unmatched) {
+		if (J->multi) {
+			for (i = 0; i < n; i++)
+				J->pflag[base + i] |= J->hit[i];
+		} else {
+			bool nl = J->pside == 0 && !null_left_survives(J);
+
+			for (i = 0; i < n; i++) {
+				if (J->hit[i] || (nl && J->isnull[i]))
+					continue;
+				if ((rc = add_pair(J, pb, i, null_bref(J))) != 0)
+					return rc;
+			}
+		}
+	}
+	return flush(J, pb);
+}
+
+/* After a chunk's probe pass: the build rows the type wants on their own
+ * (unmatched, padded; or semi: matched). */
+static int
+emit_build_rows(struct join *J)
+{
+	struct store *S = &J->st_b;
+	bool nl = J->bside == 0 && !null_left_survives(J);
+	size_t i;
+	uint32_t r;
+	int rc;
+
+	if (!J->build_unmatched && !J->semi_build)
+		return 0;
+	for (i = 0; i < S->n; i++) {
+		const uint8_t *f = S->b[i].flag;
+		uint32_t n = S->ptrs[i]->nrows;
+
+		for (r = 0; r < n; r++) {
+			bool want = J->semi_build ? f[r] == 1 :
+			    f[r] == 0 || (f[r] == 2 && !nl);
+
+			if (want && (rc = add_pair(J, NULL, null_pref(),
+			    (uint64_t)i << 32 | r)) != 0)
+				return rc;
+		}
+	}
+	return flush(J, NULL);
+}
+
+/*
+ * The next batch of input s (0 left, 1 right), augmented: 0, CORE_EOF,
+ * or a failure.  Counts the side's rows (and, for NOT IN, its NULL
+ * keys).
+ */
+static int
+read_input(struct join *J, int s, const struct core_batch **out)
+{
+	struct side *sd = &J->side[s];
+	const struct core_batch *b;
+	int rc;
+
+	rc = J->in[s]->next(J->in[s]->arg, &sd->inb, J->err);
+	if (rc != 0) {
+		if (rc < 0 && J->err->code == 0)
+			core_err_set(J->err, rc, "%s input failed",
+			    s == 0 ? "left" : "right");
+		return rc;
+	}
+	b = side_augment(sd, &sd->inb);
+	if (s == 0)
+		J->st->rows_left += b->nrows;
+	else
+		J->st->rows_right += b->nrows;
+	if (J->null_aware && b->nrows > 0) {
+		scratch(J, b->nrows);
+		J->nulls[s] += core_hash_batch(&sd->hk, b, NULL, b->nrows, 0,
+		    J->hash, NULL);
+	}
+	*out = b;
+	return 0;
+}
+
+/* Where probe batches come from in a pass. */
+struct psrc {
+	bool input;			/* the probe input itself */
+	struct core_spill *sp;		/* else this partition's run */
+	struct core_spill_cursor cur;
+	struct core_spill_frame f;
+};
+
+static int
+psrc_open(struct join *J, struct psrc *s, struct core_spill *sp,
+    const struct core_spill_run *run)
+{
+	memset(s, 0, sizeof(*s));
+	if (sp == NULL) {
+		s->input = true;
+		return 0;
+	}
+	s->sp = sp;
+	core_batch_init(&s->f.batch, core_spill_schema(sp));
+	return core_spill_cursor_open(sp, &s->cur, run, J->err);
+}
+
+static int
+psrc_next(struct join *J, struct psrc *s, const struct core_batch **out)
+{
+	int rc;
+
+	if (s->input)
+		return read_input(J, J->pside, out);
+	rc = core_spill_read_frame(s->sp, &s->cur, &s->f, &J->p_probe,
+	    J->err);
+	if (rc != 0)
+		return rc;
+	*out = &s->f.batch;
+	return 0;
+}
+
+static void
+psrc_close(struct join *J, struct psrc *s)
+{
+	if (s->input)
+		return;
+	core_spill_frame_release(&s->f, &J->p_probe);
+	core_batch_release(&s->f.batch);
+}
+
+/*
+ * One probe pass of the store's chunk over src; then the chunk's build
+ * rows.  With J->multi the probe rows' matches go to J->pflag instead of
+ * being settled now.
+ */
+static int
+probe_pass(struct join *J, struct core_spill *sp,
+    const struct core_spill_run *run)
+{
+	struct psrc src;
+	const struct core_batch *pb;
+	uint64_t base = 0;
+	int rc;
+
+	if ((rc = psrc_open(J, &src, sp, run)) != 0)
+		goto out;
+	while ((rc = psrc_next(J, &src, &pb)) == 0) {
+		if ((rc = probe_batch(J, pb, base)) != 0)
+			goto out;
+		base += pb->nrows;
+	}
+	if (rc == CORE_EOF)
+		rc = emit_build_rows(J);
+out:
+	psrc_close(J, &src);
+	return rc;
+}
+
+/* After the last chunk: the probe rows the flags say are wanted. */
+static int
+probe_flags_pass(struct join *J, struct core_spill *sp,
+    const struct core_spill_run *run)
+{
+	struct psrc src;
+	const struct core_batch *pb;
+	uint64_t base = 0;
+	bool nl = J->pside == 0 && !null_left_survives(J);
+	uint32_t i;
+	int rc;
+
+	if (!J->probe_unmatched)
+		return 0;
+	if ((rc = psrc_open(J, &src, sp, run)) != 0)
+		goto out;
+	while ((rc = psrc_next(J, &src, &pb)) == 0) {
+		uint32_t n = pb->nrows;
+
+		if (nl && n > 0) {
+			scratch(J, n);
+			core_hash_batch(&J->side[J->pside].hk, pb, NULL, n, 0,
+			    J->hash, J->isnull);
+		}
+		for (i = 0; i < n; i++) {
+			if (J->pflag[base + i] || (nl && J->isnull[i]))
+				continue;
+			if ((rc = add_pair(J, pb, i, null_bref(J))) != 0)
+				goto out;
+		}
+		if ((rc = flush(J, pb)) != 0)
+			goto out;
+		base += n;
+	}
+	if (rc == CORE_EOF)
+		rc = 0;
+out:
+	psrc_close(J, &src);
+	return rc;
+}
+
+/* ---- partitions ---- */
+
+/* Bytes the store needs for rows more rows of bytes more bytes, with its
+ * table and flags. */
+static bool
+store_fits(const struct join *J, uint64_t rows, uint64_t bytes)
+{
+	const struct store *S = &J->st_b;
+	uint64_t r = S->rows + rows;
+	uint64_t need = S->bytes + bytes + ht_bytes(r) +
+	    (J->build_flags ? r : 0);
+
+	/* Within the store's cap, and what is not charged yet within
+	 * what the whole budget has left. */
+	return need <= J->build_cap && (need <= S->bytes + S->ht_charged ||
+	    need - S->bytes - S->ht_charged <= core_mem_available(J->mem));
+}
+
+/* Partition of each row of b under the level's seed, into J->part_of. */
+static void
+route(struct join *J, int s, const struct core_batch *b, uint32_t nparts,
+    unsigned level)
+{
+	uint32_t n = b->nrows, i;
+
+	scratch(J, n);
+	core_hash_batch(&J->side[s].hk, b, NULL, n, 0x5bd1e995u * level,
+	    J->hash, NULL);
+	for (i = 0; i < n; i++)
+		J->part_of[i] = (uint32_t)(((J->hash[i] >> 32) *
+		    (uint64_t)nparts) >> 32);
+}
+
+static int
+part_add(struct join *J, struct core_part *p, int s,
+    const struct core_batch *b, uint32_t nparts, unsigned level)
+{
+	if (b->nrows == 0)
+		return 0;
+	route(J, s, b, nparts, level);
+	return core_part_add(p, b, J->part_of, J->err);
+}
+
+/* Partitions a run of a set into a new set of nparts on the same spill
+ * set, under the level's seed. */
+static int
+repartition(struct join *J, int s, struct core_part *from, uint32_t k,
+    uint32_t nparts, unsigned level, struct core_part **out)
+{
+	struct core_spill *sp = core_part_spill(from);
+	struct core_part *p = core_part_new_in(sp, nparts, &J->p_part);
+	struct psrc src;
+	const struct core_batch *b;
+	int rc;
+
+	*out = p;
+	if ((rc = psrc_open(J, &src, sp, core_part_run(from, k))) != 0)
+		goto out;
+	while ((rc = psrc_next(J, &src, &b)) == 0)
+		if ((rc = part_add(J, p, s, b, nparts, level)) != 0)
+			goto out;
+	if (rc == CORE_EOF)
+		rc = core_part_finish(p, J->err);
+out:
+	psrc_close(J, &src);
+	return rc;
+}
+
+static uint32_t
+fanout(const struct join *J, uint64_t bytes)
+{
+	uint64_t most = J->build_cap / PART_BUF_MIN, want;
+
+	if (most > PARTS_MAX)
+		most = PARTS_MAX;
+	if (most < 2)
+		most = 2;
+	/* Not knowing the size, a moderate fan-out: a partition still
+	 * too big is partitioned again. */
+	if (bytes == 0)
+		return (uint32_t)(most < 32 ? most : 32);
+	/* Partitions of about half the room, for the table and skew. */
+	want = bytes / (J->build_cap / 2 + 1) + 1;
+	if (want < 2)
+		want = 2;
+	return (uint32_t)(want < most ? want : most);
+}
+
+static int join_partition(struct join *J, struct core_part *bp,
+    struct core_part *pp, uint32_t k, unsigned level);
+
+/*
+ * Joins partition k of the build set bp with the same partition of the
+ * probe set pp in chunks of the budget: each chunk's table probed by the
+ * whole probe partition.
+ */
+static int
+join_chunked(struct join *J, struct core_part *bp, struct core_part *pp,
+    uint32_t k)
+{
+	struct core_spill *bsp = core_part_spill(bp);
+	struct core_spill *psp = core_part_spill(pp);
+	const struct core_spill_run *brun = core_part_run(bp, k);
+	const struct core_spill_run *prun = core_part_run(pp, k);
+	struct core_spill_cursor c;
+	uint64_t prows = core_part_rows(pp, k);
+	bool first = true, more = true;
+	int rc;
+
+	if ((rc = core_spill_cursor_open(bsp, &c, brun, J->err)) != 0)
+		return rc;
+	J->multi = false;
+	while (more) {
+		/* Load frames while they fit, at least one. */
+		while (c.frames < brun->nframes) {
+			const struct core_spill_extent *e =
+			    &brun->frames[c.frames];
+
+			if (J->st_b.n > 0 && !store_fits(J, 0, e->len * 2))
+				break;
+			if ((rc = store_frame(J, bsp, &c)) != 0)
+				goto out;
+		}
+		more = c.frames < brun->nframes;
+		if (first && more) {
+			/* Several chunks: the probe rows' matches are
+			 * remembered across them. */
+			J->multi = true;
+			J->st->chunked++;
+			if (prows > J->pflag_cap) {
+				core_mem_part_release(&J->p_probe,
+				    J->pflag_cap);
+				free(J->pflag);
+				J->pflag = core_xmalloc(prows);
+				J->pflag_cap = prows;
+				core_mem_part_charge(&J->p_probe, prows);
+			}
+			memset(J->pflag, 0, prows);
+		}
+		first = false;
+		store_index(J);
+		if ((rc = probe_pass(J, psp, prun)) != 0)
+			goto out;
+		store_clear(J);
+	}
+	if (J->multi)
+		rc = probe_flags_pass(J, psp, prun);
+out:
+	store_clear(J);
+	J->multi = false;
+	return rc;
+}
+
+/* Joins partition k of bp with partition k of pp: at once when the build
+ * rows fit, else re-partitioned or in chunks. */
+static int
+join_partition(struct join *J, struct core_part *bp, struct core_part *pp,
+    uint32_t k, unsigned level)
+{
+	const struct core_spill_run *brun = core_part_run(bp, k);
+	uint64_t brows = core_part_rows(bp, k), prows = core_part_rows(pp, k);
+	struct core_part *cb = NULL, *cp = NULL;
+	uint32_t n, i;
+	int rc = 0;
+
+	if (prows == 0 && !J->build_unmatched)
+		goto done;
+	if (brows == 0 && !J->probe_unmatched)
+		goto done;
+	if (store_fits(J, brows, brun->len) || level >= MAX_LEVEL) {
+		rc = join_chunked(J, bp, pp, k);
+		goto done;
+	}
+	n = fanout(J, brun->len);
+	J->st->levels = J->st->levels > level + 1 ? J->st->levels : level + 1;
+	if ((rc = repartition(J, J->bside, bp, k, n, level + 1, &cb)) != 0 ||
+	    (rc = repartition(J, J->pside, pp, k, n, level + 1, &cp)) != 0)
+		goto done;
+	core_part_discard(bp, k);
+	core_part_discard(pp, k);
+	J->st->partitions += n;
+	for (i = 0; i < n && rc == 0; i++) {
+		/* A partition that did not split is one key, or keys too
+		 * few to split: chunks, not another level. */
+		if (core_part_rows(cb, i) == brows)
+			rc = join_chunked(J, cb, cp, i);
+		else
+			rc = join_partition(J, cb, cp, i, level + 1);
+		core_part_discard(cb, i);
+		core_part_discard(cp, i);
+	}
+done:
+	if (cb != NULL) {
+		struct core_part_stats ps;
+
+		core_part_stats(cb, &ps);
+		J->spill_base += ps.bytes;
+		core_part_stats(cp, &ps);
+		J->spill_base += ps.bytes;
+	}
+	core_part_free(cb);
+	core_part_free(cp);
+	return rc;
+}
+
+/* ---- the whole join ---- */
+
+static void
+phase(struct join *J, const char *what, unsigned i, unsigned n)
+{
+	if (J->o->phase != NULL)
+		J->o->phase(J->o->phase_arg, what, i, n);
+}
+
+/* The build side does not fit: partition it (the store first, then the
+ * rest of the input) and the probe side, and join partition by
+ * partition. */
+static int
+grace(struct join *J, const struct core_batch *pending)
+{
+	const struct core_join_options *o = J->o;
+	int zl = o->compress_spill ? 1 : 0;
+	uint64_t hint = J->in[J->bside]->size_hint;
+	uint32_t n = fanout(J, hint > J->st_b.bytes ? hint : 0), k;
+	struct core_part *bp, *pp = NULL;
+	struct core_part_stats ps;
+	const struct core_batch *b;
+	size_t i;
+	int rc;
+
+	phase(J, "partitioning", 0, 0);
+	J->st->levels = 1;
+	J->st->partitions += 2 * n;
+	bp = core_part_new(side_schema(&J->side[J->bside]), n, o->tmpdirs,
+	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
+	for (i = 0; i < J->st_b.n; i++)
+		if ((rc = part_add(J, bp, J->bside, J->st_b.ptrs[i], n, 1)) !=
+		    0)
+			goto out;
+	store_clear(J);
+	if ((rc = part_add(J, bp, J->bside, pending, n, 1)) != 0)
+		goto out;
+	while ((rc = read_input(J, J->bside, &b)) == 0)
+		if ((rc = part_add(J, bp, J->bside, b, n, 1)) != 0)
+			goto out;
+	if (rc != CORE_EOF || (rc = core_part_finish(bp, J->err)) != 0)
+		goto out;
+	pp = core_part_new(side_schema(&J->side[J->pside]), n, o->tmpdirs,
+	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
+	while ((rc = read_input(J, J->pside, &b)) == 0)
+		if ((rc = part_add(J, pp, J->pside, b, n, 1)) != 0)
+			goto out;
+	if (rc != CORE_EOF || (rc = core_part_finish(pp, J->err)) != 0)
+		goto out;
+	if (o->max_spill != 0) {
+		uint64_t t;
+
+		core_part_stats(bp, &ps);
+		t = ps.bytes;
+		core_part_stats(pp, &ps);
+		if (t + ps.bytes > o->max_spill) {
+			rc = core_err_set(J->err, CORE_ELIMIT, "temporary "
+			    "files would exceed the spill limit of %llu "
+			    "bytes", (unsigned long long)o->max_spill);
+			goto out;
+		}
+	}
+	if (J->null_aware && J->nulls[1] > 0)
+		goto out;	/* NOT IN with a NULL: no row */
+	for (k = 0; k < n && rc == 0; k++) {
+		phase(J, "joining", k + 1, n);
+		rc = join_partition(J, bp, pp, k, 1);
+		core_part_discard(bp, k);
+		core_part_discard(pp, k);
+	}
+out:
+	core_part_stats(bp, &ps);
+	J->spill_base += ps.bytes;
+	if (pp != NULL) {
+		core_part_stats(pp, &ps);
+		J->spill_base += ps.bytes;
+	}
+	core_part_free(bp);
+	core_part_free(pp);
+	return rc;
+}
+
+/* Reads the build input into the store; then, if it all fit, probes it
+ * with the probe input; else Grace. */
+static int
+run(struct join *J)
+{
+	const struct core_batch *b;
+	int rc;
+
+	phase(J, "building", 0, 0);
+	while ((rc = read_input(J, J->bside, &b)) == 0) {
+		uint64_t bytes = copy_bytes(b);
+
+		if (b->nrows == 0)
+			continue;
+		if (!store_fits(J, b->nrows, bytes))
+			return grace(J, b);
+		store_copy(J, b, bytes);
+	}
+	if (rc != CORE_EOF)
+		return rc;
+	store_index(J);
+	phase(J, "joining", 0, 0);
+	if (J->null_aware && J->bside == 1 && J->nulls[1] > 0) {
+		/* NOT IN with a NULL on the right: no row; the left input
+		 * is still read to its end. */
+		while ((rc = read_input(J, 0, &b)) == 0)
+			;
+		return rc == CORE_EOF ? 0 : rc;
+	}
+	rc = probe_pass(J, NULL, NULL);
+	return rc;
+}
+
+int
+core_join_hash(const struct core_join_options *o, struct core_mem *mem,
+    const struct core_join_input *left, const struct core_join_input *right,
+    core_join_emit_fn emit, void *arg, struct core_join_stats *st,
+    struct core_err *err)
+{
+	struct core_join_stats dummy;
+	struct join *J;
+	enum core_join_type t = o->plan->type;
+	uint64_t limit = mem->limit, reserve, rowb = 0;
+	uint32_t i;
+	int rc;
+
+	if (st == NULL)
+		st = &dummy;
+	memset(st, 0, sizeof(*st));
+	if (o->null_aware && (t != CORE_JOIN_ANTI || o->plan->nkeys != 1))
+		return core_err_set(err, CORE_EUSAGE, "NOT IN semantics "
+		    "(null-aware) are for an anti join on one key pair");
+	J = core_xcalloc(1, sizeof(*J));
+	J->o = o;
+	J->plan = o->plan;
+	J->mem = mem;
+	J->err = err;
+	J->emit = emit;
+	J->emit_arg = arg;
+	J->st = st;
+	J->in[0] = left;
+	J->in[1] = right;
+	J->bside = o->build_left ? 0 : 1;
+	J->pside = 1 - J->bside;
+	J->null_aware = o->null_aware;
+	{
+		bool pl = J->pside == 0;
+		bool lo = t == CORE_JOIN_LEFT || t == CORE_JOIN_FULL ||
+		    t == CORE_JOIN_ANTI;
+		bool ro = t == CORE_JOIN_RIGHT || t == CORE_JOIN_FULL;
+
+		J->pairs = t == CORE_JOIN_INNER || t == CORE_JOIN_LEFT ||
+		    t == CORE_JOIN_RIGHT || t == CORE_JOIN_FULL;
+		J->probe_unmatched = pl ? lo : ro;
+		J->build_unmatched = pl ? ro : lo;
+		J->semi_probe = t == CORE_JOIN_SEMI && pl;
+		J->semi_build = t == CORE_JOIN_SEMI && !pl;
+		J->build_flags = J->build_unmatched || J->semi_build;
+	}
+	if ((rc = side_init(J, 0, err)) != 0 ||
+	    (rc = side_init(J, 1, err)) != 0)
+		goto out;
+	/* A quarter of the budget (at least 64 KiB of it) is kept for a
+	 * probe frame, the output batches and the partition buffers; the
+	 * store and its table get the rest. */
+	reserve = limit == CORE_MEM_UNLIMITED ? 0 : limit / 4;
+	if (limit != CORE_MEM_UNLIMITED && reserve < (64u << 10))
+		reserve = limit < (128u << 10) ? limit / 2 : 64u << 10;
+	J->build_cap = limit == CORE_MEM_UNLIMITED ? CORE_MEM_UNLIMITED :
+	    limit - reserve;
+	core_mem_part_init(&J->p_build, mem, "build rows", J->build_cap);
+	core_mem_part_init(&J->p_part, mem, "partitions", J->build_cap);
+	core_mem_part_init(&J->p_probe, mem, "probe frames",
+	    CORE_MEM_UNLIMITED);
+	core_mem_part_init(&J->p_out, mem, "output", CORE_MEM_UNLIMITED);
+	for (i = 0; i < o->plan->out->ncols; i++) {
+		struct core_coltype ty = o->plan->out->fields[i].type;
+		size_t w = core_type_width(ty.id);
+
+		rowb += w ? w : 24;
+	}
+	J->out_rows = o->batch_rows ? o->batch_rows : OUT_ROWS_DEFAULT;
+	if (limit != CORE_MEM_UNLIMITED) {
+		/* Two output batches in a sixteenth of the budget. */
+		uint64_t fit = limit / 32 / (rowb ? rowb : 1);
+
+		if (fit < 64)
+			fit = 64;
+		if (fit < J->out_rows)
+			J->out_rows = (uint32_t)fit;
+	}
+	J->pr = core_xmalloc((size_t)J->out_rows * sizeof(*J->pr));
+	J->br = core_xmalloc((size_t)J->out_rows * sizeof(*J->br));
+	J->pool = core_pool_new(core_pool_default(o->threads, 2));
+	J->out = core_join_out_new(o->plan, left->schema, right->schema,
+	    J->pool, &J->p_out);
+	core_htab_init(&J->st_b.ht, NULL);
+	rc = run(J);
+out:
+	store_clear(J);
+	st->spill_bytes = J->spill_base;
+	st->peak_mem = mem->peak;
+	core_join_out_free(J->out);
+	core_pool_free(J->pool);
+	core_mem_part_release(&J->p_probe, J->pflag_cap);
+	free(J->pflag);
+	free(J->pr);
+	free(J->br);
+	free(J->hash);
+	free(J->isnull);
+	free(J->cand);
+	free(J->act);
+	free(J->refs);
+	free(J->eq);
+	free(J->hit);
+	free(J->part_of);
+	free(J->st_b.b);
+	free(J->st_b.ptrs);
+	side_release(&J->side[0]);
+	side_release(&J->side[1]);
+	core_mem_part_fini(&J->p_out);
+	core_mem_part_fini(&J->p_probe);
+	core_mem_part_fini(&J->p_part);
+	core_mem_part_fini(&J->p_build);
+	free(J);
+	return rc;
+}
