@@ -295,7 +295,7 @@ INNER='2,b,2,x 2,b,2,y 2,c,2,x 2,c,2,y 3,d,3,z'
 	stderr_has "truncated"
 	run --separate-stderr col2csv out.col
 	status_is 3
-	run --separate-stderr sh -c 'coljoin --on k=rk big.col cut.col > out.col'
+	run --separate-stderr sh -c 'coljoin --on k --suffix _r big.col cut.col > out.col'
 	status_is 3
 	head -c 20000 bigr.col >cutr.col
 	run --separate-stderr sh -c 'coljoin -m 256K --on k=rk big.col cutr.col > out.col'
