@@ -41,6 +41,7 @@
 
 #include "core_alloc.h"
 #include "core_debug.h"
+#include "core_gather.h"
 #include "core_hash.h"
 #include "core_htab.h"
 #include "core_join.h"
@@ -90,6 +91,7 @@ struct sbatch {
 	struct core_batch b;		/* copy: views into chunk */
 	unsigned char *chunk;		/* owned, or NULL for a frame */
 	struct core_spill_frame *f;	/* owned, or NULL for a copy */
+	struct core_gather_out *go;	/* owned, or NULL: rows gathered */
 	uint64_t bytes;			/* charged for chunk */
 	uint8_t *flag;			/* owned: per row 0 unmatched, 1
 					   matched, 2 NULL key; or NULL */
@@ -156,6 +158,15 @@ struct join {
 	bool multi;			/* the store holds one of several
 					   chunks */
 	uint64_t spill_base;		/* spill bytes of finished sets */
+
+	/* Hybrid: partitions [0, resident) of the first level stay in
+	 * memory, in the store; their rows are gathered out of each
+	 * batch (g_build charging p_build, g_probe charging p_probe). */
+	uint32_t resident;
+	struct core_gather *g_build, *g_probe;
+	struct core_gather_out probe_go;
+	uint32_t *rsel;			/* rows of a batch kept resident */
+	size_t rsel_cap;
 };
 
 /* ---- sides and key conversion ---- */
@@ -458,6 +469,8 @@ copy_bytes(const struct core_batch *b)
 static const struct core_batch *
 sb_batch(const struct sbatch *sb)
 {
+	if (sb->go != NULL)
+		return &sb->go->batch;
 	return sb->f != NULL ? &sb->f->batch : &sb->b;
 }
 
@@ -567,7 +580,10 @@ store_clear(struct join *J)
 	for (i = 0; i < S->n; i++) {
 		struct sbatch *sb = &S->b[i];
 
-		if (sb->f != NULL) {
+		if (sb->go != NULL) {
+			core_gather_out_release(J->g_build, sb->go);
+			free(sb->go);
+		} else if (sb->f != NULL) {
 			core_spill_frame_release(sb->f, &J->p_build);
 			core_batch_release(&sb->f->batch);
 			free(sb->f);
@@ -732,6 +748,8 @@ emit_build_rows(struct join *J)
 
 	if (!J->build_unmatched && !J->semi_build)
 		return 0;
+	if (J->null_aware && J->nulls[1] > 0)
+		return 0;	/* NOT IN with a NULL on the right: no row */
 	for (i = 0; i < S->n; i++) {
 		const uint8_t *f = S->b[i].flag;
 		uint32_t n = S->ptrs[i]->nrows;
@@ -1033,7 +1051,8 @@ join_chunked(struct join *J, struct core_part *bp, struct core_part *pp,
 				J->pflag_cap = prows;
 				core_mem_part_charge(&J->p_probe, prows);
 			}
-			memset(J->pflag, 0, prows);
+			if (prows > 0)
+				memset(J->pflag, 0, prows);
 		}
 		first = false;
 		store_index(J);
@@ -1074,6 +1093,10 @@ join_partition(struct join *J, struct core_part *bp, struct core_part *pp,
 	if ((rc = repartition(J, J->bside, bp, k, n, level + 1, &cb)) != 0 ||
 	    (rc = repartition(J, J->pside, pp, k, n, level + 1, &cp)) != 0)
 		goto done;
+	/* A partition joined is not discarded: every partition was written
+	 * before the first was joined, so giving its space back (a hole
+	 * punched per frame) would cost time and lower no peak; one
+	 * partitioned again is, since its children are written after it. */
 	core_part_discard(bp, k);
 	core_part_discard(pp, k);
 	J->st->partitions += n;
@@ -1084,8 +1107,6 @@ join_partition(struct join *J, struct core_part *bp, struct core_part *pp,
 			rc = join_chunked(J, cb, cp, i);
 		else
 			rc = join_partition(J, cb, cp, i, level + 1);
-		core_part_discard(cb, i);
-		core_part_discard(cp, i);
 	}
 done:
 	if (cb != NULL) {
@@ -1168,10 +1189,191 @@ grace(struct join *J, const struct core_batch *pending)
 	for (k = 0; k < n && rc == 0; k++) {
 		phase(J, "joining", k + 1, n);
 		rc = join_partition(J, bp, pp, k, 1);
-		core_part_discard(bp, k);
-		core_part_discard(pp, k);
 	}
 out:
+	core_part_stats(bp, &ps);
+	J->spill_base += ps.bytes;
+	if (pp != NULL) {
+		core_part_stats(pp, &ps);
+		J->spill_base += ps.bytes;
+	}
+	core_part_free(bp);
+	core_part_free(pp);
+	return rc;
+}
+
+/*
+ * Splits the routed rows of b (J->part_of, nparts) between the resident
+ * partitions (their rows in J->rsel, returned count; J->part_of says
+ * CORE_PART_SKIP for them) and the spilled ones.
+ */
+static uint32_t
+split_resident(struct join *J, uint32_t n)
+{
+	uint32_t i, m = 0, r = J->resident;
+
+	for (i = 0; i < n; i++) {
+		bool res = J->part_of[i] < r;
+
+		J->rsel[m] = i;
+		m += res;
+		J->part_of[i] = res ? CORE_PART_SKIP : J->part_of[i];
+	}
+	return m;
+}
+
+/* The resident partitions do not fit after all: every row of the store
+ * goes to its partition, and none stays from now on. */
+static int
+evict(struct join *J, struct core_part *bp, uint32_t nparts)
+{
+	size_t i;
+	int rc;
+
+	J->resident = 0;
+	for (i = 0; i < J->st_b.n; i++)
+		if ((rc = part_add(J, bp, J->bside, J->st_b.ptrs[i], nparts,
+		    1)) != 0)
+			return rc;
+	store_clear(J);
+	return 0;
+}
+
+/* Keeps rows rsel[0..m) of build batch b in the store, gathered. */
+static void
+keep_resident(struct join *J, const struct core_batch *b, uint32_t m)
+{
+	struct store *S = &J->st_b;
+	struct sbatch *sb;
+
+	store_slot(S);
+	sb = &S->b[S->n];
+	sb->go = core_xcalloc(1, sizeof(*sb->go));
+	core_gather_out_init(sb->go, b->schema);
+	core_gather_select(J->g_build, b, J->rsel, m, NULL, sb->go);
+	S->ptrs[S->n] = &sb->go->batch;
+	S->rows += m;
+	S->n++;
+}
+
+/*
+ * The hybrid hash join, for a build side known (from its file's size)
+ * not to fit: both sides are partitioned from the start, but the first
+ * partitions, as many as the budget is expected to hold with the other
+ * partitions' buffers, are kept in memory and joined as the probe side
+ * streams past, so only the rest is written and read back.  If the kept
+ * partitions turn out too big they are written out too (plain Grace).
+ */
+static int
+hybrid(struct join *J, uint64_t hint)
+{
+	const struct core_join_options *o = J->o;
+	int zl = o->compress_spill ? 1 : 0;
+	uint64_t est = hint + hint / 4, per, room;
+	uint32_t n = fanout(J, est), k, m;
+	struct core_part *bp, *pp = NULL;
+	struct core_part_stats ps;
+	const struct core_batch *b;
+	int rc;
+
+	/* Smaller partitions keep more of the budget's worth in memory. */
+	if (n < 16 && J->build_cap / PART_BUF_MIN >= 64)
+		n = 16;
+	per = est / n + 1;
+	room = J->build_cap > 2 * n * PART_BUF_MIN ?
+	    J->build_cap - 2 * n * PART_BUF_MIN : 0;
+	J->resident = (uint32_t)(room / per);
+	if (J->resident >= n)
+		J->resident = n - 1;
+	phase(J, "partitioning", 0, 0);
+	J->st->levels = 1;
+	J->st->partitions += 2 * (n - J->resident);
+	J->g_build = core_gather_new(side_schema(&J->side[J->bside]), NULL,
+	    &J->p_build);
+	J->g_probe = core_gather_new(side_schema(&J->side[J->pside]), NULL,
+	    &J->p_probe);
+	core_gather_out_init(&J->probe_go, side_schema(&J->side[J->pside]));
+	bp = core_part_new(side_schema(&J->side[J->bside]), n, o->tmpdirs,
+	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
+	while ((rc = read_input(J, J->bside, &b)) == 0) {
+		if (b->nrows == 0)
+			continue;
+		route(J, J->bside, b, n, 1);
+		J->rsel = core_grow(J->rsel, &J->rsel_cap, b->nrows,
+		    sizeof(*J->rsel), 4096);
+		m = J->resident ? split_resident(J, b->nrows) : 0;
+		if (m > 0 && !store_fits(J, m, copy_bytes(b) / b->nrows * m +
+		    PART_BUF_MIN)) {
+			/* These rows go to their partitions with the
+			 * store's (evicting routes the store's batches
+			 * through J->part_of, so b is routed after). */
+			m = 0;
+			if ((rc = evict(J, bp, n)) != 0)
+				goto out;
+			route(J, J->bside, b, n, 1);
+		}
+		if (m > 0)
+			keep_resident(J, b, m);
+		if (m < b->nrows &&
+		    (rc = core_part_add(bp, b, J->part_of, J->err)) != 0)
+			goto out;
+	}
+	if (rc != CORE_EOF || (rc = core_part_finish(bp, J->err)) != 0)
+		goto out;
+	store_index(J);
+	pp = core_part_new(side_schema(&J->side[J->pside]), n, o->tmpdirs,
+	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
+	if (J->null_aware && J->bside == 1 && J->nulls[1] > 0) {
+		/* NOT IN with a NULL on the right: no row. */
+		while ((rc = read_input(J, 0, &b)) == 0)
+			;
+		rc = rc == CORE_EOF ? 0 : rc;
+		goto out;
+	}
+	while ((rc = read_input(J, J->pside, &b)) == 0) {
+		if (b->nrows == 0)
+			continue;
+		route(J, J->pside, b, n, 1);
+		J->rsel = core_grow(J->rsel, &J->rsel_cap, b->nrows,
+		    sizeof(*J->rsel), 4096);
+		m = J->resident ? split_resident(J, b->nrows) : 0;
+		if (m < b->nrows &&
+		    (rc = core_part_add(pp, b, J->part_of, J->err)) != 0)
+			goto out;
+		if (m > 0) {
+			core_gather_select(J->g_probe, b, J->rsel, m, NULL,
+			    &J->probe_go);
+			if ((rc = probe_batch(J, &J->probe_go.batch, 0)) != 0)
+				goto out;
+		}
+	}
+	if (rc != CORE_EOF || (rc = emit_build_rows(J)) != 0 ||
+	    (rc = core_part_finish(pp, J->err)) != 0)
+		goto out;
+	store_clear(J);
+	core_gather_out_release(J->g_probe, &J->probe_go);
+	if (o->max_spill != 0) {
+		uint64_t t;
+
+		core_part_stats(bp, &ps);
+		t = ps.bytes;
+		core_part_stats(pp, &ps);
+		if (t + ps.bytes > o->max_spill) {
+			rc = core_err_set(J->err, CORE_ELIMIT, "temporary "
+			    "files would exceed the spill limit of %llu "
+			    "bytes", (unsigned long long)o->max_spill);
+			goto out;
+		}
+	}
+	for (k = 0; k < n && rc == 0; k++) {
+		if (core_part_rows(bp, k) == 0 && core_part_rows(pp, k) == 0)
+			continue;
+		phase(J, "joining", k + 1, n);
+		rc = join_partition(J, bp, pp, k, 1);
+	}
+out:
+	store_clear(J);
+	core_gather_out_release(J->g_probe, &J->probe_go);
 	core_part_stats(bp, &ps);
 	J->spill_base += ps.bytes;
 	if (pp != NULL) {
@@ -1191,6 +1393,10 @@ run(struct join *J)
 	const struct core_batch *b;
 	int rc;
 
+	uint64_t hint = J->in[J->bside]->size_hint;
+
+	if (J->build_cap != CORE_MEM_UNLIMITED && hint > J->build_cap)
+		return hybrid(J, hint);
 	phase(J, "building", 0, 0);
 	while ((rc = read_input(J, J->bside, &b)) == 0) {
 		uint64_t bytes = copy_bytes(b);
@@ -1306,6 +1512,9 @@ out:
 	st->spill_bytes = J->spill_base;
 	st->peak_mem = mem->peak;
 	core_join_out_free(J->out);
+	core_gather_free(J->g_build);
+	core_gather_free(J->g_probe);
+	free(J->rsel);
 	core_pool_free(J->pool);
 	core_mem_part_release(&J->p_probe, J->pflag_cap);
 	free(J->pflag);

@@ -61,7 +61,7 @@ struct core_part {
 	/* Scratch of one add: rows grouped by partition. */
 	uint32_t *sel;			/* owned, sel_cap */
 	size_t sel_cap;
-	uint32_t *start;		/* owned, nparts + 1 */
+	uint32_t *start;		/* owned, nparts + 2 */
 	uint64_t *text;			/* owned, ncols: a piece's text */
 	size_t *scap;			/* owned, ncols: planned string caps */
 	struct core_part_stats st;
@@ -102,7 +102,7 @@ part_new(struct core_spill *sp, bool own, uint32_t nparts,
 		core_batch_init(&p->buf[k].b, s);
 		core_spill_chain_init(&p->runs[k]);
 	}
-	p->start = core_xcalloc((size_t)nparts + 1, sizeof(*p->start));
+	p->start = core_xcalloc((size_t)nparts + 2, sizeof(*p->start));
 	p->text = core_xcalloc(s->ncols + 1, sizeof(*p->text));
 	p->scap = core_xcalloc(s->ncols + 1, sizeof(*p->scap));
 	return p;
@@ -518,21 +518,28 @@ core_part_add(struct core_part *p, const struct core_batch *b,
 	if (n == 0)
 		return 0;
 	CORE_DCHECK_BATCH(b);
-	for (i = 0; i < n; i++)
-		top = part_of_row[i] > top ? part_of_row[i] : top;
+	for (i = 0; i < n; i++) {
+		k = part_of_row[i];
+		top = k != CORE_PART_SKIP && k > top ? k : top;
+	}
 	if (top >= p->nparts)
 		return core_err_set(err, CORE_EINTERNAL,
 		    "partition %u of %u partitions", top, p->nparts);
 	p->sel = core_grow(p->sel, &p->sel_cap, n, sizeof(*p->sel), 4096);
 	/* Counting sort: start[k + 1] counts, then start[k] is where
-	 * partition k's rows begin, then (after placing) where they end. */
-	memset(start, 0, ((size_t)p->nparts + 1) * sizeof(*start));
-	for (i = 0; i < n; i++)
-		start[part_of_row[i] + 1]++;
-	for (k = 0; k < p->nparts; k++)
+	 * partition k's rows begin, then (after placing) where they end.
+	 * Skipped rows count as partition nparts, which is never routed. */
+	memset(start, 0, ((size_t)p->nparts + 2) * sizeof(*start));
+	for (i = 0; i < n; i++) {
+		k = part_of_row[i];
+		start[(k < p->nparts ? k : p->nparts) + 1]++;
+	}
+	for (k = 0; k <= p->nparts; k++)
 		start[k + 1] += start[k];
-	for (i = 0; i < n; i++)
-		p->sel[start[part_of_row[i]]++] = i;
+	for (i = 0; i < n; i++) {
+		k = part_of_row[i];
+		p->sel[start[k < p->nparts ? k : p->nparts]++] = i;
+	}
 	/* start[k] is now partition k's end, and start[k - 1] its start. */
 	for (k = 0; k < p->nparts; k++) {
 		uint32_t lo = k == 0 ? 0 : start[k - 1], hi = start[k];
@@ -541,7 +548,7 @@ core_part_add(struct core_part *p, const struct core_batch *b,
 		    err)) != 0)
 			return rc;
 	}
-	p->st.rows += n;
+	p->st.rows += start[p->nparts - 1];
 	return 0;
 }
 

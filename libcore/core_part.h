@@ -60,9 +60,13 @@ struct core_part *core_part_new_in(struct core_spill *sp, uint32_t nparts,
  * an own spill set, whose files go with it.  Accepts NULL. */
 void core_part_free(struct core_part *p);
 
+/* A row's partition meaning "none": the row is not routed (a hybrid
+ * hash join keeps some partitions in memory). */
+#define CORE_PART_SKIP UINT32_MAX
+
 /*
  * Routes row r of b (schema as the set's) to partition part_of_row[r]
- * (each < nparts), for r < b->nrows.  b is not kept.  0, or a negative
+ * (each < nparts, or CORE_PART_SKIP), for r < b->nrows.  b is not kept.  0, or a negative
  * code: CORE_EIO (a spill file could not be written), CORE_ELIMIT (the
  * cap on spilled bytes), CORE_EINTERNAL (a partition out of range, or
  * the set finished).  After a failure the set is only good for freeing.

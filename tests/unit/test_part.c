@@ -212,10 +212,12 @@ bytes_of(const struct core_batch *b)
 }
 
 /* Routes every batch of srcs; with a budget too small for any buffer
- * (mem != NULL), each checked to hold nothing once its batch is in. */
+ * (mem != NULL), each checked to hold nothing once its batch is in.
+ * With skip, about a fifth of the rows are CORE_PART_SKIP, in no
+ * partition. */
 static void
 route_all(struct core_part *p, uint32_t nparts, struct core_batch *srcs,
-    uint32_t nsrcs, int mode, struct list *ref,
+    uint32_t nsrcs, int mode, bool skip, struct list *ref,
     const struct core_mem_part *mem)
 {
 	uint32_t *part = NULL, i, r;
@@ -233,7 +235,10 @@ route_all(struct core_part *p, uint32_t nparts, struct core_batch *srcs,
 			 * rows to one, the rest anywhere. */
 			part[r] = mode == 1 ? one : mode == 2 &&
 			    rnd() % 8 != 0 ? one : (uint32_t)(rnd() % nparts);
-			list_add(&ref[part[r]], (uint64_t)i << 32 | r);
+			if (skip && rnd() % 5 == 0)
+				part[r] = CORE_PART_SKIP;
+			else
+				list_add(&ref[part[r]], (uint64_t)i << 32 | r);
 		}
 		rc = core_part_add(p, &srcs[i], part, &err);
 		CHECK_EQ_INT(rc, 0);
@@ -289,7 +294,8 @@ test_round_trip(void)
 			    CORE_MEM_UNLIMITED);
 			p = core_part_new(s, n, dirs, (size_t)(round % 3),
 			    0, round % 2, &part);
-			route_all(p, n, srcs, nsrcs, round % 3, ref,
+			route_all(p, n, srcs, nsrcs, round % 3, round % 4 == 1,
+			    ref,
 			    budgets[bi] == 1 ? &part : NULL);
 			CHECK(part.peak <= (budgets[bi] ==
 			    CORE_MEM_UNLIMITED ? UINT64_MAX :
@@ -368,7 +374,7 @@ test_repartition(void)
 	core_mem_part_init(&part2, &mem, "re-partition buffers", 96 << 10);
 	core_mem_part_init(&rpart, &mem, "frames", CORE_MEM_UNLIMITED);
 	p = core_part_new(s, 7, NULL, 0, 0, 1, &part1);
-	route_all(p, 7, srcs, NLENS, 2, ref, NULL);
+	route_all(p, 7, srcs, NLENS, 2, false, ref, NULL);
 	CHECK_EQ_INT(core_part_finish(p, &err), 0);
 	for (k = 1; k < 7; k++)
 		if (ref[k].n > ref[big].n)
