@@ -343,6 +343,26 @@ big_inner() {
 	spill_empty
 }
 
+@test "threads, spill options, -z and --progress change no row" {
+	mkdir d1 d2
+	coljoin -m 1M --on k=rk big.col bigr.col | col2csv --no-header |
+	    sort >plain
+	for opts in "-j 1" "-j 2" "-j 64" "-T d1 -T d2 --compress-spill" \
+	    "-z" "-z3 --batch-rows 100" "--progress" "--build left"; do
+		run --separate-stderr bash -c "set -o pipefail; coljoin -m 1M \
+		    $opts --on k=rk big.col bigr.col | col2csv --no-header |
+		    sort"
+		status_is 0
+		# --progress draws only on a terminal.
+		stderr_empty
+		printf '%s\n' "$output" | cmp -s - plain || fail "$opts differs"
+	done
+	[ -z "$(ls -A d1)$(ls -A d2)" ] || fail "left in -T dirs"
+	run --separate-stderr coljoin -j 0 --on k=rk big.col bigr.col
+	status_is 2
+	spill_empty
+}
+
 @test "--sorted: a merge join of sorted inputs, the same rows" {
 	colsort -k k big.col >bs.col
 	colsort -k rk bigr.col >brs.col
