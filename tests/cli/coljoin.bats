@@ -390,21 +390,28 @@ big_inner() {
 }
 
 @test "--sorted with input out of order: exit 3 naming the row" {
+	# big.col and bigr.col come in key order; descending they do not.
 	colsort -k rk bigr.col >brs.col
+	colsort -k k:desc big.col >bdesc.col
+	colsort -k rk:desc bigr.col >brdesc.col
+	# left.col has 5 after its NULL key, which sorts last.
 	run --separate-stderr sh -c 'coljoin --sorted --on k=rk left.col right.col > out.col'
 	status_is 3
 	stderr_matches "row [0-9]+"
 	run --separate-stderr col2csv out.col
 	status_is 3
 	# Out of order on the right side only.
-	colsort -k k big.col >bs.col
-	run --separate-stderr sh -c 'coljoin --sorted --on k=rk bs.col bigr.col > /dev/null'
+	run --separate-stderr sh -c 'coljoin --sorted --on k=rk big.col brdesc.col > /dev/null'
 	status_is 3
 	stderr_has "right"
 	stderr_matches "row [0-9]+"
-	run --separate-stderr coljoin --sorted --on k=rk -o out2.col big.col brs.col
+	run --separate-stderr coljoin --sorted --on k=rk -o out2.col bdesc.col brs.col
 	status_is 3
+	stderr_has "left"
 	[ ! -e out2.col ]
+	# In order, both: fine.
+	run --separate-stderr sh -c 'coljoin --sorted --on k=rk big.col brs.col > /dev/null'
+	status_is 0
 }
 
 @test "-o writes atomically, and only on success" {
