@@ -1031,8 +1031,15 @@ join_chunked(struct join *J, struct core_part *bp, struct core_part *pp,
 		while (c.frames < brun->nframes) {
 			const struct core_spill_extent *e =
 			    &brun->frames[c.frames];
+			/* The frame's rows, in proportion to its bytes, for
+			 * the table; a compressed frame is read into its
+			 * record and then its buffers. */
+			uint64_t rows = brun->len ? core_part_rows(bp, k) *
+			    e->len / brun->len + 1 : 1;
+			uint64_t bytes = J->o->compress_spill ? 3 * e->len :
+			    e->len;
 
-			if (J->st_b.n > 0 && !store_fits(J, 0, e->len * 2))
+			if (J->st_b.n > 0 && !store_fits(J, rows, bytes))
 				break;
 			if ((rc = store_frame(J, bsp, &c)) != 0)
 				goto out;

@@ -464,9 +464,10 @@ append(struct buf *bf, const struct core_batch *src, const uint32_t *sel,
 	bf->b.nrows = at + n;
 }
 
-/* Routes rows sel[0..n) of src, all of partition k. */
+/* Routes rows sel[0..n) of src, all of partition k, n small enough for
+ * a frame (route() slices). */
 static int
-route(struct core_part *p, uint32_t k, const struct core_batch *src,
+route_piece(struct core_part *p, uint32_t k, const struct core_batch *src,
     const uint32_t *sel, uint32_t n, struct core_err *err)
 {
 	struct buf *bf = &p->buf[k];
@@ -500,6 +501,27 @@ route(struct core_part *p, uint32_t k, const struct core_batch *src,
 		buf_free(p, bf);
 	} else if (held(p, bf) >= p->frame_bytes) {
 		return flush(p, k, err);
+	}
+	return 0;
+}
+
+/* Routes rows sel[0..n) of src, all of partition k, a frame's rows at a
+ * time: one batch's rows of one partition (a batch of one key) may be
+ * more than the budget lets a buffer hold. */
+static int
+route(struct core_part *p, uint32_t k, const struct core_batch *src,
+    const uint32_t *sel, uint32_t n, struct core_err *err)
+{
+	uint32_t step = p->frame_rows < UINT32_MAX ? (uint32_t)p->frame_rows :
+	    UINT32_MAX, m;
+	int rc;
+
+	while (n > 0) {
+		m = n < step ? n : step;
+		if ((rc = route_piece(p, k, src, sel, m, err)) != 0)
+			return rc;
+		sel += m;
+		n -= m;
 	}
 	return 0;
 }

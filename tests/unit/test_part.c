@@ -551,7 +551,9 @@ test_wrong_chains(void)
 		CHECK_EQ_INT(core_part_add(p, &b, part, &err), 0);
 	CHECK_EQ_INT(core_part_finish(p, &err), 0);
 	run = core_part_run(p, 0);
-	CHECK_EQ_INT(run->nframes, 3);
+	/* At least a frame per add (more: a budget of one byte gives
+	 * frames of the smallest size). */
+	CHECK(run->nframes >= 3);
 	CHECK_EQ_INT(read_all(core_part_spill(p), run, &mp, &rows), CORE_EOF);
 	CHECK_EQ_INT(rows, 3 * 4097);
 	/* The empty partition: a run of no frame. */
