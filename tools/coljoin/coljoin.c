@@ -1,0 +1,422 @@
+/*
+ * coljoin - join two MLSPILL3 streams on equality keys under a memory
+ * budget.
+ *
+ * Options and wiring only: the plan (keys, types, output columns) is
+ * core_join_plan, the hash join with its partitioning to spill files
+ * core_join_hash, the streaming merge join of --sorted core_join_merge,
+ * the framing core_mlspill3.  Every mistake a plan can find is reported
+ * before a row is read.  On any failure the output stream is left
+ * without its end-of-stream record, so a downstream stage reports it as
+ * truncated.
+ */
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core_col.h"
+#include "core_io.h"
+#include "core_join.h"
+#include "core_mem.h"
+#include "core_mlspill3.h"
+#include "fe.h"
+
+static void usage(FILE *fp);
+
+static const struct fe_tool tool = {
+	.name = "coljoin",
+	.opts = FE_OPT_OUTPUT | FE_OPT_THREADS | FE_OPT_COMPRESS |
+	    FE_OPT_BUDGET,
+	.max_threads = 2,
+	.threads_help = "build, probe and gather on N threads (default and "
+	    "most: 2)",
+	.usage = usage,
+};
+
+enum build_side { BUILD_RIGHT, BUILD_LEFT, BUILD_AUTO };
+
+/* Everything the command line decides. */
+struct options {
+	struct fe_common common;	/* -o -j -z -m -T --max-spill ... */
+	const char *on;			/* borrowed argv */
+	enum core_join_type type;
+	bool null_aware;
+	const char *suffix;		/* borrowed argv, NULL: none */
+	bool drop_right_keys;
+	enum build_side build;
+	bool build_given;
+	bool sorted;
+	uint32_t batch_rows;		/* 0 = default */
+};
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp,
+	    "usage: %s --on L=R[,L2=R2...] [options] LEFT RIGHT\n"
+	    "Join two MLSPILL3 column streams (files, pipes, or '-' for "
+	    "stdin) on equal\nkeys, within a memory budget, spilling "
+	    "partitions to temporary files.\n"
+	    "\n"
+	    "      --on L=R[,...]   join keys: left column L equals right "
+	    "column R\n"
+	    "                       (K alone is K=K)\n"
+	    "      --type T         inner, left, right, full, semi or anti "
+	    "(default inner)\n"
+	    "      --null-aware     anti join as NOT IN: nothing survives a "
+	    "NULL right key\n"
+	    "      --suffix S       append S to right column names the left "
+	    "side has\n"
+	    "      --drop-right-keys\n"
+	    "                       leave the right key columns out of the "
+	    "output\n"
+	    "      --build SIDE     hash the left, right or auto (smaller "
+	    "file) side\n"
+	    "                       (default right)\n"
+	    "      --sorted         both inputs sorted on the keys: merge "
+	    "join, no hashing\n"
+	    "      --batch-rows N   most rows per output frame (default "
+	    "8192)\n", tool.name);
+	fe_usage_shared(fp);
+	fprintf(fp, "\n"
+	    "Exit status: 0 ok, 2 usage, 3 bad input (or out of order with "
+	    "--sorted),\n4 --max-spill exceeded, 5 I/O error.  See "
+	    "coljoin(1).\n");
+}
+
+enum {
+	OPT_ON = 256, OPT_TYPE, OPT_NULL_AWARE, OPT_SUFFIX,
+	OPT_DROP_RIGHT_KEYS, OPT_BUILD, OPT_SORTED, OPT_BATCH_ROWS,
+};
+
+static int
+option(void *arg, int c, const char *optarg, struct core_err *err)
+{
+	struct options *o = arg;
+
+	switch (c) {
+	case OPT_ON:
+		o->on = optarg;
+		break;
+	case OPT_TYPE:
+		if (core_join_type_parse(optarg, &o->type, err) != 0)
+			return CORE_EUSAGE;
+		break;
+	case OPT_NULL_AWARE:
+		o->null_aware = true;
+		break;
+	case OPT_SUFFIX:
+		if (*optarg == '\0')
+			return core_err_set(err, CORE_EUSAGE,
+			    "--suffix must not be empty");
+		o->suffix = optarg;
+		break;
+	case OPT_DROP_RIGHT_KEYS:
+		o->drop_right_keys = true;
+		break;
+	case OPT_BUILD:
+		if (strcmp(optarg, "right") == 0)
+			o->build = BUILD_RIGHT;
+		else if (strcmp(optarg, "left") == 0)
+			o->build = BUILD_LEFT;
+		else if (strcmp(optarg, "auto") == 0)
+			o->build = BUILD_AUTO;
+		else
+			return core_err_set(err, CORE_EUSAGE, "--build must "
+			    "be left, right or auto, not '%s'", optarg);
+		o->build_given = true;
+		break;
+	case OPT_SORTED:
+		o->sorted = true;
+		break;
+	case OPT_BATCH_ROWS:
+		if (fe_parse_batch_rows(optarg, &o->batch_rows, err) != 0)
+			return CORE_EUSAGE;
+		break;
+	default:
+		return core_err_set(err, CORE_EINTERNAL, "option %d", c);
+	}
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv, struct options *o, struct core_err *err)
+{
+	static const struct option longopts[] = {
+		{ "on", required_argument, NULL, OPT_ON },
+		{ "type", required_argument, NULL, OPT_TYPE },
+		{ "null-aware", no_argument, NULL, OPT_NULL_AWARE },
+		{ "suffix", required_argument, NULL, OPT_SUFFIX },
+		{ "drop-right-keys", no_argument, NULL, OPT_DROP_RIGHT_KEYS },
+		{ "build", required_argument, NULL, OPT_BUILD },
+		{ "sorted", no_argument, NULL, OPT_SORTED },
+		{ "batch-rows", required_argument, NULL, OPT_BATCH_ROWS },
+		{ NULL, 0, NULL, 0 },
+	};
+	int rc, nops;
+
+	memset(o, 0, sizeof(*o));
+	o->type = CORE_JOIN_INNER;
+	o->build = BUILD_RIGHT;
+	if ((rc = fe_parse(argc, argv, "", longopts, option, o, &o->common,
+	    err)) != 0)
+		return rc;
+	if (o->on == NULL)
+		return core_err_set(err, CORE_EUSAGE,
+		    "no join key: give --on LEFT=RIGHT");
+	nops = argc - optind;
+	if (nops != 2)
+		return core_err_set(err, CORE_EUSAGE, "%s: give two inputs, "
+		    "LEFT and RIGHT", nops < 2 ? "too few inputs" :
+		    "too many inputs");
+	if (strcmp(argv[optind], "-") == 0 &&
+	    strcmp(argv[optind + 1], "-") == 0)
+		return core_err_set(err, CORE_EUSAGE, "LEFT and RIGHT cannot "
+		    "both be '-' (stdin): give one as a file or <(...)");
+	if (o->null_aware && o->type != CORE_JOIN_ANTI)
+		return core_err_set(err, CORE_EUSAGE, "--null-aware is for "
+		    "--type anti only (here --type %s)",
+		    core_join_type_name(o->type));
+	if (o->sorted && o->build_given)
+		return core_err_set(err, CORE_EUSAGE, "--sorted builds no "
+		    "hash table: --build makes no sense with it");
+	return 0;
+}
+
+/* One input: its reader, as a struct core_join_input. */
+struct input {
+	const char *path;		/* borrowed argv */
+	struct core_mlspill3_reader *rd;
+	struct core_join_input in;
+	struct sink *k;			/* for progress */
+};
+
+struct sink {
+	struct core_mlspill3_writer *w;
+	struct fe_progress *prog;
+	struct input *inputs;		/* the two, for progress */
+	uint64_t rows;			/* rows written */
+	char phase[40];			/* "joining 2/8", shown by prog */
+};
+
+static void
+progress(struct sink *k)
+{
+	struct core_mlspill3_stats a, b;
+
+	if (k->prog == NULL)
+		return;
+	core_mlspill3_reader_stats(k->inputs[0].rd, &a);
+	core_mlspill3_reader_stats(k->inputs[1].rd, &b);
+	fe_progress_update(k->prog, a.rows + b.rows, a.bytes + b.bytes);
+}
+
+static int
+next(void *arg, struct core_batch *b, struct core_err *err)
+{
+	struct input *in = arg;
+	int rc;
+
+	rc = core_mlspill3_reader_next(in->rd, b, err);
+	progress(in->k);
+	return rc;
+}
+
+/* The join's phases, as progress shows them. */
+static void
+phase(void *arg, const char *name, unsigned i, unsigned n)
+{
+	struct sink *k = arg;
+
+	if (n > 0)
+		snprintf(k->phase, sizeof(k->phase), "%s %u/%u", name, i, n);
+	else
+		snprintf(k->phase, sizeof(k->phase), "%s", name);
+	fe_progress_phase(k->prog, k->phase);
+}
+
+static int
+emit(void *arg, const struct core_batch *b, struct core_err *err)
+{
+	struct sink *k = arg;
+
+	k->rows += b->nrows;
+	progress(k);
+	return core_mlspill3_write_batch(k->w, b, err);
+}
+
+static void
+print_stats(const struct core_join_stats *st, const struct core_mem *mem)
+{
+	fprintf(stderr, "%s: %llu left rows, %llu right rows, %llu rows "
+	    "out, %.3f s\n", fe_prog(), (unsigned long long)st->rows_left,
+	    (unsigned long long)st->rows_right,
+	    (unsigned long long)st->rows_out, fe_elapsed());
+	fprintf(stderr, "%s: %llu partitions, %llu levels, %llu chunked, "
+	    "%.1f MB spilled\n", fe_prog(),
+	    (unsigned long long)st->partitions,
+	    (unsigned long long)st->levels, (unsigned long long)st->chunked,
+	    (double)st->spill_bytes / 1e6);
+	fprintf(stderr, "%s: memory budget %.1f MB, peak charged %.1f MB, "
+	    "peak resident %.1f MB\n", fe_prog(),
+	    mem->limit == CORE_MEM_UNLIMITED ? 0.0 : (double)mem->limit / 1e6,
+	    (double)st->peak_mem / 1e6, (double)fe_peak_rss() / 1e6);
+	fe_print_mem_parts(mem);
+}
+
+/* The plan's usage errors, with the option that mends them where one
+ * does (libcore names no tool's options). */
+static int
+make_plan(const struct options *o, const struct core_schema *left,
+    const struct core_schema *right, struct core_join_plan **plan,
+    struct core_err *err)
+{
+	struct core_join_spec spec;
+	int rc;
+
+	memset(&spec, 0, sizeof(spec));
+	spec.type = o->type;
+	spec.on = o->on;
+	spec.suffix = o->suffix;
+	spec.drop_right_keys = o->drop_right_keys;
+	rc = core_join_plan_new(&spec, left, right, plan, err);
+	if (rc == CORE_EUSAGE && strstr(err->msg, "in the output twice")) {
+		if (o->suffix == NULL)
+			fe_err_append(err, ": give --suffix S to rename the "
+			    "right input's clashing columns, or "
+			    "--drop-right-keys");
+		else
+			fe_err_append(err, ": try another --suffix");
+	}
+	if (rc == 0 && o->null_aware && (*plan)->nkeys != 1) {
+		rc = core_err_set(err, CORE_EUSAGE, "--null-aware takes one "
+		    "key pair, not %zu", (*plan)->nkeys);
+		core_join_plan_free(*plan);
+		*plan = NULL;
+	}
+	return rc;
+}
+
+/* Joins into out; returns 0 or a CORE_E* code with err set.  The end
+ * record is written only after the last row. */
+static int
+run_join(const struct options *o, struct input *inputs,
+    const struct fe_out *out, struct core_err *err)
+{
+	const struct fe_common *c = &o->common;
+	struct core_join_plan *plan = NULL;
+	struct core_join_options jo;
+	struct core_join_stats st;
+	struct core_mem mem;
+	struct sink k;
+	uint64_t total = 0;
+	int i, rc;
+
+	memset(&k, 0, sizeof(k));
+	memset(&st, 0, sizeof(st));
+	k.inputs = inputs;
+	for (i = 0; i < 2; i++) {
+		struct input *in = &inputs[i];
+
+		if ((rc = core_mlspill3_reader_new(&in->path, 1, &in->rd,
+		    err)) != 0)
+			return rc;
+		in->k = &k;
+		in->in.schema = core_mlspill3_reader_schema(in->rd);
+		in->in.next = next;
+		in->in.arg = in;
+		in->in.size_hint = core_paths_size(&in->path, 1);
+	}
+	if ((rc = make_plan(o, inputs[0].in.schema, inputs[1].in.schema,
+	    &plan, err)) != 0)
+		return rc;
+	core_mem_init(&mem, c->memory ? c->memory :
+	    core_mem_default_limit());
+	memset(&jo, 0, sizeof(jo));
+	jo.plan = plan;
+	jo.null_aware = o->null_aware;
+	if (o->build == BUILD_LEFT)
+		jo.build_left = true;
+	else if (o->build == BUILD_AUTO)
+		jo.build_left = inputs[0].in.size_hint != 0 &&
+		    inputs[1].in.size_hint != 0 &&
+		    inputs[0].in.size_hint < inputs[1].in.size_hint;
+	jo.tmpdirs = c->tmpdirs;
+	jo.ntmpdirs = c->ntmpdirs;
+	jo.max_spill = c->max_spill;
+	jo.compress_spill = c->compress_spill;
+	jo.batch_rows = o->batch_rows;
+	jo.threads = c->threads;
+	jo.phase = phase;
+	jo.phase_arg = &k;
+	k.w = core_mlspill3_writer_new(out->fd, out->name, plan->out,
+	    c->zstd_level);
+	/* Frames are written as they are emitted, not behind the join on
+	 * a thread of their own (core_mlspill3_writer_async): a join's last
+	 * output batch lives only until the join returns, when the frame
+	 * would still be in flight.  -j 2 still runs the join's own work
+	 * on both cores. */
+	if (inputs[0].in.size_hint != 0 && inputs[1].in.size_hint != 0)
+		total = inputs[0].in.size_hint + inputs[1].in.size_hint;
+	k.prog = fe_progress_new(c->progress, total);
+	fe_progress_phase(k.prog, "reading");
+	if (o->sorted)
+		rc = core_join_merge(&jo, &mem, &inputs[0].in,
+		    &inputs[1].in, emit, &k, &st, err);
+	else
+		rc = core_join_hash(&jo, &mem, &inputs[0].in, &inputs[1].in,
+		    emit, &k, &st, err);
+	if (rc == 0)
+		rc = core_mlspill3_writer_finish(k.w, err);
+	fe_progress_free(k.prog);
+	if (rc == 0 && c->stats)
+		print_stats(&st, &mem);
+	if (rc == CORE_ELIMIT && c->max_spill != 0)
+		fe_err_append(err, " (--max-spill): raise it or --memory");
+	core_mlspill3_writer_free(k.w);
+	core_join_plan_free(plan);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct core_err err = { 0, "" };
+	struct options o;
+	struct fe_out out;
+	struct input inputs[2];
+	const char *const *paths;
+	int i, rc;
+
+	/* Large buffers come and go with the budget; fixing the mmap
+	 * threshold makes each go back to the kernel when freed, so the
+	 * resident size follows what is charged instead of the heap's
+	 * high-water mark. */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+	fe_init(&tool);
+	fe_out_zero(&out);
+	memset(inputs, 0, sizeof(inputs));
+	if ((rc = parse_args(argc, argv, &o, &err)) != 0) {
+		fe_common_release(&o.common);
+		return fe_usage_fail(&err);
+	}
+	paths = (const char *const *)argv + optind;
+	inputs[0].path = paths[0];
+	inputs[1].path = paths[1];
+	if ((rc = fe_refuse_tty_input(paths, 2, &err)) != 0)
+		goto out;
+	if ((rc = fe_out_open(&out, o.common.output, "MLSPILL3", paths, 2,
+	    &err)) != 0)
+		goto out;
+	rc = run_join(&o, inputs, &out, &err);
+	if (rc == 0)
+		rc = fe_out_commit(&out, &err);
+out:
+	for (i = 0; i < 2; i++)
+		core_mlspill3_reader_free(inputs[i].rd);
+	fe_out_release(&out);
+	fe_common_release(&o.common);
+	return fe_finish(rc, &err);
+}
