@@ -35,9 +35,8 @@
 
 #include "core_alloc.h"
 #include "core_col.h"
-/* core_join.h names struct core_mem without declaring it. */
-#include "core_mem.h"
 #include "core_join.h"
+#include "core_mem.h"
 #include "unit.h"
 
 /* ASan and UBSan make the big cases several times slower. */
