@@ -1282,6 +1282,16 @@ static const struct {
 	{ "year", CORE_BF_YEAR, 1, 1 },
 	{ "month", CORE_BF_MONTH, 1, 1 },
 	{ "day", CORE_BF_DAY, 1, 1 },
+	{ "concat", CORE_BF_CONCAT, 1, 1000 },
+	{ "nullif", CORE_BF_NULLIF, 2, 2 },
+	{ "greatest", CORE_BF_GREATEST, 1, 1000 },
+	{ "least", CORE_BF_LEAST, 1, 1000 },
+	{ "starts_with", CORE_BF_STARTS_WITH, 2, 2 },
+	{ "contains", CORE_BF_CONTAINS, 2, 2 },
+	{ "floor", CORE_BF_FLOOR, 1, 1 },
+	{ "ceil", CORE_BF_CEIL, 1, 1 },
+	{ "ceiling", CORE_BF_CEIL, 1, 1 },
+	{ "round", CORE_BF_ROUND, 1, 2 },
 };
 
 /* Types the FUNC node n (fn, kids bound). */
@@ -1334,6 +1344,66 @@ type_func(struct binder *bd, struct core_bnode *n, const char *name)
 			goto bad;
 		set_type(n, mktype(CORE_TYPE_INT64, 0, 0));
 		return 0;
+	case CORE_BF_CONCAT:
+		for (i = 0; i < n->nkids; i++)
+			if ((rc = cast_to(bd, &n->kids[i],
+			    mktype(CORE_TYPE_STRING, 0, 0))) != 0)
+				return rc;
+		set_type(n, mktype(CORE_TYPE_STRING, 0, 0));
+		return 0;
+	case CORE_BF_NULLIF:
+		set_type(n, a->type.id == TYPE_ANY ?
+		    mktype(CORE_TYPE_BOOL, 0, 0) : a->type);
+		if (is_null_const(a))
+			set_type(a, n->type);
+		return 0;
+	case CORE_BF_STARTS_WITH:
+	case CORE_BF_CONTAINS:
+		for (i = 0; i < 2; i++) {
+			a = n->kids[i];
+			if (is_null_const(a))
+				set_type(a, mktype(CORE_TYPE_STRING, 0, 0));
+			if (a->type.id != CORE_TYPE_STRING)
+				goto bad;
+		}
+		set_type(n, mktype(CORE_TYPE_BOOL, 0, 0));
+		return 0;
+	case CORE_BF_FLOOR:
+	case CORE_BF_CEIL:
+	case CORE_BF_ROUND:
+		if (is_null_const(a))
+			set_type(a, mktype(CORE_TYPE_FLOAT64, 0, 0));
+		if (a->type.id == CORE_TYPE_DECIMAL) {
+			snprintf(msg, sizeof(msg), "%s on decimals is not "
+			    "supported yet", name);
+			return err_at(bd, a->off, a->len, msg);
+		}
+		if (!is_num(a->type.id))
+			goto bad;
+		if (n->nkids == 2) {
+			struct core_bnode *d = n->kids[1];
+
+			if (d->kind != CORE_BN_CONST ||
+			    (!d->k.null && !is_int(d->type.id)))
+				return err_at(bd, d->off, d->len, "round takes "
+				    "a constant integer of digits");
+			n->days = d->k.null ? 0 : d->k.i < -30 ? -30 :
+			    d->k.i > 30 ? 30 : (int32_t)d->k.i;
+			if (d->k.null)
+				n->negated = true;	/* all NULL */
+			bnode_free(d);
+			n->nkids = 1;
+		}
+		if (is_int(a->type.id)) {
+			/* Identity on integers: the node stays, typed as
+			 * its argument, and evaluates as a copy. */
+			set_type(n, a->type);
+			return 0;
+		}
+		set_type(n, mktype(CORE_TYPE_FLOAT64, 0, 0));
+		return 0;
+	case CORE_BF_GREATEST:
+	case CORE_BF_LEAST:
 	case CORE_BF_COALESCE:
 		t = a->type;
 		for (i = 1; i < n->nkids; i++)
@@ -1386,9 +1456,25 @@ bind_func(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 	}
 	n = bnode_new(CORE_BN_FUNC, e);
 	n->fn = funcs[i].fn;
+	/* concat() skips NULLs, where || is NULL. */
+	n->negated = n->fn == CORE_BF_CONCAT;
 	*out = n;
-	if ((rc = bind_kids(bd, e, n, 0)) != 0 ||
-	    (rc = type_func(bd, n, funcs[i].name)) != 0)
+	if (n->fn == CORE_BF_NULLIF) {
+		struct core_bnode *a, *eq;
+
+		if ((rc = bind(bd, e->kids[0], &a)) != 0)
+			return rc;
+		add_kid(n, a);
+		if ((rc = bind_cmp_of(bd, CORE_OP_EQ, e->kids[0], e->kids[1],
+		    e, &eq)) != 0) {
+			bnode_free(eq);
+			return rc;
+		}
+		add_kid(n, eq);
+	} else if ((rc = bind_kids(bd, e, n, 0)) != 0) {
+		return rc;
+	}
+	if ((rc = type_func(bd, n, funcs[i].name)) != 0)
 		return rc;
 	return fold(bd, out);
 }
@@ -1509,8 +1595,13 @@ bind(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 			rc = fold(bd, out);
 			break;
 		case CORE_OP_CONCAT:
-			rc = err_at(bd, e->op_off, e->op_len,
-			    "'||' is not supported yet");
+			n = bnode_new(CORE_BN_FUNC, e);
+			n->fn = CORE_BF_CONCAT;
+			*out = n;
+			if ((rc = bind_kids(bd, e, n, 0)) != 0 ||
+			    (rc = type_func(bd, n, "||")) != 0)
+				break;
+			rc = fold(bd, out);
 			break;
 		default:
 			rc = bind_arith(bd, e, out);

@@ -33,7 +33,11 @@
  *     clamped to the month's length); DATE +/- integer is a date;
  *     DATE - DATE is int64 days;
  *   - NULL alone takes the type its context needs; an expression that is
- *     NULL and nothing else is bool.
+ *     NULL and nothing else is bool;
+ *   - a || b is a string (other types cast to their text); greatest and
+ *     least skip NULLs (NULL only when all are); floor, ceil and round
+ *     take float64 only for now (round half away from zero, round(x, n)
+ *     with a constant n); on integers they are the identity.
  *
  * Invariants of a bound tree: every node's type is a core_col type; the
  * children of an arithmetic or comparison node have the physical class
@@ -106,6 +110,12 @@ enum core_bnode_kind {
 enum core_bfunc {
 	CORE_BF_ABS = 1, CORE_BF_LOWER, CORE_BF_UPPER, CORE_BF_LENGTH,
 	CORE_BF_COALESCE, CORE_BF_YEAR, CORE_BF_MONTH, CORE_BF_DAY,
+	CORE_BF_CONCAT,		/* ||: kids strings */
+	CORE_BF_NULLIF,		/* kids a, (a = b) */
+	CORE_BF_GREATEST, CORE_BF_LEAST,
+	CORE_BF_STARTS_WITH, CORE_BF_CONTAINS,
+	CORE_BF_FLOOR, CORE_BF_CEIL, CORE_BF_ROUND,	/* float64; ROUND:
+							 * digits in days */
 };
 
 /* A compiled LIKE pattern; see core_expr_bind.c. */

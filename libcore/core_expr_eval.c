@@ -29,6 +29,7 @@
 
 static const uint8_t zero_byte = 0, one_byte = 1;
 static const uint32_t zero_sel = 0;
+static const double zero_f64 = 0;
 
 struct ctx {
 	struct core_expr_bound *b;
@@ -1430,6 +1431,132 @@ eval_cast(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 }
 
 static int
+eval_concat(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
+    uint32_t cnt)
+{
+	uint32_t nrows = cx->batch->nrows, i, j, r, m, xm;
+	struct core_bstr *O = vals(n, nrows, sizeof(*O));
+	uint8_t *N = nuls(n, nrows);
+	bool skip = n->negated;
+	const uint8_t *pn;
+	size_t total = 0;
+	char *a;
+	int rc;
+
+	for (j = 0; j < n->nkids; j++) {
+		struct core_bnode *k = n->kids[j];
+		const struct core_bstr *A;
+
+		if ((rc = eval(cx, k, sel, cnt)) != 0)
+			return rc;
+		A = k->out.v;
+		m = k->out.m;
+		for (i = 0; i < cnt; i++)
+			total += A[sel[i] & m].n;
+	}
+	a = arena(n, total);
+	for (i = 0; i < cnt; i++)
+		N[sel[i]] = 0;
+	if (!skip) {
+		for (j = 0; j < n->nkids; j++) {
+			nulview(&n->kids[j]->out, &pn, &xm);
+			for (i = 0; i < cnt; i++) {
+				r = sel[i];
+				N[r] |= pn[r & xm];
+			}
+		}
+	}
+	/* Row by row, so that each row's parts are adjacent; a NULL part
+	 * adds nothing (concat() skips it, || is NULL anyway). */
+	for (i = 0; i < cnt; i++) {
+		r = sel[i];
+		O[r].p = a;
+		for (j = 0; j < n->nkids; j++) {
+			const struct core_bnode *k = n->kids[j];
+			const struct core_bstr *s =
+			    &((const struct core_bstr *)k->out.v)[r &
+			    k->out.m];
+
+			nulview(&k->out, &pn, &xm);
+			if (pn[r & xm] || s->n == 0)
+				continue;
+			memcpy(a, s->p, s->n);
+			a += s->n;
+		}
+		O[r].n = (uint32_t)(a - O[r].p);
+	}
+	n->out.v = O;
+	n->out.nul = N;
+	n->out.m = ~0u;
+	return 0;
+}
+
+/* Three-way comparison of two values of one class. */
+static inline int
+cmp_at(enum core_phys p, const void *a, uint32_t ra, const void *b,
+    uint32_t rb)
+{
+	switch (p) {
+	case CORE_PHYS_BOOL: {
+		uint8_t x = ((const uint8_t *)a)[ra];
+		uint8_t y = ((const uint8_t *)b)[rb];
+
+		return (x > y) - (x < y);
+	}
+	case CORE_PHYS_F64:
+		return fcmp(((const double *)a)[ra], ((const double *)b)[rb]);
+	case CORE_PHYS_STR:
+		return scmp(&((const struct core_bstr *)a)[ra],
+		    &((const struct core_bstr *)b)[rb]);
+	default: {
+		int64_t x = ((const int64_t *)a)[ra];
+		int64_t y = ((const int64_t *)b)[rb];
+
+		return (x > y) - (x < y);
+	}
+	}
+}
+
+static int
+eval_extreme(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
+    uint32_t cnt)
+{
+	uint32_t nrows = cx->batch->nrows, i, j, r, xm;
+	uint8_t *O = vals(n, nrows, phys_width(n->phys));
+	uint8_t *N = nuls(n, nrows);
+	int want = n->fn == CORE_BF_GREATEST ? 1 : -1;
+	const uint8_t *pn;
+	uint32_t one[1];
+	int rc;
+
+	for (j = 0; j < n->nkids; j++) {
+		struct core_bnode *k = n->kids[j];
+
+		if ((rc = eval(cx, k, sel, cnt)) != 0)
+			return rc;
+		if (j == 0) {
+			copy_rows(n, &k->out, sel, cnt, O, N);
+			continue;
+		}
+		nulview(&k->out, &pn, &xm);
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			if (pn[r & xm])
+				continue;
+			if (N[r] || cmp_at(n->phys, k->out.v, r & k->out.m, O,
+			    r) == want) {
+				one[0] = r;
+				copy_rows(n, &k->out, one, 1, O, N);
+			}
+		}
+	}
+	n->out.v = O;
+	n->out.nul = N;
+	n->out.m = ~0u;
+	return 0;
+}
+
+static int
 eval_func(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
     uint32_t cnt)
 {
@@ -1441,12 +1568,87 @@ eval_func(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 		return eval_neg(cx, n, sel, cnt, true);
 	if (n->fn == CORE_BF_COALESCE)
 		return eval_coalesce(cx, n, sel, cnt);
+	if (n->fn == CORE_BF_CONCAT)
+		return eval_concat(cx, n, sel, cnt);
+	if (n->fn == CORE_BF_GREATEST || n->fn == CORE_BF_LEAST)
+		return eval_extreme(cx, n, sel, cnt);
 	if ((rc = eval(cx, k, sel, cnt)) != 0)
+		return rc;
+	if (n->nkids > 1 && (rc = eval(cx, n->kids[1], sel, cnt)) != 0)
 		return rc;
 	m = k->out.m;
 	n->out.m = ~0u;
-	n->out.nul = nul_union(n, &k->out, NULL, sel, cnt, nrows);
+	n->out.nul = nul_union(n, &k->out, n->nkids > 1 ? &n->kids[1]->out :
+	    NULL, sel, cnt, nrows);
 	switch (n->fn) {
+	case CORE_BF_NULLIF: {
+		/* a, NULL where a = b is TRUE. */
+		const struct core_bnode *eq = n->kids[1];
+		const uint8_t *E = eq->out.v, *pe, *pa;
+		uint32_t me = eq->out.m, xe, xa;
+		uint8_t *O = vals(n, nrows, phys_width(n->phys));
+		uint8_t *N = nuls(n, nrows);
+
+		copy_rows(n, &k->out, sel, cnt, O, N);
+		nulview(&eq->out, &pe, &xe);
+		nulview(&k->out, &pa, &xa);
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			N[r] = pa[r & xa] | (E[r & me] & !pe[r & xe]);
+		}
+		n->out.v = O;
+		n->out.nul = N;
+		return 0;
+	}
+	case CORE_BF_STARTS_WITH:
+	case CORE_BF_CONTAINS: {
+		const struct core_bstr *A = k->out.v, *P = n->kids[1]->out.v;
+		uint32_t mp = n->kids[1]->out.m;
+		uint8_t *O = vals(n, nrows, 1);
+		bool sw = n->fn == CORE_BF_STARTS_WITH;
+
+		for (i = 0; i < cnt; i++) {
+			const struct core_bstr *s = &A[(r = sel[i]) & m];
+			const struct core_bstr *p = &P[r & mp];
+
+			if (sw)
+				O[r] = s->n >= p->n && (p->n == 0 ||
+				    memcmp(s->p, p->p, p->n) == 0);
+			else
+				O[r] = p->n == 0 || memmem(s->p, s->n, p->p,
+				    p->n) != NULL;
+		}
+		n->out.v = O;
+		return 0;
+	}
+	case CORE_BF_FLOOR:
+	case CORE_BF_CEIL:
+	case CORE_BF_ROUND: {
+		const double *A = k->out.v;
+		double *O, f = pow(10.0, n->days);
+
+		if (n->negated) {
+			/* round(x, NULL) */
+			n->out.v = &zero_f64;
+			n->out.nul = &one_byte;
+			n->out.m = 0;
+			return 0;
+		}
+		if (n->phys != CORE_PHYS_F64) {
+			n->out = k->out;
+			return 0;
+		}
+		O = vals(n, nrows, sizeof(double));
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			O[r] = n->fn == CORE_BF_FLOOR ? floor(A[r & m]) :
+			    n->fn == CORE_BF_CEIL ? ceil(A[r & m]) :
+			    n->days == 0 ? round(A[r & m]) :
+			    round(A[r & m] * f) / f;
+		}
+		n->out.v = O;
+		return 0;
+	}
 	case CORE_BF_LOWER:
 	case CORE_BF_UPPER: {
 		const struct core_bstr *A = k->out.v;

@@ -645,10 +645,84 @@ ref_date_add(const struct core_expr *e, struct val a,
 static struct val
 ref_func(const struct core_expr *e, const char *name, uint32_t row)
 {
-	struct val a, r;
+	struct val a, b, r;
 	uint32_t k;
 	int y, m, d;
 
+	if (strcasecmp(name, "concat") == 0 || strcmp(name, "||") == 0) {
+		r = vstr("", 0);
+		for (k = 0; k < e->nkids; k++) {
+			a = ref_cast(ref(e->kids[k], row), e->kids[k]->type,
+			    r.null ? e->type : e->type);
+			if (a.err)
+				return a;
+			if (a.null) {
+				if (name[0] == '|')
+					return vnull();
+				continue;
+			}
+			memcpy(r.s + r.n, a.s, a.n);
+			r.n += a.n;
+		}
+		return r;
+	}
+	if (strcasecmp(name, "greatest") == 0 ||
+	    strcasecmp(name, "least") == 0) {
+		r = vnull();
+		for (k = 0; k < e->nkids; k++) {
+			a = ref_cast(ref(e->kids[k], row), e->kids[k]->type,
+			    e->type);
+			if (a.err)
+				return a;
+			if (a.null)
+				continue;
+			if (r.null || ref_compare(a, e->type, r, e->type) ==
+			    (name[0] == 'g' ? 1 : -1))
+				r = a;
+		}
+		return r;
+	}
+	if (strcasecmp(name, "nullif") == 0) {
+		a = ref(e->kids[0], row);
+		b = ref(e->kids[1], row);
+		if (a.err || b.err)
+			return verr();
+		if (!a.null && !b.null && ref_compare(a, e->kids[0]->type, b,
+		    e->kids[1]->type) == 0)
+			return vnull();
+		return ref_cast(a, e->kids[0]->type, e->type);
+	}
+	if (strcasecmp(name, "starts_with") == 0 ||
+	    strcasecmp(name, "contains") == 0) {
+		a = ref(e->kids[0], row);
+		b = ref(e->kids[1], row);
+		if (a.err || b.err)
+			return verr();
+		if (a.null || b.null)
+			return vnull();
+		for (k = 0; k + b.n <= a.n; k++) {
+			if (memcmp(a.s + k, b.s, b.n) == 0)
+				return vint(1);
+			if (name[0] == 's')
+				break;
+		}
+		return vint(0);
+	}
+	if (strcasecmp(name, "round") == 0 && e->nkids == 2) {
+		b = ref(e->kids[1], row);
+		a = ref(e->kids[0], row);
+		if (a.err || a.null || b.null)
+			return a.err ? a : vnull();
+		if (e->type.id != CORE_TYPE_FLOAT64)
+			return a;
+		/* By hand, half away from zero at 10^-n. */
+		{
+			double f = pow(10.0, (double)b.i), g = a.f * f;
+
+			g = signbit(g) ? -floor(-g + 0.5) : floor(g + 0.5);
+			return vflt(g / f);
+		}
+	}
 	if (strcasecmp(name, "coalesce") == 0) {
 		for (k = 0; k < e->nkids; k++) {
 			a = ref(e->kids[k], row);
@@ -660,6 +734,16 @@ ref_func(const struct core_expr *e, const char *name, uint32_t row)
 	a = ref(e->kids[0], row);
 	if (a.err || a.null)
 		return a;
+	if (strcasecmp(name, "floor") == 0 || strcasecmp(name, "ceil") == 0 ||
+	    strcasecmp(name, "round") == 0) {
+		double g;
+
+		if (e->type.id != CORE_TYPE_FLOAT64)
+			return a;
+		g = name[0] == 'f' ? floor(a.f) : name[0] == 'c' ? ceil(a.f) :
+		    signbit(a.f) ? -floor(-a.f + 0.5) : floor(a.f + 0.5);
+		return vflt(g);
+	}
 	if (strcasecmp(name, "abs") == 0) {
 		if (e->type.id == CORE_TYPE_FLOAT64)
 			return vflt(fabs(a.f));
@@ -775,6 +859,8 @@ ref(const struct core_expr *e, uint32_t row)
 		    e->kids[0]->lit == CORE_LIT_INTERVAL)
 			return ref_date_add(e, ref(e->kids[1], row),
 			    e->kids[1]->type, e->kids[0], false);
+		if (e->op == CORE_OP_CONCAT)
+			return ref_func(e, "||", row);
 		return ref_arith(e, ref(e->kids[0], row),
 		    ref(e->kids[1], row));
 	case CORE_EXPR_IS_NULL:
@@ -998,8 +1084,12 @@ check_expr(const char *src, struct core_schema *s, struct core_batch *bt,
 					if (!same_value(&col, i, v)) {
 						if (mism++ < 3)
 							printf("# %s: n=%u row "
-							    "%u differs\n",
-							    src, n, sel[i]);
+							    "%u differs (want "
+							    "%s%lld %g)\n",
+							    src, n, sel[i],
+							    v.null ? "NULL " :
+							    "", (long long)v.i,
+							    v.f);
 					}
 				}
 			}
@@ -1126,6 +1216,14 @@ static const char *const exprs[] = {
 	"extract(year FROM ts)", "extract(month FROM dt)",
 	"extract(day FROM ts)", "upper(lower(s)) = upper(s)",
 	"length(lower(\"Name\")) > 1",
+	"s || \"Name\"", "s || i", "'<' || s || '>'", "concat(s, NULL, dt)",
+	"concat(i, d, f)", "s || NULL", "nullif(i, j)", "nullif(s, 'a')",
+	"nullif(d, 1)", "greatest(i, j, 0)", "least(i, j)", "greatest(d, i)",
+	"least(s, \"Name\")", "greatest(f, d)", "greatest(NULL, i)",
+	"least(dt, ts)", "starts_with(s, 'a')", "starts_with(s, \"Name\")",
+	"contains(s, 'b')", "contains(\"Name\", s)", "floor(f)", "ceil(f)",
+	"round(f)", "round(f, 1)", "round(f / 3, 2)", "round(f, -1)",
+	"floor(i)", "round(l, 2)", "round(f, NULL)", "ceil(f / 0)",
 	/* mixed */
 	"2 * (1 - d)", "(i + j) * (i - j) > l",
 	"CASE WHEN s LIKE 'a%' THEN upper(s) ELSE lower(\"Name\") END",
@@ -1292,6 +1390,15 @@ test_bind_errors(void)
 	expect_error(s, "s IN ('a', 1)",
 	    "column 12: cannot compare string with int32\n"
 	    "  s IN ('a', 1)\n             ^");
+	expect_error(s, "round(d)",
+	    "column 7: round on decimals is not supported yet\n"
+	    "  round(d)\n        ^");
+	expect_error(s, "round(f, j)",
+	    "column 10: round takes a constant integer of digits\n"
+	    "  round(f, j)\n           ^");
+	expect_error(s, "starts_with(s, 1)",
+	    "column 16: starts_with does not take int32\n"
+	    "  starts_with(s, 1)\n                 ^");
 	core_schema_free(s);
 }
 
