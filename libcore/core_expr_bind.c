@@ -1288,6 +1288,9 @@ static const struct {
 	{ "least", CORE_BF_LEAST, 1, 1000 },
 	{ "starts_with", CORE_BF_STARTS_WITH, 2, 2 },
 	{ "contains", CORE_BF_CONTAINS, 2, 2 },
+	{ "trim", CORE_BF_TRIM, 1, 1 },
+	{ "ltrim", CORE_BF_LTRIM, 1, 1 },
+	{ "rtrim", CORE_BF_RTRIM, 1, 1 },
 	{ "floor", CORE_BF_FLOOR, 1, 1 },
 	{ "ceil", CORE_BF_CEIL, 1, 1 },
 	{ "ceiling", CORE_BF_CEIL, 1, 1 },
@@ -1315,6 +1318,9 @@ type_func(struct binder *bd, struct core_bnode *n, const char *name)
 		return 0;
 	case CORE_BF_LOWER:
 	case CORE_BF_UPPER:
+	case CORE_BF_TRIM:
+	case CORE_BF_LTRIM:
+	case CORE_BF_RTRIM:
 	case CORE_BF_LENGTH:
 		if (is_null_const(a))
 			set_type(a, mktype(CORE_TYPE_STRING, 0, 0));

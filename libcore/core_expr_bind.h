@@ -114,6 +114,7 @@ enum core_bfunc {
 	CORE_BF_NULLIF,		/* kids a, (a = b) */
 	CORE_BF_GREATEST, CORE_BF_LEAST,
 	CORE_BF_STARTS_WITH, CORE_BF_CONTAINS,
+	CORE_BF_TRIM, CORE_BF_LTRIM, CORE_BF_RTRIM,	/* spaces */
 	CORE_BF_FLOOR, CORE_BF_CEIL, CORE_BF_ROUND,	/* float64; ROUND:
 							 * digits in days */
 };

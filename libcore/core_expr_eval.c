@@ -1676,6 +1676,29 @@ eval_func(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 		n->out.v = O;
 		return 0;
 	}
+	case CORE_BF_TRIM:
+	case CORE_BF_LTRIM:
+	case CORE_BF_RTRIM: {
+		/* Views into the argument: nothing is copied. */
+		const struct core_bstr *A = k->out.v;
+		struct core_bstr *O = vals(n, nrows, sizeof(*O));
+		bool left = n->fn != CORE_BF_RTRIM;
+		bool right = n->fn != CORE_BF_LTRIM;
+
+		for (i = 0; i < cnt; i++) {
+			const struct core_bstr *s = &A[(r = sel[i]) & m];
+			uint32_t b0 = 0, e0 = s->n;
+
+			while (left && b0 < e0 && s->p[b0] == ' ')
+				b0++;
+			while (right && e0 > b0 && s->p[e0 - 1] == ' ')
+				e0--;
+			O[r].p = s->p + b0;
+			O[r].n = e0 - b0;
+		}
+		n->out.v = O;
+		return 0;
+	}
 	case CORE_BF_LENGTH: {
 		const struct core_bstr *A = k->out.v;
 		int64_t *O = vals(n, nrows, sizeof(int64_t)), c;

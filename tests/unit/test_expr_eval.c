@@ -85,7 +85,7 @@ static void
 fill_batch(struct core_batch *b, uint32_t n, bool big)
 {
 	static const char *alpha[] = { "a", "b", "A", "%", "_", "ab",
-	    "\xc3\xa9", "x", "B", "z", "Z", "@", "[" };
+	    "\xc3\xa9", "x", "B", "z", "Z", "@", "[", " ", " " };
 	uint32_t r, c, k, len;
 	size_t used;
 
@@ -762,6 +762,26 @@ ref_func(const struct core_expr *e, const char *name, uint32_t row)
 		}
 		return r;
 	}
+	if (strcasecmp(name, "trim") == 0 || strcasecmp(name, "ltrim") == 0 ||
+	    strcasecmp(name, "rtrim") == 0) {
+		r = vnull();
+		r.null = false;
+		for (k = 0; k < a.n; k++) {
+			bool lead = r.n == 0;
+			uint32_t rest = k;
+
+			/* Keep a space unless it leads (ltrim, trim) or only
+			 * spaces follow it (rtrim, trim). */
+			if (a.s[k] == ' ' && name[0] != 'r' && lead)
+				continue;
+			while (rest < a.n && a.s[rest] == ' ')
+				rest++;
+			if (a.s[k] == ' ' && name[0] != 'l' && rest == a.n)
+				break;
+			r.s[r.n++] = a.s[k];
+		}
+		return r;
+	}
 	if (strcasecmp(name, "length") == 0) {
 		int64_t c = 0;
 
@@ -1224,6 +1244,8 @@ static const char *const exprs[] = {
 	"contains(s, 'b')", "contains(\"Name\", s)", "floor(f)", "ceil(f)",
 	"round(f)", "round(f, 1)", "round(f / 3, 2)", "round(f, -1)",
 	"floor(i)", "round(l, 2)", "round(f, NULL)", "ceil(f / 0)",
+	"trim(s)", "ltrim(s)", "rtrim(\"Name\")", "length(trim(s || ' '))",
+	"'[' || ltrim(rtrim(s)) || ']'",
 	/* mixed */
 	"2 * (1 - d)", "(i + j) * (i - j) > l",
 	"CASE WHEN s LIKE 'a%' THEN upper(s) ELSE lower(\"Name\") END",
