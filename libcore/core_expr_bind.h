@@ -39,6 +39,15 @@
  *     take float64 only for now (round half away from zero, round(x, n)
  *     with a constant n); on integers they are the identity.
  *
+ * Supported: columns, every literal, + - * / %, ||, comparisons, AND OR
+ * NOT, IS [NOT] NULL, [NOT] BETWEEN, [NOT] IN, [NOT] LIKE / ILIKE
+ * (no ESCAPE; ILIKE folds ASCII only), CASE, CAST and ::, and abs,
+ * lower/lcase, upper/ucase (ASCII), length/len (UTF-8 characters),
+ * coalesce, nullif, greatest, least, concat, starts_with, contains,
+ * trim, ltrim, rtrim, floor, ceil/ceiling, round, year, month, day and
+ * extract(year|month|day).  Not yet: substring, date_trunc, date_diff,
+ * date_add, other extract fields, aggregates.
+ *
  * Invariants of a bound tree: every node's type is a core_col type; the
  * children of an arithmetic or comparison node have the physical class
  * the node expects (casts inserted); LIKE patterns and IN lists are

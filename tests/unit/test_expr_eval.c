@@ -1054,7 +1054,8 @@ check_expr(const char *src, struct core_schema *s, struct core_batch *bt,
 	struct core_expr_bound *bd = NULL;
 	struct core_column col;
 	struct core_err err;
-	uint32_t li, rep, n, k, i, nout;
+	static uint32_t inplace[4100];
+	uint32_t li, rep, n, k, i, nout, n2;
 	int rc, t, mism = 0;
 
 	memset(&col, 0, sizeof(col));
@@ -1153,6 +1154,16 @@ check_expr(const char *src, struct core_schema *s, struct core_batch *bt,
 			if (i == k && nout != (uint32_t)t && mism++ < 3)
 				printf("# %s: filter n=%u: %u rows, want %d\n",
 				    src, n, nout, t);
+			/* In place, the selection is its own output. */
+			memcpy(inplace, sel, (size_t)k * sizeof(*sel));
+			if (core_expr_eval_filter(bd, bt, inplace, k, inplace,
+			    &n2, &err) != 0 || n2 != nout ||
+			    memcmp(inplace, out, (size_t)n2 *
+			    sizeof(*out)) != 0) {
+				if (mism++ < 3)
+					printf("# %s: filter in place n=%u "
+					    "differs\n", src, n);
+			}
 		}
 	}
 	if (mism > 0)
