@@ -1,0 +1,1705 @@
+/*
+ * core_expr_bind.c - the binder: names to columns, DuckDB's types on
+ * every node, implicit casts, compiled LIKE patterns and IN lists, and
+ * literal subtrees folded to constants.
+ *
+ * The bound tree is built afresh from the AST (which keeps only the
+ * types written into it), so a construct that SQL defines by others is
+ * bound as those others: x BETWEEN a AND b as x >= a AND x <= b, CASE x
+ * WHEN v as x = v, an IN list with non-constant items as a chain of ORs
+ * of equalities.  The AST of x is then bound once per use, which costs
+ * an evaluation of x per use and keeps the tree a tree.
+ *
+ * Folding runs the evaluator itself on a one-row batch, so a constant
+ * means exactly what the same subtree means over data; an error there
+ * (an overflow, a cast that does not parse) is reported at bind time
+ * with a caret.
+ *
+ * Expressions are short: nodes are allocated one by one and the walks
+ * recurse (the parser bounds the depth).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core_alloc.h"
+#include "core_expr_bind.h"
+#include "core_expr_eval.h"
+#include "core_value.h"
+
+/* The NULL literal's type until its context gives it one. */
+#define TYPE_ANY ((enum core_type)0)
+
+struct binder {
+	const char *src;
+	size_t len;
+	const struct core_schema *schema;
+	struct core_err *err;
+};
+
+static void bnode_free(struct core_bnode *n);
+
+static struct core_bnode *
+bnode_new(enum core_bnode_kind kind, const struct core_expr *e)
+{
+	struct core_bnode *n = core_xcalloc(1, sizeof(*n));
+
+	n->kind = kind;
+	n->col = -1;
+	n->fa = n->fb = 1;
+	n->lo = INT64_MIN;
+	n->hi = INT64_MAX;
+	if (e != NULL) {
+		n->off = e->off;
+		n->len = e->len;
+	}
+	return n;
+}
+
+static void
+add_kid(struct core_bnode *n, struct core_bnode *kid)
+{
+	n->kids = core_xreallocarray(n->kids, (size_t)n->nkids + 1,
+	    sizeof(*n->kids));
+	n->kids[n->nkids++] = kid;
+}
+
+static void
+bnode_free(struct core_bnode *n)
+{
+	uint32_t i;
+
+	if (n == NULL)
+		return;
+	for (i = 0; i < n->nkids; i++)
+		bnode_free(n->kids[i]);
+	free(n->kids);
+	free(n->k.s);
+	free(n->like.pat);
+	free(n->set.i);
+	free(n->set.f);
+	free(n->set.s);
+	free(n->set.sbytes);
+	core_free_aligned(n->buf);
+	core_free_aligned(n->nulbuf);
+	for (i = 0; i < 3; i++)
+		core_free_aligned(n->sel[i]);
+	core_free_aligned(n->arena);
+	free(n);
+}
+
+/* ---- types ---- */
+
+static enum core_phys
+phys_of(enum core_type id)
+{
+	switch (id) {
+	case CORE_TYPE_FLOAT64:
+		return CORE_PHYS_F64;
+	case CORE_TYPE_STRING:
+		return CORE_PHYS_STR;
+	case CORE_TYPE_BOOL:
+		return CORE_PHYS_BOOL;
+	default:
+		/* TYPE_ANY, a NULL constant, reads as a bool until typed. */
+		return id == TYPE_ANY ? CORE_PHYS_BOOL : CORE_PHYS_I64;
+	}
+}
+
+static struct core_coltype
+mktype(enum core_type id, unsigned p, unsigned s)
+{
+	struct core_coltype t;
+
+	memset(&t, 0, sizeof(t));
+	t.id = id;
+	t.precision = (uint8_t)p;
+	t.scale = (uint8_t)s;
+	return t;
+}
+
+static void
+set_type(struct core_bnode *n, struct core_coltype t)
+{
+	n->type = t;
+	n->phys = phys_of(t.id);
+}
+
+static bool
+is_int(enum core_type id)
+{
+	return id == CORE_TYPE_INT32 || id == CORE_TYPE_INT64;
+}
+
+static bool
+is_num(enum core_type id)
+{
+	return is_int(id) || id == CORE_TYPE_DECIMAL ||
+	    id == CORE_TYPE_FLOAT64;
+}
+
+static bool
+is_null_const(const struct core_bnode *n)
+{
+	return n->kind == CORE_BN_CONST && n->type.id == TYPE_ANY;
+}
+
+static const char *
+tname(struct core_coltype t, char buf[CORE_TYPE_NAME_MAX])
+{
+	if (t.id == TYPE_ANY)
+		return "NULL";
+	return core_type_name(t, buf);
+}
+
+static int64_t
+pow10i(unsigned k)
+{
+	return (int64_t)core_pow10_u64[k];
+}
+
+/* The range of values of an I64 type, for overflow checks. */
+static void
+type_range(struct core_coltype t, int64_t *lo, int64_t *hi)
+{
+	switch (t.id) {
+	case CORE_TYPE_INT32:
+	case CORE_TYPE_DATE:
+		*lo = INT32_MIN;
+		*hi = INT32_MAX;
+		break;
+	case CORE_TYPE_DECIMAL:
+		*hi = pow10i(t.precision) - 1;
+		*lo = -*hi;
+		break;
+	default:
+		*lo = INT64_MIN;
+		*hi = INT64_MAX;
+		break;
+	}
+}
+
+/* Digits of an integer constant's magnitude (1 for 0). */
+static unsigned
+int_digits(int64_t v)
+{
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	unsigned d = 1;
+
+	while (d < 20 && u >= core_pow10_u64[d])
+		d++;
+	return d;
+}
+
+/* A number as a decimal(p, s) for DuckDB's decimal rules: an integer
+ * literal by its digits, an int32 as (10,0), an int64 as (19,0). */
+static void
+dec_view(const struct core_bnode *n, unsigned *p, unsigned *s)
+{
+	*s = 0;
+	if (n->type.id == CORE_TYPE_DECIMAL) {
+		*p = n->type.precision;
+		*s = n->type.scale;
+	} else if (n->kind == CORE_BN_CONST && !n->k.null) {
+		*p = int_digits(n->k.i);
+	} else {
+		*p = n->type.id == CORE_TYPE_INT32 ? 10 : 19;
+	}
+}
+
+static int
+err_at(struct binder *bd, uint32_t off, uint32_t len, const char *msg)
+{
+	return core_expr_err(bd->err, CORE_EUSAGE, bd->src, bd->len, off,
+	    len, "%s", msg);
+}
+
+static int
+too_wide(struct binder *bd, const struct core_expr *e, unsigned p,
+    unsigned s)
+{
+	char msg[160];
+
+	snprintf(msg, sizeof(msg), "the result, decimal(%u,%u), needs "
+	    "%u digits; more than %d are not supported yet", p, s, p,
+	    CORE_DECIMAL_MAX_PRECISION);
+	return err_at(bd, e->op_len ? e->op_off : e->off,
+	    e->op_len ? e->op_len : e->len, msg);
+}
+
+/* ---- folding ---- */
+
+static bool
+all_const(const struct core_bnode *n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n->nkids; i++)
+		if (n->kids[i]->kind != CORE_BN_CONST)
+			return false;
+	return true;
+}
+
+/* Replaces *np (whose children are all constants) by its value. */
+static int
+fold(struct binder *bd, struct core_bnode **np)
+{
+	struct core_bnode *n = *np, *k;
+	struct core_expr_bound tmp;
+	struct core_batch one;
+	struct core_column col;
+	struct core_err e2;
+	int rc;
+
+	if (n->kind == CORE_BN_CONST || n->kind == CORE_BN_COLUMN ||
+	    !all_const(n))
+		return 0;
+	memset(&tmp, 0, sizeof(tmp));
+	memset(&one, 0, sizeof(one));
+	memset(&col, 0, sizeof(col));
+	tmp.root = n;
+	tmp.src = (char *)bd->src;
+	tmp.src_len = bd->len;
+	tmp.row_base = UINT64_MAX;	/* messages without a row */
+	one.nrows = 1;
+	rc = core_expr_eval_project(&tmp, &one, NULL, 1, &col, &e2);
+	core_free_aligned(tmp.ident);
+	if (rc != 0) {
+		core_expr_column_release(&col);
+		return err_at(bd, n->off, n->len, e2.msg);
+	}
+	k = bnode_new(CORE_BN_CONST, NULL);
+	k->off = n->off;
+	k->len = n->len;
+	set_type(k, n->type);
+	if (!core_col_is_valid(&col, 0)) {
+		k->k.null = true;
+	} else {
+		switch (n->type.id) {
+		case CORE_TYPE_BOOL:
+			k->k.b = ((uint8_t *)col.values)[0];
+			k->k.i = k->k.b;
+			break;
+		case CORE_TYPE_INT32:
+		case CORE_TYPE_DATE:
+			k->k.i = ((int32_t *)col.values)[0];
+			break;
+		case CORE_TYPE_FLOAT64:
+			k->k.f = ((double *)col.values)[0];
+			break;
+		case CORE_TYPE_STRING:
+			k->k.slen = (uint32_t)col.offsets[1];
+			k->k.s = core_xmalloc((size_t)k->k.slen + 1);
+			memcpy(k->k.s, col.values, k->k.slen);
+			k->k.s[k->k.slen] = '\0';
+			break;
+		default:
+			k->k.i = ((int64_t *)col.values)[0];
+			break;
+		}
+	}
+	core_expr_column_release(&col);
+	bnode_free(n);
+	*np = k;
+	return 0;
+}
+
+/* ---- casts ---- */
+
+static bool
+can_cast(struct core_coltype from, struct core_coltype to)
+{
+	enum core_type a = from.id, b = to.id;
+
+	if (a == TYPE_ANY || a == b || a == CORE_TYPE_STRING ||
+	    b == CORE_TYPE_STRING)
+		return true;
+	if (is_num(a) && is_num(b))
+		return true;
+	if ((a == CORE_TYPE_DATE || a == CORE_TYPE_TIMESTAMP) &&
+	    (b == CORE_TYPE_DATE || b == CORE_TYPE_TIMESTAMP))
+		return true;
+	if ((a == CORE_TYPE_BOOL && is_int(b)) ||
+	    (is_int(a) && b == CORE_TYPE_BOOL))
+		return true;
+	return false;
+}
+
+/* n as type t: a NULL constant takes t, the same type stays, anything
+ * else gets a CAST above it (folded when n is a constant). */
+static int
+cast_to(struct binder *bd, struct core_bnode **np, struct core_coltype t)
+{
+	struct core_bnode *n = *np, *c;
+
+	if (is_null_const(n)) {
+		set_type(n, t);
+		return 0;
+	}
+	if (core_type_equal(n->type, t))
+		return 0;
+	c = bnode_new(CORE_BN_CAST, NULL);
+	c->off = n->off;
+	c->len = n->len;
+	set_type(c, t);
+	add_kid(c, n);
+	*np = c;
+	return fold(bd, np);
+}
+
+/* The type two values of a CASE, coalesce or IN list share. */
+static int
+common_type(struct binder *bd, const struct core_bnode *a,
+    const struct core_bnode *b, struct core_coltype *out)
+{
+	char msg[160], b1[CORE_TYPE_NAME_MAX], b2[CORE_TYPE_NAME_MAX];
+	enum core_type x = a->type.id, y = b->type.id;
+	unsigned pa, sa, pb, sb, s, id;
+
+	if (x == TYPE_ANY) {
+		*out = b->type;
+		return 0;
+	}
+	if (y == TYPE_ANY || core_type_equal(a->type, b->type)) {
+		*out = a->type;
+		return 0;
+	}
+	if (is_num(x) && is_num(y)) {
+		if (x == CORE_TYPE_FLOAT64 || y == CORE_TYPE_FLOAT64) {
+			*out = mktype(CORE_TYPE_FLOAT64, 0, 0);
+		} else if (is_int(x) && is_int(y)) {
+			*out = mktype(CORE_TYPE_INT64, 0, 0);
+		} else {
+			dec_view(a, &pa, &sa);
+			dec_view(b, &pb, &sb);
+			s = sa > sb ? sa : sb;
+			id = pa - sa > pb - sb ? pa - sa : pb - sb;
+			if (id + s > CORE_DECIMAL_MAX_PRECISION) {
+				snprintf(msg, sizeof(msg), "%s and %s need "
+				    "decimal(%u,%u); more than %d digits are "
+				    "not supported yet", tname(a->type, b1),
+				    tname(b->type, b2), id + s, s,
+				    CORE_DECIMAL_MAX_PRECISION);
+				return err_at(bd, b->off, b->len, msg);
+			}
+			*out = mktype(CORE_TYPE_DECIMAL, id + s, s);
+		}
+		return 0;
+	}
+	if ((x == CORE_TYPE_DATE && y == CORE_TYPE_TIMESTAMP) ||
+	    (y == CORE_TYPE_DATE && x == CORE_TYPE_TIMESTAMP)) {
+		*out = mktype(CORE_TYPE_TIMESTAMP, 0, 0);
+		return 0;
+	}
+	/* A string constant reads as the other side's type. */
+	if (x == CORE_TYPE_STRING && a->kind == CORE_BN_CONST) {
+		*out = b->type;
+		return 0;
+	}
+	if (y == CORE_TYPE_STRING && b->kind == CORE_BN_CONST) {
+		*out = a->type;
+		return 0;
+	}
+	snprintf(msg, sizeof(msg), "cannot mix %s and %s", tname(a->type, b1),
+	    tname(b->type, b2));
+	return err_at(bd, b->off, b->len, msg);
+}
+
+/* ---- nodes ---- */
+
+static int bind(struct binder *bd, struct core_expr *e,
+    struct core_bnode **out);
+
+/* Binds every child of e into n, in order. */
+static int
+bind_kids(struct binder *bd, struct core_expr *e, struct core_bnode *n,
+    uint32_t from)
+{
+	struct core_bnode *k;
+	uint32_t i;
+	int rc;
+
+	for (i = from; i < e->nkids; i++) {
+		if ((rc = bind(bd, e->kids[i], &k)) != 0)
+			return rc;
+		add_kid(n, k);
+	}
+	return 0;
+}
+
+static int
+need_bool(struct binder *bd, struct core_bnode **np, const char *what)
+{
+	char msg[160], b[CORE_TYPE_NAME_MAX];
+
+	if ((*np)->type.id == CORE_TYPE_BOOL)
+		return 0;
+	if (is_null_const(*np)) {
+		set_type(*np, mktype(CORE_TYPE_BOOL, 0, 0));
+		return 0;
+	}
+	snprintf(msg, sizeof(msg), "%s needs a bool, not %s", what,
+	    tname((*np)->type, b));
+	return err_at(bd, (*np)->off, (*np)->len, msg);
+}
+
+/* Edit distance with transpositions (optimal string alignment), case
+ * insensitive, for "did you mean"; names are short. */
+static size_t
+edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j, w, *d, best, t;
+
+	if (la > 64 || lb > 64)
+		return (size_t)-1;
+	w = lb + 1;
+	d = core_xmalloc((la + 1) * w * sizeof(*d));
+	for (i = 0; i <= la; i++)
+		d[i * w] = i;
+	for (j = 0; j <= lb; j++)
+		d[j] = j;
+	for (i = 1; i <= la; i++) {
+		for (j = 1; j <= lb; j++) {
+			int ca = tolower((unsigned char)a[i - 1]);
+			int cb = tolower((unsigned char)b[j - 1]);
+
+			best = d[(i - 1) * w + j - 1] + (ca != cb);
+			if (d[(i - 1) * w + j] + 1 < best)
+				best = d[(i - 1) * w + j] + 1;
+			if (d[i * w + j - 1] + 1 < best)
+				best = d[i * w + j - 1] + 1;
+			if (i > 1 && j > 1 &&
+			    ca == tolower((unsigned char)b[j - 2]) &&
+			    cb == tolower((unsigned char)a[i - 2]) &&
+			    d[(i - 2) * w + j - 2] + 1 < best)
+				best = d[(i - 2) * w + j - 2] + 1;
+			d[i * w + j] = best;
+		}
+	}
+	t = d[la * w + lb];
+	free(d);
+	return t;
+}
+
+static int
+bind_column(struct binder *bd, struct core_expr *e, struct core_bnode **out)
+{
+	const struct core_schema *s = bd->schema;
+	char msg[CORE_ERR_MSG_MAX / 2];
+	size_t n = 0, d, bestd = (size_t)-1;
+	int i, found = -1, nfound = 0, best = -1;
+	struct core_bnode *c;
+
+	if (s != NULL)
+		found = core_schema_find(s, e->text);
+	if (found < 0 && s != NULL) {
+		/* A unique case-insensitive match, as DuckDB resolves. */
+		for (i = 0; i < (int)s->ncols; i++)
+			if (strcasecmp(s->fields[i].name, e->text) == 0) {
+				found = i;
+				nfound++;
+			}
+		if (nfound > 1)
+			found = -1;
+	}
+	if (found < 0) {
+		n = (size_t)snprintf(msg, sizeof(msg), "unknown column '%s'",
+		    e->text);
+		if (s != NULL && s->ncols > 0) {
+			for (i = 0; i < (int)s->ncols; i++) {
+				d = edit_distance(e->text, s->fields[i].name);
+				if (d < bestd) {
+					bestd = d;
+					best = i;
+				}
+			}
+			/* Close: at most a third of the name wrong (one
+			 * edit for short names), and not all of it. */
+			d = strlen(e->text) / 3;
+			if (best >= 0 && bestd <= (d > 1 ? d : 1) &&
+			    bestd < strlen(e->text) && n < sizeof(msg))
+				n += (size_t)snprintf(msg + n, sizeof(msg) - n,
+				    " (did you mean '%s'?)",
+				    s->fields[best].name);
+			if (n < sizeof(msg))
+				n += (size_t)snprintf(msg + n, sizeof(msg) - n,
+				    "; the columns are");
+			for (i = 0; i < (int)s->ncols && n < sizeof(msg); i++)
+				n += (size_t)snprintf(msg + n, sizeof(msg) - n,
+				    "%s %s", i ? "," : "", s->fields[i].name);
+		} else if (n < sizeof(msg)) {
+			snprintf(msg + n, sizeof(msg) - n,
+			    "; the input has no columns");
+		}
+		return err_at(bd, e->off, e->len, msg);
+	}
+	c = bnode_new(CORE_BN_COLUMN, e);
+	c->col = found;
+	set_type(c, s->fields[found].type);
+	*out = c;
+	return 0;
+}
+
+static int
+bind_literal(struct binder *bd, struct core_expr *e, struct core_bnode **out)
+{
+	struct core_bnode *c = bnode_new(CORE_BN_CONST, e);
+	unsigned p = 0, s = 0;
+	const char *dot;
+	size_t i;
+
+	*out = c;
+	switch (e->lit) {
+	case CORE_LIT_NULL:
+		c->k.null = true;
+		set_type(c, mktype(TYPE_ANY, 0, 0));
+		return 0;
+	case CORE_LIT_BOOL:
+		c->k.b = e->value.b;
+		c->k.i = e->value.b;
+		set_type(c, mktype(CORE_TYPE_BOOL, 0, 0));
+		return 0;
+	case CORE_LIT_INT:
+		if (e->value.u > INT64_MAX)
+			return err_at(bd, e->off, e->len,
+			    "integer out of range");
+		c->k.i = (int64_t)e->value.u;
+		set_type(c, mktype(c->k.i <= INT32_MAX ? CORE_TYPE_INT32 :
+		    CORE_TYPE_INT64, 0, 0));
+		return 0;
+	case CORE_LIT_DECIMAL:
+		dot = memchr(e->text, '.', e->text_len);
+		for (i = 0; i < e->text_len; i++) {
+			if (!isdigit((unsigned char)e->text[i]))
+				continue;
+			if (dot != NULL && e->text + i > dot)
+				s++;
+			else if (p > 0 || e->text[i] != '0')
+				p++;
+		}
+		p += s;
+		if (p == 0)
+			p = 1;
+		if (p > CORE_DECIMAL_MAX_PRECISION)
+			return err_at(bd, e->off, e->len, "a decimal literal "
+			    "of more than 18 digits is not supported yet");
+		if (core_parse_decimal(e->text, e->text_len, (uint8_t)p,
+		    (uint8_t)s, &c->k.i) != 0)
+			return err_at(bd, e->off, e->len, "bad decimal");
+		set_type(c, mktype(CORE_TYPE_DECIMAL, p, s));
+		return 0;
+	case CORE_LIT_FLOAT:
+		c->k.f = e->value.f;
+		set_type(c, mktype(CORE_TYPE_FLOAT64, 0, 0));
+		return 0;
+	case CORE_LIT_STRING:
+		c->k.s = core_xstrndup(e->text, e->text_len);
+		c->k.slen = (uint32_t)e->text_len;
+		set_type(c, mktype(CORE_TYPE_STRING, 0, 0));
+		return 0;
+	case CORE_LIT_DATE:
+		c->k.i = e->value.i;
+		set_type(c, mktype(CORE_TYPE_DATE, 0, 0));
+		return 0;
+	case CORE_LIT_TIMESTAMP:
+		c->k.i = e->value.i;
+		set_type(c, mktype(CORE_TYPE_TIMESTAMP, 0, 0));
+		return 0;
+	case CORE_LIT_INTERVAL:
+		break;
+	}
+	return err_at(bd, e->off, e->len, "an interval goes only after + or "
+	    "- next to a date or timestamp");
+}
+
+static bool
+is_interval(const struct core_expr *e)
+{
+	return e->kind == CORE_EXPR_LITERAL && e->lit == CORE_LIT_INTERVAL;
+}
+
+/* date/timestamp +/- INTERVAL; x is bound, iv the interval literal. */
+static int
+bind_date_add(struct binder *bd, struct core_expr *e, struct core_bnode *x,
+    const struct core_expr *iv, bool minus, struct core_bnode **out)
+{
+	char msg[160], b[CORE_TYPE_NAME_MAX];
+	struct core_bnode *n;
+	int64_t q = iv->value.i;
+
+	if (x->type.id != CORE_TYPE_DATE &&
+	    x->type.id != CORE_TYPE_TIMESTAMP && !is_null_const(x)) {
+		uint32_t off = x->off, len = x->len;
+
+		snprintf(msg, sizeof(msg), "an interval is added to a date or "
+		    "timestamp, not %s", tname(x->type, b));
+		bnode_free(x);
+		return err_at(bd, off, len, msg);
+	}
+	if (iv->unit == CORE_UNIT_YEAR)
+		q *= 12;
+	if (q > 1000000 || q < -1000000) {
+		bnode_free(x);
+		return err_at(bd, iv->off, iv->len, "interval out of range");
+	}
+	if (minus)
+		q = -q;
+	n = bnode_new(CORE_BN_DATE_ADD, e);
+	if (iv->unit == CORE_UNIT_DAY)
+		n->days = (int32_t)q;
+	else
+		n->months = (int32_t)q;
+	if (is_null_const(x))
+		set_type(x, mktype(CORE_TYPE_DATE, 0, 0));
+	add_kid(n, x);
+	set_type(n, mktype(CORE_TYPE_TIMESTAMP, 0, 0));
+	*out = n;
+	return fold(bd, out);
+}
+
+static int
+bind_arith(struct binder *bd, struct core_expr *e, struct core_bnode **out)
+{
+	char msg[200], b1[CORE_TYPE_NAME_MAX], b2[CORE_TYPE_NAME_MAX];
+	struct core_bnode *n, *a, *b;
+	enum core_type x, y;
+	unsigned pa, sa, pb, sb, p, s;
+	bool add = e->op == CORE_OP_ADD, sub = e->op == CORE_OP_SUB;
+	int rc;
+
+	if ((add || sub) && is_interval(e->kids[1])) {
+		if ((rc = bind(bd, e->kids[0], &a)) != 0)
+			return rc;
+		return bind_date_add(bd, e, a, e->kids[1], sub, out);
+	}
+	if (add && is_interval(e->kids[0])) {
+		if ((rc = bind(bd, e->kids[1], &a)) != 0)
+			return rc;
+		return bind_date_add(bd, e, a, e->kids[0], false, out);
+	}
+	n = bnode_new(CORE_BN_ARITH, e);
+	n->op = e->op;
+	*out = n;
+	if ((rc = bind_kids(bd, e, n, 0)) != 0)
+		return rc;
+	a = n->kids[0];
+	b = n->kids[1];
+	if (is_null_const(a) && is_null_const(b))
+		set_type(a, mktype(CORE_TYPE_INT32, 0, 0));
+	if (is_null_const(a))
+		set_type(a, b->type);
+	if (is_null_const(b))
+		set_type(b, a->type);
+	x = a->type.id;
+	y = b->type.id;
+
+	/* Dates: date +/- integer days, date - date. */
+	if (x == CORE_TYPE_DATE && is_int(y) && (add || sub)) {
+		set_type(n, a->type);
+		type_range(n->type, &n->lo, &n->hi);
+		return fold(bd, out);
+	}
+	if (y == CORE_TYPE_DATE && is_int(x) && add) {
+		set_type(n, b->type);
+		type_range(n->type, &n->lo, &n->hi);
+		return fold(bd, out);
+	}
+	if (x == CORE_TYPE_DATE && y == CORE_TYPE_DATE && sub) {
+		set_type(n, mktype(CORE_TYPE_INT64, 0, 0));
+		return fold(bd, out);
+	}
+	if (!is_num(x) || !is_num(y)) {
+		const struct core_bnode *bad = is_num(x) ? b : a;
+
+		snprintf(msg, sizeof(msg), "cannot apply '%.*s' to %s and %s",
+		    (int)e->op_len, bd->src + e->op_off, tname(a->type, b1),
+		    tname(b->type, b2));
+		return err_at(bd, bad->off, bad->len, msg);
+	}
+	if (e->op == CORE_OP_DIV || x == CORE_TYPE_FLOAT64 ||
+	    y == CORE_TYPE_FLOAT64) {
+		set_type(n, mktype(CORE_TYPE_FLOAT64, 0, 0));
+		if ((rc = cast_to(bd, &n->kids[0], n->type)) != 0 ||
+		    (rc = cast_to(bd, &n->kids[1], n->type)) != 0)
+			return rc;
+		return fold(bd, out);
+	}
+	if (is_int(x) && is_int(y)) {
+		set_type(n, mktype(x == CORE_TYPE_INT64 ||
+		    y == CORE_TYPE_INT64 ? CORE_TYPE_INT64 : CORE_TYPE_INT32,
+		    0, 0));
+		type_range(n->type, &n->lo, &n->hi);
+		return fold(bd, out);
+	}
+	if (e->op == CORE_OP_MOD)
+		return err_at(bd, e->op_off, e->op_len,
+		    "'%' on decimals is not supported yet");
+	dec_view(a, &pa, &sa);
+	dec_view(b, &pb, &sb);
+	if (e->op == CORE_OP_MUL) {
+		p = pa + pb;
+		s = sa + sb;
+	} else {
+		s = sa > sb ? sa : sb;
+		p = (pa - sa > pb - sb ? pa - sa : pb - sb) + s + 1;
+		n->fa = pow10i(s - sa);
+		n->fb = pow10i(s - sb);
+	}
+	if (p > CORE_DECIMAL_MAX_PRECISION)
+		return too_wide(bd, e, p, s);
+	set_type(n, mktype(CORE_TYPE_DECIMAL, p, s));
+	type_range(n->type, &n->lo, &n->hi);
+	return fold(bd, out);
+}
+
+/* Types a comparison of two bound operands (children of n). */
+static int
+type_cmp(struct binder *bd, struct core_bnode *n)
+{
+	char msg[160], b1[CORE_TYPE_NAME_MAX], b2[CORE_TYPE_NAME_MAX];
+	struct core_bnode *a = n->kids[0], *b = n->kids[1];
+	enum core_type x, y;
+	struct core_coltype t;
+	unsigned s;
+	int rc;
+
+	set_type(n, mktype(CORE_TYPE_BOOL, 0, 0));
+	if (is_null_const(a) && is_null_const(b))
+		set_type(a, mktype(CORE_TYPE_BOOL, 0, 0));
+	if (is_null_const(a))
+		set_type(a, b->type);
+	if (is_null_const(b))
+		set_type(b, a->type);
+	x = a->type.id;
+	y = b->type.id;
+	if (is_num(x) && is_num(y)) {
+		if (x == CORE_TYPE_FLOAT64 || y == CORE_TYPE_FLOAT64) {
+			t = mktype(CORE_TYPE_FLOAT64, 0, 0);
+			if ((rc = cast_to(bd, &n->kids[0], t)) != 0 ||
+			    (rc = cast_to(bd, &n->kids[1], t)) != 0)
+				return rc;
+			return 0;
+		}
+		/* Exact: both sides at the larger scale, in 128 bits. */
+		s = a->type.scale > b->type.scale ? a->type.scale :
+		    b->type.scale;
+		n->fa = pow10i(s - a->type.scale);
+		n->fb = pow10i(s - b->type.scale);
+		return 0;
+	}
+	if (x == y)
+		return 0;
+	if ((x == CORE_TYPE_DATE && y == CORE_TYPE_TIMESTAMP) ||
+	    (x == CORE_TYPE_TIMESTAMP && y == CORE_TYPE_DATE)) {
+		t = mktype(CORE_TYPE_TIMESTAMP, 0, 0);
+		if ((rc = cast_to(bd, &n->kids[0], t)) != 0 ||
+		    (rc = cast_to(bd, &n->kids[1], t)) != 0)
+			return rc;
+		return 0;
+	}
+	if (x == CORE_TYPE_STRING && a->kind == CORE_BN_CONST &&
+	    can_cast(a->type, b->type))
+		return (rc = cast_to(bd, &n->kids[0], b->type)) != 0 ? rc :
+		    type_cmp(bd, n);
+	if (y == CORE_TYPE_STRING && b->kind == CORE_BN_CONST &&
+	    can_cast(b->type, a->type))
+		return (rc = cast_to(bd, &n->kids[1], a->type)) != 0 ? rc :
+		    type_cmp(bd, n);
+	snprintf(msg, sizeof(msg), "cannot compare %s with %s",
+	    tname(a->type, b1), tname(b->type, b2));
+	return err_at(bd, b->off, b->len, msg);
+}
+
+static struct core_bnode *
+cmp_node(enum core_expr_op op, struct core_bnode *a, struct core_bnode *b,
+    const struct core_expr *e)
+{
+	struct core_bnode *n = bnode_new(CORE_BN_CMP, e);
+
+	n->op = op;
+	add_kid(n, a);
+	add_kid(n, b);
+	return n;
+}
+
+static struct core_bnode *
+logic_node(enum core_bnode_kind kind, struct core_bnode *a,
+    struct core_bnode *b, const struct core_expr *e)
+{
+	struct core_bnode *n = bnode_new(kind, e);
+
+	add_kid(n, a);
+	if (b != NULL)
+		add_kid(n, b);
+	set_type(n, mktype(CORE_TYPE_BOOL, 0, 0));
+	return n;
+}
+
+/* *out = (x op y) for ASTs x and y, each bound afresh. */
+static int
+bind_cmp_of(struct binder *bd, enum core_expr_op op, struct core_expr *x,
+    struct core_expr *y, const struct core_expr *e, struct core_bnode **out)
+{
+	struct core_bnode *a, *b;
+	int rc;
+
+	*out = NULL;
+	if ((rc = bind(bd, x, &a)) != 0)
+		return rc;
+	if ((rc = bind(bd, y, &b)) != 0) {
+		bnode_free(a);
+		return rc;
+	}
+	*out = cmp_node(op, a, b, e);
+	if ((rc = type_cmp(bd, *out)) != 0)
+		return rc;
+	return fold(bd, out);
+}
+
+static int
+bind_between(struct binder *bd, struct core_expr *e, struct core_bnode **out)
+{
+	struct core_bnode *lo = NULL, *hi = NULL;
+	int rc;
+
+	*out = NULL;
+	if ((rc = bind_cmp_of(bd, e->negated ? CORE_OP_LT : CORE_OP_GE,
+	    e->kids[0], e->kids[1], e, &lo)) != 0 ||
+	    (rc = bind_cmp_of(bd, e->negated ? CORE_OP_GT : CORE_OP_LE,
+	    e->kids[0], e->kids[2], e, &hi)) != 0) {
+		bnode_free(lo);
+		bnode_free(hi);
+		return rc;
+	}
+	*out = logic_node(e->negated ? CORE_BN_OR : CORE_BN_AND, lo, hi, e);
+	return fold(bd, out);
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int
+cmp_f64(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	/* NaN sorts last and equals itself, so that NaN IN (NaN) holds
+	 * as DuckDB's NaN = NaN does. */
+	if (x != x || y != y)
+		return (x != x) - (y != y);
+	return (x > y) - (x < y);
+}
+
+static int
+cmp_bstr(const void *a, const void *b)
+{
+	const struct core_bstr *x = a, *y = b;
+	uint32_t n = x->n < y->n ? x->n : y->n;
+	int c = n ? memcmp(x->p, y->p, n) : 0;
+
+	if (c != 0)
+		return c;
+	return (x->n > y->n) - (x->n < y->n);
+}
+
+/* An item constant of the probe's I64 type, exactly, or false when no
+ * probe value can equal it (more fraction digits than the probe has). */
+static bool
+item_exact(const struct core_bnode *k, struct core_coltype pt, int64_t *v)
+{
+	unsigned ks = k->type.id == CORE_TYPE_DECIMAL ? k->type.scale : 0;
+	unsigned ps = pt.id == CORE_TYPE_DECIMAL ? pt.scale : 0;
+	int64_t f;
+
+	if (ks <= ps)
+		return !__builtin_mul_overflow(k->k.i, pow10i(ps - ks), v);
+	f = pow10i(ks - ps);
+	if (k->k.i % f != 0)
+		return false;
+	*v = k->k.i / f;
+	return true;
+}
+
+/* Builds the sorted set of IN's constant items (n->kids[1..]) for the
+ * probe n->kids[0], then drops the items. */
+static int
+build_set(struct binder *bd, struct core_bnode *n)
+{
+	char msg[160], b1[CORE_TYPE_NAME_MAX], b2[CORE_TYPE_NAME_MAX];
+	struct core_inset *set = &n->set;
+	struct core_bnode *x = n->kids[0], *k;
+	uint32_t i, m = 0, j;
+	bool flt = x->type.id == CORE_TYPE_FLOAT64;
+	size_t bytes = 0;
+	int rc;
+
+	if (is_null_const(x))
+		set_type(x, n->kids[1]->type.id == TYPE_ANY ?
+		    mktype(CORE_TYPE_BOOL, 0, 0) : n->kids[1]->type);
+	for (i = 1; i < n->nkids; i++) {
+		k = n->kids[i];
+		if (k->k.null)
+			continue;
+		if (is_num(x->type.id) && k->type.id == CORE_TYPE_FLOAT64)
+			flt = true;
+	}
+	if (flt && (rc = cast_to(bd, &n->kids[0],
+	    mktype(CORE_TYPE_FLOAT64, 0, 0))) != 0)
+		return rc;
+	x = n->kids[0];
+	/* Items of another type than the probe take its type; a date
+	 * probe among timestamps becomes a timestamp. */
+	for (i = 1; i < n->nkids; i++) {
+		k = n->kids[i];
+		if (k->k.null || core_type_equal(k->type, x->type))
+			continue;
+		if (x->type.id == CORE_TYPE_DATE &&
+		    k->type.id == CORE_TYPE_TIMESTAMP) {
+			if ((rc = cast_to(bd, &n->kids[0], k->type)) != 0)
+				return rc;
+			return build_set(bd, n);
+		}
+		if (is_num(x->type.id) && is_num(k->type.id) && !flt)
+			continue;	/* exact conversion below */
+		if (k->type.id == CORE_TYPE_STRING ||
+		    (flt && is_num(k->type.id)) ||
+		    (x->type.id == CORE_TYPE_TIMESTAMP &&
+		    k->type.id == CORE_TYPE_DATE)) {
+			if ((rc = cast_to(bd, &n->kids[i], x->type)) != 0)
+				return rc;
+			continue;
+		}
+		snprintf(msg, sizeof(msg), "cannot compare %s with %s",
+		    tname(x->type, b1), tname(k->type, b2));
+		return err_at(bd, k->off, k->len, msg);
+	}
+	for (i = 1; i < n->nkids; i++)
+		if (n->kids[i]->type.id == CORE_TYPE_STRING)
+			bytes += n->kids[i]->k.slen;
+	set->i = core_xmalloc(n->nkids * sizeof(*set->i));
+	set->f = core_xmalloc(n->nkids * sizeof(*set->f));
+	set->s = core_xmalloc(n->nkids * sizeof(*set->s));
+	set->sbytes = core_xmalloc(bytes + 1);
+	bytes = 0;
+	for (i = 1; i < n->nkids; i++) {
+		k = n->kids[i];
+		if (k->k.null) {
+			set->has_null = true;
+			continue;
+		}
+		switch (x->phys) {
+		case CORE_PHYS_F64:
+			set->f[m++] = k->k.f;
+			break;
+		case CORE_PHYS_STR:
+			memcpy(set->sbytes + bytes, k->k.s, k->k.slen);
+			set->s[m].p = set->sbytes + bytes;
+			set->s[m++].n = k->k.slen;
+			bytes += k->k.slen;
+			break;
+		case CORE_PHYS_BOOL:
+			set->i[m++] = k->k.b;
+			break;
+		default:
+			if (item_exact(k, x->type, &set->i[m]))
+				m++;
+			break;
+		}
+	}
+	switch (x->phys) {
+	case CORE_PHYS_F64:
+		qsort(set->f, m, sizeof(*set->f), cmp_f64);
+		for (i = j = 0; i < m; i++)
+			if (j == 0 || cmp_f64(&set->f[j - 1], &set->f[i]))
+				set->f[j++] = set->f[i];
+		break;
+	case CORE_PHYS_STR:
+		qsort(set->s, m, sizeof(*set->s), cmp_bstr);
+		for (i = j = 0; i < m; i++)
+			if (j == 0 || cmp_bstr(&set->s[j - 1], &set->s[i]))
+				set->s[j++] = set->s[i];
+		break;
+	default:
+		qsort(set->i, m, sizeof(*set->i), cmp_i64);
+		for (i = j = 0; i < m; i++)
+			if (j == 0 || set->i[j - 1] != set->i[i])
+				set->i[j++] = set->i[i];
+		break;
+	}
+	set->n = m ? j : 0;
+	for (i = 1; i < n->nkids; i++)
+		bnode_free(n->kids[i]);
+	n->nkids = 1;
+	return 0;
+}
+
+static int
+bind_in(struct binder *bd, struct core_expr *e, struct core_bnode **out)
+{
+	struct core_bnode *n, *c, *acc = NULL;
+	uint32_t i;
+	int rc;
+
+	n = bnode_new(CORE_BN_IN, e);
+	n->negated = e->negated;
+	set_type(n, mktype(CORE_TYPE_BOOL, 0, 0));
+	*out = n;
+	if ((rc = bind_kids(bd, e, n, 0)) != 0)
+		return rc;
+	for (i = 1; i < n->nkids; i++)
+		if (n->kids[i]->kind != CORE_BN_CONST)
+			break;
+	if (n->kids[0]->type.id == CORE_TYPE_BOOL ||
+	    n->kids[0]->type.id == TYPE_ANY || i < n->nkids ||
+	    n->kids[0]->kind == CORE_BN_CONST) {
+		/* Not a constant list over a value: as SQL defines it, an
+		 * OR of equalities. */
+		bnode_free(n);
+		*out = NULL;
+		for (i = 1; i < e->nkids; i++) {
+			if ((rc = bind_cmp_of(bd, CORE_OP_EQ, e->kids[0],
+			    e->kids[i], e, &c)) != 0) {
+				bnode_free(c);
+				bnode_free(acc);
+				return rc;
+			}
+			acc = acc == NULL ? c :
+			    logic_node(CORE_BN_OR, acc, c, e);
+		}
+		if (e->negated)
+			acc = logic_node(CORE_BN_NOT, acc, NULL, e);
+		*out = acc;
+		return fold(bd, out);
+	}
+	return build_set(bd, n);
+}
+
+/* Compiles the constant pattern of LIKE into n->like. */
+static void
+compile_like(struct core_bnode *n, const char *p, uint32_t len, bool fold_)
+{
+	struct core_like *lk = &n->like;
+	uint32_t i, npct = 0, first = len, last = len;
+	bool under = false;
+
+	lk->fold = fold_;
+	for (i = 0; i < len; i++) {
+		if (p[i] == '%') {
+			if (npct++ == 0)
+				first = i;
+			last = i;
+		} else if (p[i] == '_') {
+			under = true;
+		}
+	}
+	lk->kind = CORE_LIKE_GENERAL;
+	if (!fold_ && !under) {
+		if (npct == 0)
+			lk->kind = CORE_LIKE_EXACT;
+		else if (npct == len)
+			lk->kind = CORE_LIKE_ALL;
+		else if (npct == 1 && first == len - 1)
+			lk->kind = CORE_LIKE_PREFIX;
+		else if (npct == 1 && first == 0)
+			lk->kind = CORE_LIKE_SUFFIX;
+		else if (npct == 2 && first == 0 && last == len - 1)
+			lk->kind = CORE_LIKE_CONTAINS;
+	}
+	switch (lk->kind) {
+	case CORE_LIKE_PREFIX:
+		lk->len = len - 1;
+		lk->pat = core_xstrndup(p, lk->len);
+		break;
+	case CORE_LIKE_SUFFIX:
+		lk->len = len - 1;
+		lk->pat = core_xstrndup(p + 1, lk->len);
+		break;
+	case CORE_LIKE_CONTAINS:
+		lk->len = len - 2;
+		lk->pat = core_xstrndup(p + 1, lk->len);
+		break;
+	default:
+		lk->len = len;
+		lk->pat = core_xstrndup(p, len);
+		if (fold_)
+			for (i = 0; i < len; i++)
+				lk->pat[i] = (char)tolower(
+				    (unsigned char)lk->pat[i]);
+		break;
+	}
+}
+
+static int
+bind_like(struct binder *bd, struct core_expr *e, struct core_bnode **out)
+{
+	char msg[160], b[CORE_TYPE_NAME_MAX];
+	struct core_bnode *n, *x, *pat;
+	int rc;
+
+	n = bnode_new(CORE_BN_LIKE, e);
+	n->negated = e->negated;
+	set_type(n, mktype(CORE_TYPE_BOOL, 0, 0));
+	*out = n;
+	if ((rc = bind_kids(bd, e, n, 0)) != 0)
+		return rc;
+	x = n->kids[0];
+	pat = n->kids[1];
+	if (is_null_const(x))
+		set_type(x, mktype(CORE_TYPE_STRING, 0, 0));
+	if (x->type.id != CORE_TYPE_STRING) {
+		snprintf(msg, sizeof(msg), "LIKE needs a string, not %s",
+		    tname(x->type, b));
+		return err_at(bd, x->off, x->len, msg);
+	}
+	if (pat->kind != CORE_BN_CONST)
+		return err_at(bd, pat->off, pat->len,
+		    "a LIKE pattern must be a constant for now");
+	if (is_null_const(pat)) {
+		/* x LIKE NULL is NULL. */
+		bnode_free(n);
+		*out = bnode_new(CORE_BN_CONST, e);
+		(*out)->k.null = true;
+		set_type(*out, mktype(CORE_TYPE_BOOL, 0, 0));
+		return 0;
+	}
+	if (pat->type.id != CORE_TYPE_STRING) {
+		snprintf(msg, sizeof(msg), "a LIKE pattern is a string, not "
+		    "%s", tname(pat->type, b));
+		return err_at(bd, pat->off, pat->len, msg);
+	}
+	compile_like(n, pat->k.s, pat->k.slen, e->op == CORE_OP_ILIKE);
+	bnode_free(pat);
+	n->nkids = 1;
+	return fold(bd, out);
+}
+
+static int
+bind_case(struct binder *bd, struct core_expr *e, struct core_bnode **out)
+{
+	struct core_bnode *n, *k;
+	struct core_coltype t;
+	uint32_t i, first = e->has_operand ? 1 : 0;
+	uint32_t nwhen = (e->nkids - first - e->has_else) / 2;
+	int rc;
+
+	n = bnode_new(CORE_BN_CASE, e);
+	*out = n;
+	for (i = 0; i < nwhen; i++) {
+		struct core_expr *w = e->kids[first + 2 * i];
+
+		if (e->has_operand)
+			rc = bind_cmp_of(bd, CORE_OP_EQ, e->kids[0], w, w, &k);
+		else
+			rc = bind(bd, w, &k);
+		if (rc != 0) {
+			bnode_free(k);
+			return rc;
+		}
+		add_kid(n, k);
+		if ((rc = need_bool(bd, &n->kids[n->nkids - 1], "WHEN")) != 0)
+			return rc;
+		if ((rc = bind(bd, e->kids[first + 2 * i + 1], &k)) != 0)
+			return rc;
+		add_kid(n, k);
+	}
+	if (e->has_else) {
+		if ((rc = bind(bd, e->kids[e->nkids - 1], &k)) != 0)
+			return rc;
+	} else {
+		k = bnode_new(CORE_BN_CONST, e);
+		k->k.null = true;
+		set_type(k, mktype(TYPE_ANY, 0, 0));
+	}
+	add_kid(n, k);
+	t = n->kids[1]->type;
+	for (i = 3; i < n->nkids; i += 2)
+		if ((rc = common_type(bd, &(struct core_bnode){ .type = t,
+		    .kind = CORE_BN_CAST }, n->kids[i], &t)) != 0)
+			return rc;
+	if ((rc = common_type(bd, &(struct core_bnode){ .type = t,
+	    .kind = CORE_BN_CAST }, n->kids[n->nkids - 1], &t)) != 0)
+		return rc;
+	if (t.id == TYPE_ANY)
+		t = mktype(CORE_TYPE_BOOL, 0, 0);
+	for (i = 1; i < n->nkids; i += 2)
+		if ((rc = cast_to(bd, &n->kids[i], t)) != 0)
+			return rc;
+	if ((rc = cast_to(bd, &n->kids[n->nkids - 1], t)) != 0)
+		return rc;
+	set_type(n, t);
+	return fold(bd, out);
+}
+
+static int
+bind_cast(struct binder *bd, struct core_expr *e, struct core_bnode **out)
+{
+	char msg[160], b1[CORE_TYPE_NAME_MAX], b2[CORE_TYPE_NAME_MAX];
+	struct core_bnode *n, *x;
+	int rc;
+
+	if ((rc = bind(bd, e->kids[0], &x)) != 0)
+		return rc;
+	if (!can_cast(x->type, e->cast_type)) {
+		snprintf(msg, sizeof(msg), "cannot cast %s to %s",
+		    tname(x->type, b1), tname(e->cast_type, b2));
+		bnode_free(x);
+		return err_at(bd, e->off, e->len, msg);
+	}
+	if (is_null_const(x)) {
+		set_type(x, e->cast_type);
+		x->off = e->off;
+		x->len = e->len;
+		*out = x;
+		return 0;
+	}
+	n = bnode_new(CORE_BN_CAST, e);
+	set_type(n, e->cast_type);
+	add_kid(n, x);
+	*out = n;
+	return fold(bd, out);
+}
+
+static const struct {
+	const char *name;
+	enum core_bfunc fn;
+	uint32_t min, max;	/* arguments */
+} funcs[] = {
+	{ "abs", CORE_BF_ABS, 1, 1 },
+	{ "lower", CORE_BF_LOWER, 1, 1 },
+	{ "lcase", CORE_BF_LOWER, 1, 1 },
+	{ "upper", CORE_BF_UPPER, 1, 1 },
+	{ "ucase", CORE_BF_UPPER, 1, 1 },
+	{ "length", CORE_BF_LENGTH, 1, 1 },
+	{ "len", CORE_BF_LENGTH, 1, 1 },
+	{ "coalesce", CORE_BF_COALESCE, 1, 1000 },
+	{ "year", CORE_BF_YEAR, 1, 1 },
+	{ "month", CORE_BF_MONTH, 1, 1 },
+	{ "day", CORE_BF_DAY, 1, 1 },
+	{ "concat", CORE_BF_CONCAT, 1, 1000 },
+	{ "nullif", CORE_BF_NULLIF, 2, 2 },
+	{ "greatest", CORE_BF_GREATEST, 1, 1000 },
+	{ "least", CORE_BF_LEAST, 1, 1000 },
+	{ "starts_with", CORE_BF_STARTS_WITH, 2, 2 },
+	{ "contains", CORE_BF_CONTAINS, 2, 2 },
+	{ "trim", CORE_BF_TRIM, 1, 1 },
+	{ "ltrim", CORE_BF_LTRIM, 1, 1 },
+	{ "rtrim", CORE_BF_RTRIM, 1, 1 },
+	{ "floor", CORE_BF_FLOOR, 1, 1 },
+	{ "ceil", CORE_BF_CEIL, 1, 1 },
+	{ "ceiling", CORE_BF_CEIL, 1, 1 },
+	{ "round", CORE_BF_ROUND, 1, 2 },
+};
+
+/* Types the FUNC node n (fn, kids bound). */
+static int
+type_func(struct binder *bd, struct core_bnode *n, const char *name)
+{
+	char msg[160], b[CORE_TYPE_NAME_MAX];
+	struct core_bnode *a = n->kids[0];
+	struct core_coltype t;
+	uint32_t i;
+	int rc;
+
+	switch (n->fn) {
+	case CORE_BF_ABS:
+		if (is_null_const(a))
+			set_type(a, mktype(CORE_TYPE_INT32, 0, 0));
+		if (!is_num(a->type.id))
+			goto bad;
+		set_type(n, a->type);
+		type_range(n->type, &n->lo, &n->hi);
+		return 0;
+	case CORE_BF_LOWER:
+	case CORE_BF_UPPER:
+	case CORE_BF_TRIM:
+	case CORE_BF_LTRIM:
+	case CORE_BF_RTRIM:
+	case CORE_BF_LENGTH:
+		if (is_null_const(a))
+			set_type(a, mktype(CORE_TYPE_STRING, 0, 0));
+		if (a->type.id != CORE_TYPE_STRING)
+			goto bad;
+		set_type(n, n->fn == CORE_BF_LENGTH ?
+		    mktype(CORE_TYPE_INT64, 0, 0) :
+		    mktype(CORE_TYPE_STRING, 0, 0));
+		for (i = 1; i < n->nkids; i++) {
+			a = n->kids[i];
+			if (is_null_const(a))
+				set_type(a, mktype(CORE_TYPE_INT64, 0, 0));
+			if (!is_int(a->type.id))
+				goto bad;
+			if ((rc = cast_to(bd, &n->kids[i],
+			    mktype(CORE_TYPE_INT64, 0, 0))) != 0)
+				return rc;
+		}
+		return 0;
+	case CORE_BF_YEAR:
+	case CORE_BF_MONTH:
+	case CORE_BF_DAY:
+		if (is_null_const(a))
+			set_type(a, mktype(CORE_TYPE_DATE, 0, 0));
+		if (a->type.id != CORE_TYPE_DATE &&
+		    a->type.id != CORE_TYPE_TIMESTAMP)
+			goto bad;
+		set_type(n, mktype(CORE_TYPE_INT64, 0, 0));
+		return 0;
+	case CORE_BF_CONCAT:
+		for (i = 0; i < n->nkids; i++)
+			if ((rc = cast_to(bd, &n->kids[i],
+			    mktype(CORE_TYPE_STRING, 0, 0))) != 0)
+				return rc;
+		set_type(n, mktype(CORE_TYPE_STRING, 0, 0));
+		return 0;
+	case CORE_BF_NULLIF:
+		set_type(n, a->type.id == TYPE_ANY ?
+		    mktype(CORE_TYPE_BOOL, 0, 0) : a->type);
+		if (is_null_const(a))
+			set_type(a, n->type);
+		return 0;
+	case CORE_BF_STARTS_WITH:
+	case CORE_BF_CONTAINS:
+		for (i = 0; i < 2; i++) {
+			a = n->kids[i];
+			if (is_null_const(a))
+				set_type(a, mktype(CORE_TYPE_STRING, 0, 0));
+			if (a->type.id != CORE_TYPE_STRING)
+				goto bad;
+		}
+		set_type(n, mktype(CORE_TYPE_BOOL, 0, 0));
+		return 0;
+	case CORE_BF_FLOOR:
+	case CORE_BF_CEIL:
+	case CORE_BF_ROUND:
+		if (is_null_const(a))
+			set_type(a, mktype(CORE_TYPE_FLOAT64, 0, 0));
+		if (a->type.id == CORE_TYPE_DECIMAL) {
+			snprintf(msg, sizeof(msg), "%s on decimals is not "
+			    "supported yet", name);
+			return err_at(bd, a->off, a->len, msg);
+		}
+		if (!is_num(a->type.id))
+			goto bad;
+		if (n->nkids == 2) {
+			struct core_bnode *d = n->kids[1];
+
+			if (d->kind != CORE_BN_CONST ||
+			    (!d->k.null && !is_int(d->type.id)))
+				return err_at(bd, d->off, d->len, "round takes "
+				    "a constant integer of digits");
+			n->days = d->k.null ? 0 : d->k.i < -30 ? -30 :
+			    d->k.i > 30 ? 30 : (int32_t)d->k.i;
+			if (d->k.null)
+				n->negated = true;	/* all NULL */
+			bnode_free(d);
+			n->nkids = 1;
+		}
+		if (is_int(a->type.id)) {
+			/* Identity on integers: the node stays, typed as
+			 * its argument, and evaluates as a copy. */
+			set_type(n, a->type);
+			return 0;
+		}
+		set_type(n, mktype(CORE_TYPE_FLOAT64, 0, 0));
+		return 0;
+	case CORE_BF_GREATEST:
+	case CORE_BF_LEAST:
+	case CORE_BF_COALESCE:
+		t = a->type;
+		for (i = 1; i < n->nkids; i++)
+			if ((rc = common_type(bd, &(struct core_bnode){
+			    .type = t, .kind = CORE_BN_CAST }, n->kids[i],
+			    &t)) != 0)
+				return rc;
+		if (t.id == TYPE_ANY)
+			t = mktype(CORE_TYPE_BOOL, 0, 0);
+		for (i = 0; i < n->nkids; i++)
+			if ((rc = cast_to(bd, &n->kids[i], t)) != 0)
+				return rc;
+		set_type(n, t);
+		return 0;
+	}
+	return err_at(bd, n->off, n->len, "unknown function");
+bad:
+	snprintf(msg, sizeof(msg), "%s does not take %s", name,
+	    tname(a->type, b));
+	return err_at(bd, a->off, a->len, msg);
+}
+
+static int
+bind_func(struct binder *bd, struct core_expr *e, struct core_bnode **out)
+{
+	char msg[200];
+	struct core_bnode *n;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
+		if (strcasecmp(funcs[i].name, e->text) == 0)
+			break;
+	if (i == sizeof(funcs) / sizeof(funcs[0])) {
+		snprintf(msg, sizeof(msg), "unknown function %s()", e->text);
+		return err_at(bd, e->op_len ? e->op_off : e->off,
+		    e->op_len ? e->op_len : e->len, msg);
+	}
+	if (e->star || e->distinct || e->nkids < funcs[i].min ||
+	    e->nkids > funcs[i].max) {
+		if (funcs[i].min == funcs[i].max)
+			snprintf(msg, sizeof(msg), "%s() takes %u argument%s",
+			    funcs[i].name, funcs[i].min,
+			    funcs[i].min == 1 ? "" : "s");
+		else
+			snprintf(msg, sizeof(msg), "%s() takes %u to %u "
+			    "arguments", funcs[i].name, funcs[i].min,
+			    funcs[i].max);
+		return err_at(bd, e->off, e->len, msg);
+	}
+	n = bnode_new(CORE_BN_FUNC, e);
+	n->fn = funcs[i].fn;
+	/* concat() skips NULLs, where || is NULL. */
+	n->negated = n->fn == CORE_BF_CONCAT;
+	*out = n;
+	if (n->fn == CORE_BF_NULLIF) {
+		struct core_bnode *a, *eq;
+
+		if ((rc = bind(bd, e->kids[0], &a)) != 0)
+			return rc;
+		add_kid(n, a);
+		if ((rc = bind_cmp_of(bd, CORE_OP_EQ, e->kids[0], e->kids[1],
+		    e, &eq)) != 0) {
+			bnode_free(eq);
+			return rc;
+		}
+		add_kid(n, eq);
+	} else if ((rc = bind_kids(bd, e, n, 0)) != 0) {
+		return rc;
+	}
+	if ((rc = type_func(bd, n, funcs[i].name)) != 0)
+		return rc;
+	return fold(bd, out);
+}
+
+static int
+bind_extract(struct binder *bd, struct core_expr *e, struct core_bnode **out)
+{
+	struct core_bnode *n;
+	enum core_bfunc fn;
+	int rc;
+
+	if (strcmp(e->text, "year") == 0)
+		fn = CORE_BF_YEAR;
+	else if (strcmp(e->text, "month") == 0)
+		fn = CORE_BF_MONTH;
+	else if (strcmp(e->text, "day") == 0)
+		fn = CORE_BF_DAY;
+	else
+		return err_at(bd, e->op_off, e->op_len, "extract takes year, "
+		    "month or day for now");
+	n = bnode_new(CORE_BN_FUNC, e);
+	n->fn = fn;
+	*out = n;
+	if ((rc = bind_kids(bd, e, n, 0)) != 0 ||
+	    (rc = type_func(bd, n, e->text)) != 0)
+		return rc;
+	return fold(bd, out);
+}
+
+static int
+bind_unary(struct binder *bd, struct core_expr *e, struct core_bnode **out)
+{
+	char msg[160], b[CORE_TYPE_NAME_MAX];
+	struct core_bnode *n, *x;
+	struct core_expr *k = e->kids[0];
+	int rc;
+
+	if (e->op == CORE_OP_NEG && k->kind == CORE_EXPR_LITERAL &&
+	    k->lit == CORE_LIT_INT) {
+		/* -9223372036854775808 is a literal, not an overflow. */
+		n = bnode_new(CORE_BN_CONST, e);
+		n->k.i = (int64_t)(0 - k->value.u);
+		set_type(n, mktype(n->k.i >= INT32_MIN ? CORE_TYPE_INT32 :
+		    CORE_TYPE_INT64, 0, 0));
+		*out = n;
+		return 0;
+	}
+	if ((rc = bind(bd, k, &x)) != 0)
+		return rc;
+	if (e->op == CORE_OP_NOT) {
+		n = logic_node(CORE_BN_NOT, x, NULL, e);
+		*out = n;
+		if ((rc = need_bool(bd, &n->kids[0], "NOT")) != 0)
+			return rc;
+		return fold(bd, out);
+	}
+	if (is_null_const(x))
+		set_type(x, mktype(CORE_TYPE_INT32, 0, 0));
+	if (!is_num(x->type.id)) {
+		snprintf(msg, sizeof(msg), "cannot apply '%c' to %s",
+		    e->op == CORE_OP_NEG ? '-' : '+', tname(x->type, b));
+		bnode_free(x);
+		return err_at(bd, k->off, k->len, msg);
+	}
+	if (e->op == CORE_OP_POS) {
+		*out = x;
+		return 0;
+	}
+	n = bnode_new(CORE_BN_NEG, e);
+	add_kid(n, x);
+	set_type(n, x->type);
+	type_range(n->type, &n->lo, &n->hi);
+	*out = n;
+	return fold(bd, out);
+}
+
+static int
+bind(struct binder *bd, struct core_expr *e, struct core_bnode **out)
+{
+	struct core_bnode *n = NULL;
+	int rc;
+
+	*out = NULL;
+	switch (e->kind) {
+	case CORE_EXPR_COLUMN:
+		rc = bind_column(bd, e, out);
+		break;
+	case CORE_EXPR_LITERAL:
+		rc = bind_literal(bd, e, out);
+		break;
+	case CORE_EXPR_UNARY:
+		rc = bind_unary(bd, e, out);
+		break;
+	case CORE_EXPR_BINARY:
+		switch (e->op) {
+		case CORE_OP_AND:
+		case CORE_OP_OR:
+			n = bnode_new(e->op == CORE_OP_AND ? CORE_BN_AND :
+			    CORE_BN_OR, e);
+			set_type(n, mktype(CORE_TYPE_BOOL, 0, 0));
+			*out = n;
+			if ((rc = bind_kids(bd, e, n, 0)) != 0 ||
+			    (rc = need_bool(bd, &n->kids[0],
+			    e->op == CORE_OP_AND ? "AND" : "OR")) != 0 ||
+			    (rc = need_bool(bd, &n->kids[1],
+			    e->op == CORE_OP_AND ? "AND" : "OR")) != 0)
+				break;
+			rc = fold(bd, out);
+			break;
+		case CORE_OP_EQ: case CORE_OP_NE: case CORE_OP_LT:
+		case CORE_OP_LE: case CORE_OP_GT: case CORE_OP_GE:
+			n = bnode_new(CORE_BN_CMP, e);
+			n->op = e->op;
+			*out = n;
+			if ((rc = bind_kids(bd, e, n, 0)) != 0 ||
+			    (rc = type_cmp(bd, n)) != 0)
+				break;
+			rc = fold(bd, out);
+			break;
+		case CORE_OP_CONCAT:
+			n = bnode_new(CORE_BN_FUNC, e);
+			n->fn = CORE_BF_CONCAT;
+			*out = n;
+			if ((rc = bind_kids(bd, e, n, 0)) != 0 ||
+			    (rc = type_func(bd, n, "||")) != 0)
+				break;
+			rc = fold(bd, out);
+			break;
+		default:
+			rc = bind_arith(bd, e, out);
+			break;
+		}
+		break;
+	case CORE_EXPR_IS_NULL:
+		n = bnode_new(CORE_BN_IS_NULL, e);
+		n->negated = e->negated;
+		set_type(n, mktype(CORE_TYPE_BOOL, 0, 0));
+		*out = n;
+		if ((rc = bind_kids(bd, e, n, 0)) == 0)
+			rc = fold(bd, out);
+		break;
+	case CORE_EXPR_BETWEEN:
+		rc = bind_between(bd, e, out);
+		break;
+	case CORE_EXPR_IN:
+		rc = bind_in(bd, e, out);
+		break;
+	case CORE_EXPR_LIKE:
+		rc = bind_like(bd, e, out);
+		break;
+	case CORE_EXPR_CASE:
+		rc = bind_case(bd, e, out);
+		break;
+	case CORE_EXPR_CAST:
+		rc = bind_cast(bd, e, out);
+		break;
+	case CORE_EXPR_FUNC:
+		rc = bind_func(bd, e, out);
+		break;
+	case CORE_EXPR_EXTRACT:
+		rc = bind_extract(bd, e, out);
+		break;
+	default:
+		rc = err_at(bd, e->off, e->len, "unsupported expression");
+		break;
+	}
+	if (rc != 0) {
+		bnode_free(*out);
+		*out = NULL;
+		return rc;
+	}
+	e->type = (*out)->type;
+	return 0;
+}
+
+int
+core_expr_bind(struct core_expr *e, const char *src, size_t len,
+    const struct core_schema *schema, struct core_expr_bound **out,
+    struct core_err *err)
+{
+	struct binder bd = { src, len, schema, err };
+	struct core_bnode *root;
+	struct core_expr_bound *b;
+	int rc;
+
+	*out = NULL;
+	if ((rc = bind(&bd, e, &root)) != 0)
+		return rc;
+	if (root->type.id == TYPE_ANY) {
+		set_type(root, mktype(CORE_TYPE_BOOL, 0, 0));
+		e->type = root->type;
+	}
+	b = core_xcalloc(1, sizeof(*b));
+	b->root = root;
+	b->src = core_xstrndup(src, len);
+	b->src_len = len;
+	*out = b;
+	return 0;
+}
+
+struct core_coltype
+core_expr_bound_type(const struct core_expr_bound *b)
+{
+	return b->root->type;
+}
+
+bool
+core_expr_bound_is_const(const struct core_expr_bound *b)
+{
+	return b->root->kind == CORE_BN_CONST;
+}
+
+void
+core_expr_bound_free(struct core_expr_bound *b)
+{
+	if (b == NULL)
+		return;
+	bnode_free(b->root);
+	free(b->src);
+	core_free_aligned(b->ident);
+	free(b);
+}

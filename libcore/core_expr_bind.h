@@ -1,0 +1,232 @@
+/*
+ * core_expr_bind.h - typing a parsed expression against a schema: the
+ * bound tree that core_expr_eval runs over column batches.
+ *
+ * Binding resolves column names (exactly, then case-insensitively when
+ * that is unambiguous), types every node with DuckDB's result types,
+ * inserts the implicit casts, compiles LIKE patterns and IN lists, and
+ * folds subtrees made only of literals into constants.  Every error is
+ * CORE_EUSAGE (the expression is an argument the user typed) with the
+ * caret lines of core_expr_err under the offending operand.
+ *
+ * Result types (DuckDB's, within what core_col can hold):
+ *   - integer literals are int32 when they fit, else int64; next to a
+ *     decimal an integer literal counts as decimal(digits,0), an int32
+ *     column as decimal(10,0), an int64 column as decimal(19,0);
+ *   - int32 op int32 is int32, int64 with either int64 (+ - * %); an
+ *     overflow at run time is CORE_EDATA "row N: ... overflow", never a
+ *     wrap;
+ *   - decimal(p1,s1) + or - decimal(p2,s2) is decimal(max(p1-s1,p2-s2) +
+ *     max(s1,s2) + 1, max(s1,s2)); * is decimal(p1+p2, s1+s2); a result
+ *     wider than 18 digits is a bind error for now (no wide decimals yet);
+ *   - / is always float64 division (DuckDB's "/" on integers and
+ *     decimals), IEEE: x / 0 is inf, -inf or nan; % on integers is the
+ *     C remainder (sign of the dividend), x % 0 is NULL; % on floats is
+ *     fmod; % on decimals is not supported yet;
+ *   - any operation with a float64 is float64;
+ *   - comparisons take any two numbers (compared exactly: decimals at
+ *     the larger scale, floats as doubles), strings (bytewise), bools,
+ *     dates and timestamps (a date is midnight), and a string literal
+ *     next to a date or timestamp reads as one;
+ *   - DATE +/- INTERVAL n DAY|MONTH|YEAR and TIMESTAMP +/- INTERVAL are
+ *     timestamps (DuckDB's types; a month step keeps the day of month,
+ *     clamped to the month's length); DATE +/- integer is a date;
+ *     DATE - DATE is int64 days;
+ *   - NULL alone takes the type its context needs; an expression that is
+ *     NULL and nothing else is bool;
+ *   - a || b is a string (other types cast to their text); greatest and
+ *     least skip NULLs (NULL only when all are); floor, ceil and round
+ *     take float64 only for now (round half away from zero, round(x, n)
+ *     with a constant n); on integers they are the identity.
+ *
+ * Supported: columns, every literal, + - * / %, ||, comparisons, AND OR
+ * NOT, IS [NOT] NULL, [NOT] BETWEEN, [NOT] IN, [NOT] LIKE / ILIKE
+ * (no ESCAPE; ILIKE folds ASCII only), CASE, CAST and ::, and abs,
+ * lower/lcase, upper/ucase (ASCII), length/len (UTF-8 characters),
+ * coalesce, nullif, greatest, least, concat, starts_with, contains,
+ * trim, ltrim, rtrim, floor, ceil/ceiling, round, year, month, day and
+ * extract(year|month|day).  Not yet: substring, date_trunc, date_diff,
+ * date_add, other extract fields, aggregates.
+ *
+ * Invariants of a bound tree: every node's type is a core_col type; the
+ * children of an arithmetic or comparison node have the physical class
+ * the node expects (casts inserted); LIKE patterns and IN lists are
+ * constants.  The tree borrows nothing from the AST or the schema once
+ * bound, except that eval reads batches laid out like the schema.
+ *
+ * Expressions are short; binding allocates freely.  The node struct is
+ * public so that core_expr_eval can walk it; nothing else should touch
+ * its fields.
+ */
+#ifndef CORE_EXPR_BIND_H
+#define CORE_EXPR_BIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core_col.h"
+#include "core_err.h"
+#include "core_expr.h"
+
+/* How a node's values are held while evaluating: one class per C type. */
+enum core_phys {
+	CORE_PHYS_BOOL = 1,	/* uint8_t 0/1 */
+	CORE_PHYS_I64,		/* int64_t: int32, int64, decimal
+				 * (scaled), date (days), timestamp
+				 * (micros) */
+	CORE_PHYS_F64,		/* double */
+	CORE_PHYS_STR,		/* struct core_bstr */
+};
+
+/* A string value during evaluation: a view into a column or an arena. */
+struct core_bstr {
+	const char *p;
+	uint32_t n;
+};
+
+/*
+ * A vector of node results, indexed by batch row (not by position in
+ * the selection); only rows of the selection it was computed for mean
+ * anything.  m is ~0u, or 0 for a constant, whose value is slot 0 for
+ * every row: readers index v[r & m] and nul[r & m].
+ */
+struct core_bvec {
+	const void *v;
+	const uint8_t *nul;	/* 1 = NULL; NULL pointer: no row is NULL */
+	uint32_t m;
+};
+
+enum core_bnode_kind {
+	CORE_BN_COLUMN = 1,	/* col */
+	CORE_BN_CONST,		/* k */
+	CORE_BN_NEG,		/* kids[0] */
+	CORE_BN_ARITH,		/* op ADD SUB MUL DIV MOD; kids 0, 1 */
+	CORE_BN_CMP,		/* op EQ..GE; kids 0, 1 */
+	CORE_BN_AND,		/* kids 0, 1 */
+	CORE_BN_OR,		/* kids 0, 1 */
+	CORE_BN_NOT,		/* kids[0] */
+	CORE_BN_IS_NULL,	/* kids[0]; negated */
+	CORE_BN_IN,		/* kids[0]; set; negated */
+	CORE_BN_LIKE,		/* kids[0]; like; negated */
+	CORE_BN_CASE,		/* (when, then)..., else (always there) */
+	CORE_BN_CAST,		/* kids[0] to type */
+	CORE_BN_DATE_ADD,	/* kids[0] (date or timestamp) + months,
+				 * days (signed) */
+	CORE_BN_FUNC,		/* fn; kids: arguments */
+};
+
+enum core_bfunc {
+	CORE_BF_ABS = 1, CORE_BF_LOWER, CORE_BF_UPPER, CORE_BF_LENGTH,
+	CORE_BF_COALESCE, CORE_BF_YEAR, CORE_BF_MONTH, CORE_BF_DAY,
+	CORE_BF_CONCAT,		/* ||: kids strings */
+	CORE_BF_NULLIF,		/* kids a, (a = b) */
+	CORE_BF_GREATEST, CORE_BF_LEAST,
+	CORE_BF_STARTS_WITH, CORE_BF_CONTAINS,
+	CORE_BF_TRIM, CORE_BF_LTRIM, CORE_BF_RTRIM,	/* spaces */
+	CORE_BF_FLOOR, CORE_BF_CEIL, CORE_BF_ROUND,	/* float64; ROUND:
+							 * digits in days */
+};
+
+/* A compiled LIKE pattern; see core_expr_bind.c. */
+enum core_like_kind {
+	CORE_LIKE_ALL = 1,	/* "%": every non-NULL string */
+	CORE_LIKE_EXACT,	/* no wildcard: equality */
+	CORE_LIKE_PREFIX,	/* "abc%" */
+	CORE_LIKE_SUFFIX,	/* "%abc" */
+	CORE_LIKE_CONTAINS,	/* "%abc%" */
+	CORE_LIKE_GENERAL,	/* anything else, and every ILIKE */
+};
+
+struct core_like {
+	enum core_like_kind kind;
+	bool fold;		/* ILIKE: ASCII case folded */
+	char *pat;		/* owned; the needle, or the whole pattern
+				 * (lowercased when fold) */
+	uint32_t len;
+};
+
+/* An IN list: sorted distinct values of the probe's class. */
+struct core_inset {
+	uint32_t n;
+	bool has_null;		/* a NULL item: no match means NULL */
+	int64_t *i;		/* owned, I64 (and BOOL) probes */
+	double *f;		/* owned, F64 probes */
+	struct core_bstr *s;	/* owned views into sbytes */
+	char *sbytes;		/* owned */
+};
+
+struct core_bnode {
+	enum core_bnode_kind kind;
+	enum core_expr_op op;
+	bool negated;
+	struct core_coltype type;
+	enum core_phys phys;
+	uint32_t nkids;
+	struct core_bnode **kids;	/* owned */
+	uint32_t off, len;		/* source span, for run-time errors */
+
+	int col;			/* COLUMN: index in the schema */
+	struct {			/* CONST; also a folded node's value */
+		bool null;
+		uint8_t b;
+		int64_t i;
+		double f;
+		char *s;		/* owned */
+		uint32_t slen;
+	} k;
+	/* ARITH over I64: operands scaled by fa, fb (decimal + and -);
+	 * results outside [lo, hi] overflow.  CMP over I64: operands times
+	 * fa, fb in 128 bits.  CAST: the scale factor. */
+	int64_t fa, fb, lo, hi;
+	int32_t months, days;		/* DATE_ADD */
+	enum core_bfunc fn;
+	struct core_like like;
+	struct core_inset set;
+
+	/* The evaluator's scratch, sized for the largest batch so far and
+	 * kept from batch to batch; freed with the tree. */
+	struct core_bvec out;
+	void *buf;
+	size_t buf_cap;
+	uint8_t *nulbuf;
+	size_t nul_cap;
+	uint32_t *sel[3];
+	size_t sel_cap[3];
+	char *arena;
+	size_t arena_cap;
+	struct core_bstr kbstr;		/* CONST strings' view */
+};
+
+/* A bound expression: heap object from core_expr_bind. */
+struct core_expr_bound {
+	struct core_bnode *root;	/* owned */
+	char *src;			/* owned copy of the source text */
+	size_t src_len;
+	/* Added to batch row indices in run-time error messages, so a
+	 * caller can name rows of its whole input; 0 by default. */
+	uint64_t row_base;
+	uint32_t *ident;		/* eval's scratch: rows 0, 1, ... */
+	size_t ident_cap;
+};
+
+/*
+ * Binds e (parsed from src, len bytes, whose spans it holds) against
+ * schema into *out (caller owns; core_expr_bound_free).  Fills e->type
+ * of every AST node reached with its type.  0, or CORE_EUSAGE with *out
+ * NULL and "column N: message" plus caret lines on err.  An unknown
+ * column names the columns there are and the closest spelling.
+ */
+int core_expr_bind(struct core_expr *e, const char *src, size_t len,
+    const struct core_schema *schema, struct core_expr_bound **out,
+    struct core_err *err);
+
+/* The result type of a bound expression. */
+struct core_coltype core_expr_bound_type(const struct core_expr_bound *b);
+
+/* Whether the whole expression folded to a constant. */
+bool core_expr_bound_is_const(const struct core_expr_bound *b);
+
+void core_expr_bound_free(struct core_expr_bound *b);	/* NULL is fine */
+
+#endif
