@@ -1514,6 +1514,8 @@ core_join_hash(const struct core_join_options *o, struct core_mem *mem,
 	    J->pool, &J->p_out);
 	core_htab_init(&J->st_b.ht, NULL);
 	rc = run(J);
+	if (rc == 0)
+		rc = core_join_out_finish(J->out, emit, arg, err);
 out:
 	store_clear(J);
 	st->spill_bytes = J->spill_base;

@@ -26,6 +26,8 @@ struct core_join_out {
 	bool any[2];				/* the side has one */
 	struct core_batch null[2];		/* one row of NULLs */
 	struct core_batch batch;		/* views; cols owned */
+	int32_t zero;				/* an empty string column's
+						   offsets */
 };
 
 /* A one-row batch of schema whose every column is NULL. */
@@ -135,5 +137,20 @@ core_join_out_emit(struct core_join_out *o,
 	}
 	o->batch.nrows = n;
 	o->set ^= 1;
+	return emit(arg, &o->batch, err);
+}
+
+int
+core_join_out_finish(struct core_join_out *o, core_join_emit_fn emit,
+    void *arg, struct core_err *err)
+{
+	uint32_t i;
+
+	/* The columns of the last batch, or none: with no row, only their
+	 * string offsets' first entry is read. */
+	for (i = 0; i < o->batch.ncols; i++)
+		if (o->batch.cols[i].offsets == NULL)
+			o->batch.cols[i].offsets = &o->zero;
+	o->batch.nrows = 0;
 	return emit(arg, &o->batch, err);
 }

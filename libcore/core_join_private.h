@@ -62,4 +62,13 @@ int core_join_out_emit(struct core_join_out *o,
     const struct core_batch *const *rsrcs, size_t nr, const uint64_t *rref,
     uint32_t n, core_join_emit_fn emit, void *arg, struct core_err *err);
 
+/*
+ * Ends the output: emits one empty batch, so that a caller still writing
+ * the last batch (an asynchronous writer) waits for it while the
+ * buffers are alive; a join calls it on success before freeing o.
+ * Returns 0 or emit's code.
+ */
+int core_join_out_finish(struct core_join_out *o, core_join_emit_fn emit,
+    void *arg, struct core_err *err);
+
 #endif

@@ -19,6 +19,17 @@ tool_args() {
 	colagg) echo "--by k count(*)" ;;
 	colscan) echo "--where k>0" ;;
 	col2parquet) echo "-o -" ;;
+	# Two inputs: big.col on the left, the file or stdin on the right.
+	coljoin) echo "--on k --suffix _r big.col" ;;
+	*) echo "" ;;
+	esac
+}
+
+# stdin_op TOOL: the operand naming stdin, for a tool that cannot read
+# it without one.
+stdin_op() {
+	case $1 in
+	coljoin) echo "-" ;;
 	*) echo "" ;;
 	esac
 }
@@ -122,7 +133,7 @@ setup() {
 	local t in
 	for t in $(all_tools); do
 		in=$(input_for "$t")
-		run --separate-stderr bash -c "$t $(tool_args "$t") < $in > /dev/full"
+		run --separate-stderr bash -c "$t $(tool_args "$t") $(stdin_op "$t") < $in > /dev/full"
 		no_crash
 		[ "$status" -eq 5 ] || fail "$t > /dev/full: status $status; $stderr"
 		[[ $stderr == "$t: "* ]] || fail "$t: message: $stderr"
@@ -130,7 +141,7 @@ setup() {
 		head -n 3 big.csv >small.csv
 		"$BIN/csv2col" small.csv >small.col
 		if [ "$t" = csv2col ]; then in=small.csv; else in=small.col; fi
-		run --separate-stderr bash -c "$t $(tool_args "$t") < $in > /dev/full"
+		run --separate-stderr bash -c "$t $(tool_args "$t") $(stdin_op "$t") < $in > /dev/full"
 		[ "$status" -eq 5 ] || fail "$t small > /dev/full: status $status; $stderr"
 	done
 }
@@ -141,7 +152,7 @@ setup() {
 	for t in $(all_tools); do
 		in=$(input_for "$t")
 		# script gives the tool a terminal for stdout (and stderr).
-		run script -qec "$t $(tool_args "$t") < $in" /dev/null
+		run script -qec "$t $(tool_args "$t") $(stdin_op "$t") < $in" /dev/null
 		if is_text_tool "$t"; then
 			[ "$status" -eq 0 ] || fail "$t to a terminal: status $status"
 		else
@@ -158,14 +169,14 @@ setup() {
 	for t in $(all_tools); do
 		in=$(input_for "$t")
 		if is_text_tool "$t"; then
-			run --separate-stderr bash -c "$t $(tool_args "$t") < $in | head -n1"
+			run --separate-stderr bash -c "$t $(tool_args "$t") $(stdin_op "$t") < $in | head -n1"
 		else
-			run --separate-stderr bash -c "$t $(tool_args "$t") < $in | head -c 100 | wc -c"
+			run --separate-stderr bash -c "$t $(tool_args "$t") $(stdin_op "$t") < $in | head -c 100 | wc -c"
 		fi
 		[ "$status" -eq 0 ] || fail "$t: status $status"
 		[ -z "$stderr" ] || fail "$t | head: stderr: $stderr"
 		[ -n "$output" ] || fail "$t | head: nothing came out"
-		run --separate-stderr bash -c "set -o pipefail; $t $(tool_args "$t") < $in | head -c 100 >/dev/null"
+		run --separate-stderr bash -c "set -o pipefail; $t $(tool_args "$t") $(stdin_op "$t") < $in | head -c 100 >/dev/null"
 		[ -z "$stderr" ] || fail "$t | head (pipefail): stderr: $stderr"
 		# Ended by SIGPIPE (141) or a clean exit: both are a normal end.
 		[ "$status" -eq 0 ] || [ "$status" -eq 141 ] ||

@@ -14,6 +14,17 @@ run_args() {
 	colsort) echo "-k k" ;;
 	colagg) echo "--by k count(*)" ;;
 	colscan) echo "--where k>0" ;;
+	# Two inputs: in.col on the left, the file or stdin on the right.
+	coljoin) echo "--on k --suffix _r in.col" ;;
+	*) echo "" ;;
+	esac
+}
+
+# stdin_op TOOL: the operand naming stdin, for a tool that cannot read
+# it without one.
+stdin_op() {
+	case $1 in
+	coljoin) echo "-" ;;
 	*) echo "" ;;
 	esac
 }
@@ -142,8 +153,8 @@ reference() {
 	mkfifo never
 	exec 7<>never
 	for t in $(all_tools); do
-		run --separate-stderr timeout 10 "$t" $(run_args "$t") -o adir \
-		    <never
+		run --separate-stderr timeout 10 "$t" $(run_args "$t") \
+		    $(stdin_op "$t") -o adir <never
 		status_is 2
 		stderr_has "adir: is a directory"
 		[ -z "$(ls -A adir)" ] || fail "$t wrote into adir"
@@ -171,7 +182,7 @@ reference() {
 	for t in $(all_tools); do
 		mkdir -p "k$t"
 		mkfifo "k$t/in"
-		"$t" $(run_args "$t") -o "k$t/out" <"k$t/in" &
+		"$t" $(run_args "$t") $(stdin_op "$t") -o "k$t/out" <"k$t/in" &
 		pid=$!
 		exec 7>"k$t/in"
 		head -c 20000 "$(input_for "$t")" >&7
@@ -236,7 +247,7 @@ reference() {
 	local t
 	for t in $(all_tools); do
 		[ "$t" = csv2col ] && continue	# CSV may be typed
-		run script -qec "$t $(run_args "$t") -o out </dev/tty" /dev/null
+		run script -qec "$t $(run_args "$t") $(stdin_op "$t") -o out </dev/tty" /dev/null
 		[[ $output == *"refusing to read binary MLSPILL3 data from a terminal"* ]] ||
 		    fail "$t: no refusal: $output"
 	done

@@ -21,6 +21,7 @@
 #include "core_join.h"
 #include "core_mem.h"
 #include "core_mlspill3.h"
+#include "core_pool.h"
 #include "fe.h"
 
 static void usage(FILE *fp);
@@ -312,6 +313,7 @@ run_join(const struct options *o, struct input *inputs,
 	struct core_mem mem;
 	struct sink k;
 	uint64_t total = 0;
+	struct core_pool *wpool = NULL;
 	int i, rc;
 
 	memset(&k, 0, sizeof(k));
@@ -353,11 +355,13 @@ run_join(const struct options *o, struct input *inputs,
 	jo.phase_arg = &k;
 	k.w = core_mlspill3_writer_new(out->fd, out->name, plan->out,
 	    c->zstd_level);
-	/* Frames are written as they are emitted, not behind the join on
-	 * a thread of their own (core_mlspill3_writer_async): a join's last
-	 * output batch lives only until the join returns, when the frame
-	 * would still be in flight.  -j 2 still runs the join's own work
-	 * on both cores. */
+	/* Frames are written behind the join on a thread of their own:
+	 * the join ends with an empty batch, which waits for the last
+	 * frame while its buffers are alive. */
+	if (c->threads != 1) {
+		wpool = core_pool_new(core_pool_default(0, 2));
+		core_mlspill3_writer_async(k.w, wpool);
+	}
 	if (inputs[0].in.size_hint != 0 && inputs[1].in.size_hint != 0)
 		total = inputs[0].in.size_hint + inputs[1].in.size_hint;
 	k.prog = fe_progress_new(c->progress, total);
@@ -376,6 +380,7 @@ run_join(const struct options *o, struct input *inputs,
 	if (rc == CORE_ELIMIT && c->max_spill != 0)
 		fe_err_append(err, " (--max-spill): raise it or --memory");
 	core_mlspill3_writer_free(k.w);
+	core_pool_free(wpool);
 	core_join_plan_free(plan);
 	return rc;
 }
