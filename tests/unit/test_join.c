@@ -988,6 +988,7 @@ struct sink {
 	 * to say where the memory went when the peak is too high. */
 	const struct core_mem *mem;
 	char parts[256];
+	bool ended;		/* the empty batch that ends the output */
 };
 
 static void
@@ -1006,6 +1007,9 @@ sink_emit(void *arg, const struct core_batch *b, struct core_err *err)
 	uint32_t r, c;
 
 	s->calls++;
+	if (s->ended)
+		sink_bad(s, "a batch after the empty one that ends");
+	s->ended = b->nrows == 0;
 	if (s->mem != NULL) {
 		size_t at = 0;
 		unsigned i;
@@ -1137,6 +1141,9 @@ run_join(const struct table *lt, const struct table *rt,
 	res->rc = core_join_hash(&o, &mem, &li, &ri, sink_emit, &res->sink,
 	    &res->st, &res->err);
 	res->sink.mem = NULL;
+	if (res->rc == 0 && !res->sink.ended)
+		sink_bad(&res->sink, "the output did not end with an empty "
+		    "batch");
 	res->peak = mem.peak;
 	res->used = mem.used;
 	rows_sort(&res->sink.rows);
