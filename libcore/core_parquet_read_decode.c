@@ -559,7 +559,7 @@ load_dictionary(struct pq_cursor *c, const struct page_header *h,
 		/* An uncompressed page stays in the chunk, which lives as
 		 * long as the dictionary: no copy needed, but keep one
 		 * place for both cases. */
-		if (c->dict_cap < (size_t)h->usize) {
+		if (c->dict_buf == NULL || c->dict_cap < (size_t)h->usize) {
 			free(c->dict_buf);
 			c->dict_cap = (size_t)h->usize;
 			c->dict_buf = core_xmalloc(c->dict_cap ?
@@ -1006,8 +1006,11 @@ decode_binary(struct pq_cursor *c, uint32_t m, struct core_err *err)
 			if (l->phys == PQ_FLBA && c->prev_len != w)
 				return corrupt(err, "DELTA_BYTE_ARRAY value "
 				    "not of the column's fixed length");
-			arena_reserve(c, used, c->prev_len);
-			memcpy(c->arena + used, c->prev, c->prev_len);
+			/* One byte more, so the arena exists even when every
+			 * value is empty. */
+			arena_reserve(c, used, c->prev_len + 1);
+			if (c->prev_len > 0)
+				memcpy(c->arena + used, c->prev, c->prev_len);
 			sv[i].len = (uint32_t)c->prev_len;
 			used += c->prev_len;
 		}
