@@ -38,11 +38,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <lz4.h>
+
 #include "core_alloc.h"
+#include "core_codec.h"
 #include "core_col.h"
 #include "core_io.h"
 #include "core_parquet_read.h"
 #include "core_parquet_write.h"
+#include "core_thrift.h"
 #include "unit.h"
 
 /* ---- random tables ---- */
@@ -520,6 +524,753 @@ test_damage(void)
 	core_schema_free(schema);
 }
 
+/* ---- hand-built files: every encoding, page version and codec ---- */
+
+/*
+ * The writer uses PLAIN and dictionaries only, so the other encodings
+ * are checked on files built here: one column, one row group, pages of
+ * a random number of rows, each encoded by the obviously simple encoders
+ * below (every value bit-packed, one delta block after another) from
+ * random values, then read back and compared with them.
+ */
+enum { PT_BOOLEAN, PT_INT32, PT_INT64, PT_INT96, PT_FLOAT, PT_DOUBLE,
+    PT_BYTE_ARRAY, PT_FLBA };
+enum { E_PLAIN = 0, E_RLE = 3, E_BIT_PACKED = 4, E_DBP = 5, E_DLBA = 6,
+    E_DBA = 7, E_RLE_DICT = 8, E_BSS = 9 };
+#define FLBA_LEN 5
+
+struct bytes {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static void
+b_add(struct bytes *b, const void *p, size_t n)
+{
+	b->p = core_grow(b->p, &b->cap, b->len + n + 1, 1, 256);
+	if (n > 0)
+		memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static void
+b_u8(struct bytes *b, uint8_t v)
+{
+	b_add(b, &v, 1);
+}
+
+static void
+b_le32(struct bytes *b, uint32_t v)
+{
+	uint8_t x[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
+	    (uint8_t)(v >> 24) };
+
+	b_add(b, x, 4);
+}
+
+static void
+b_uleb(struct bytes *b, uint64_t v)
+{
+	while (v >= 0x80) {
+		b_u8(b, (uint8_t)(v | 0x80));
+		v >>= 7;
+	}
+	b_u8(b, (uint8_t)v);
+}
+
+/* n values of width bits, LSB first, as one bit-packed run of the
+ * hybrid (padded to a multiple of 8 values). */
+static void
+b_bitpacked_run(struct bytes *b, const uint64_t *v, size_t n, int width)
+{
+	size_t groups = (n + 7) / 8, i, bit = 0;
+	size_t nbytes = groups * (size_t)width;
+	size_t at = b->len;
+
+	b_uleb(b, groups << 1 | 1);
+	at = b->len;
+	for (i = 0; i < nbytes; i++)
+		b_u8(b, 0);
+	for (i = 0; i < n; i++, bit += (size_t)width) {
+		int k;
+
+		for (k = 0; k < width; k++)
+			if (v[i] >> k & 1)
+				b->p[at + (bit + (size_t)k) / 8] |=
+				    (uint8_t)(1u << ((bit + (size_t)k) % 8));
+	}
+}
+
+static int
+bits_for(uint64_t maxv)
+{
+	int w = 0;
+
+	while (w < 64 && (maxv >> w) != 0)
+		w++;
+	return w;
+}
+
+/* DELTA_BINARY_PACKED: blocks of 128 values in 4 miniblocks of 32. */
+static void
+b_dbp(struct bytes *b, const uint64_t *v, size_t n)
+{
+	size_t i, j, k;
+
+	b_uleb(b, 128);
+	b_uleb(b, 4);
+	b_uleb(b, n);
+	b_uleb(b, n ? ((uint64_t)v[0] << 1) ^ (uint64_t)((int64_t)v[0] >> 63)
+	    : 0);
+	for (i = 1; i < n; i += 128) {
+		uint64_t d[128], mind = UINT64_MAX;
+		size_t nd = n - i < 128 ? n - i : 128;
+		int64_t md;
+
+		for (j = 0; j < nd; j++) {
+			d[j] = v[i + j] - v[i + j - 1];
+			if ((int64_t)d[j] < (int64_t)mind || j == 0)
+				mind = d[j];
+		}
+		md = (int64_t)mind;
+		b_uleb(b, ((uint64_t)md << 1) ^ (uint64_t)(md >> 63));
+		for (j = 0; j < nd; j++)
+			d[j] -= mind;
+		for (; j < 128; j++)
+			d[j] = 0;
+		{
+			uint8_t w[4];
+			size_t at;
+
+			for (k = 0; k < 4; k++) {
+				uint64_t mx = 0;
+
+				for (j = 0; j < 32; j++)
+					mx |= d[k * 32 + j];
+				w[k] = (uint8_t)bits_for(mx);
+				if (k * 32 >= nd)
+					w[k] = 0;
+			}
+			b_add(b, w, 4);
+			for (k = 0; k < 4 && k * 32 < nd; k++) {
+				size_t bit = 0;
+
+				at = b->len;
+				for (j = 0; j < (size_t)w[k] * 4; j++)
+					b_u8(b, 0);
+				for (j = 0; j < 32; j++, bit += w[k]) {
+					int q;
+
+					for (q = 0; q < w[k]; q++)
+						if (d[k * 32 + j] >> q & 1)
+							b->p[at + (bit +
+							    (size_t)q) / 8] |=
+							    (uint8_t)(1u <<
+							    ((bit + (size_t)q)
+							    % 8));
+				}
+			}
+		}
+	}
+}
+
+/* A random column: values (int64 bits, doubles, strings) and NULLs. */
+struct hcol {
+	int phys;
+	bool optional;
+	uint32_t n;
+	bool *null;
+	uint64_t *iv;		/* BOOLEAN, INT32 (sign-extended), INT64 */
+	double *dv;		/* FLOAT, DOUBLE */
+	uint8_t **sv;		/* BYTE_ARRAY, FLBA */
+	uint32_t *slen;
+};
+
+static void
+hcol_fill(struct hcol *c, int phys, bool optional, uint32_t n)
+{
+	uint32_t i, k;
+	int style = (int)(unit_rand() % 3);
+
+	memset(c, 0, sizeof(*c));
+	c->phys = phys;
+	c->optional = optional;
+	c->n = n;
+	c->null = core_xcalloc(n + 1, sizeof(bool));
+	c->iv = core_xcalloc(n + 1, sizeof(uint64_t));
+	c->dv = core_xcalloc(n + 1, sizeof(double));
+	c->sv = core_xcalloc(n + 1, sizeof(uint8_t *));
+	c->slen = core_xcalloc(n + 1, sizeof(uint32_t));
+	for (i = 0; i < n; i++) {
+		uint64_t r = unit_rand();
+
+		c->null[i] = optional && unit_rand() % 4 == 0;
+		if (c->null[i])
+			continue;
+		/* Small, sorted-ish and wild values, for delta widths. */
+		if (style == 0)
+			r %= 16;
+		else if (style == 1)
+			r = i * 1000 + r % 7;
+		switch (phys) {
+		case PT_BOOLEAN:
+			c->iv[i] = r & 1;
+			break;
+		case PT_INT32:
+			c->iv[i] = (uint64_t)(int64_t)(int32_t)r;
+			break;
+		case PT_INT64:
+			c->iv[i] = unit_rand() % 50 == 0 ? (uint64_t)INT64_MIN
+			    : r;
+			break;
+		case PT_FLOAT:
+			c->dv[i] = (float)((double)(int64_t)r / 1e9);
+			break;
+		case PT_DOUBLE:
+			c->dv[i] = (double)(int64_t)r / 1e9;
+			break;
+		default:
+			c->slen[i] = phys == PT_FLBA ? FLBA_LEN :
+			    (uint32_t)(r % 13);
+			c->sv[i] = core_xmalloc(c->slen[i] + 1);
+			for (k = 0; k < c->slen[i]; k++)
+				c->sv[i][k] = (uint8_t)('a' + (r >> k) % 3 +
+				    (k > 2 ? (unit_rand() % 2) : 0));
+		}
+	}
+}
+
+static void
+hcol_free(struct hcol *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->sv[i]);
+	free(c->sv);
+	free(c->slen);
+	free(c->null);
+	free(c->iv);
+	free(c->dv);
+}
+
+static size_t
+hwidth(int phys)
+{
+	return phys == PT_INT32 || phys == PT_FLOAT ? 4 : phys == PT_FLBA ?
+	    FLBA_LEN : 8;
+}
+
+/* The physical little-endian bytes of valid value i. */
+static void
+hvalue(const struct hcol *c, uint32_t i, uint8_t *out)
+{
+	uint32_t u;
+	float f;
+
+	switch (c->phys) {
+	case PT_INT32:
+		u = (uint32_t)c->iv[i];
+		memcpy(out, &u, 4);
+		break;
+	case PT_INT64:
+		memcpy(out, &c->iv[i], 8);
+		break;
+	case PT_FLOAT:
+		f = (float)c->dv[i];
+		memcpy(out, &f, 4);
+		break;
+	case PT_DOUBLE:
+		memcpy(out, &c->dv[i], 8);
+		break;
+	case PT_FLBA:
+		memcpy(out, c->sv[i], FLBA_LEN);
+		break;
+	}
+}
+
+/* Encodes the valid values of rows [r0, r1) in enc; dictionary indices
+ * are the row numbers of a dictionary holding every row's value. */
+static void
+encode_values(const struct hcol *c, int enc, uint32_t r0, uint32_t r1,
+    struct bytes *b)
+{
+	uint64_t *tmp = core_xmalloc(((size_t)(r1 - r0) + 1) * 8);
+	size_t m = 0, i, j;
+	uint8_t x[8];
+
+	switch (enc) {
+	case E_PLAIN:
+		if (c->phys == PT_BOOLEAN) {
+			size_t at = b->len, k = 0;
+
+			for (i = r0; i < r1; i++)
+				if (!c->null[i]) {
+					if (k % 8 == 0)
+						b_u8(b, 0);
+					b->p[at + k / 8] |= (uint8_t)(c->iv[i]
+					    << (k % 8));
+					k++;
+				}
+			break;
+		}
+		for (i = r0; i < r1; i++) {
+			if (c->null[i])
+				continue;
+			if (c->phys == PT_BYTE_ARRAY) {
+				b_le32(b, c->slen[i]);
+				b_add(b, c->sv[i], c->slen[i]);
+			} else {
+				hvalue(c, (uint32_t)i, x);
+				b_add(b, x, hwidth(c->phys));
+			}
+		}
+		break;
+	case E_RLE: {
+		struct bytes run = { 0 };
+
+		for (i = r0; i < r1; i++)
+			if (!c->null[i])
+				tmp[m++] = c->iv[i];
+		if (m > 0)
+			b_bitpacked_run(&run, tmp, m, 1);
+		b_le32(b, (uint32_t)run.len);
+		b_add(b, run.p, run.len);
+		free(run.p);
+		break;
+	}
+	case E_RLE_DICT: {
+		int w = bits_for(c->n);
+
+		for (i = r0; i < r1; i++)
+			if (!c->null[i])
+				tmp[m++] = i;
+		b_u8(b, (uint8_t)w);
+		/* An RLE run first, then the rest bit-packed. */
+		if (m > 0) {
+			b_uleb(b, 1 << 1);
+			for (j = 0; j < ((size_t)w + 7) / 8; j++)
+				b_u8(b, (uint8_t)(tmp[0] >> (8 * j)));
+			if (m > 1)
+				b_bitpacked_run(b, tmp + 1, m - 1, w);
+		}
+		break;
+	}
+	case E_DBP:
+		for (i = r0; i < r1; i++)
+			if (!c->null[i])
+				tmp[m++] = c->iv[i];
+		b_dbp(b, tmp, m);
+		break;
+	case E_DLBA:
+		for (i = r0; i < r1; i++)
+			if (!c->null[i])
+				tmp[m++] = c->slen[i];
+		b_dbp(b, tmp, m);
+		for (i = r0; i < r1; i++)
+			if (!c->null[i])
+				b_add(b, c->sv[i], c->slen[i]);
+		break;
+	case E_DBA: {
+		const uint8_t *prev = NULL;
+		uint32_t plen = 0;
+		uint64_t *suf = core_xmalloc(((size_t)(r1 - r0) + 1) * 8);
+
+		for (i = r0; i < r1; i++) {
+			uint32_t k = 0;
+
+			if (c->null[i])
+				continue;
+			while (prev != NULL && k < plen && k < c->slen[i] &&
+			    prev[k] == c->sv[i][k])
+				k++;
+			suf[m] = c->slen[i] - k;
+			tmp[m++] = k;
+			prev = c->sv[i];
+			plen = c->slen[i];
+		}
+		b_dbp(b, tmp, m);
+		b_dbp(b, suf, m);
+		m = 0;
+		for (i = r0; i < r1; i++)
+			if (!c->null[i]) {
+				b_add(b, c->sv[i] + tmp[m], (size_t)suf[m]);
+				m++;
+			}
+		free(suf);
+		break;
+	}
+	case E_BSS: {
+		size_t w = hwidth(c->phys), k, at;
+
+		for (i = r0; i < r1; i++)
+			if (!c->null[i])
+				tmp[m++] = i;
+		at = b->len;
+		for (k = 0; k < m * w; k++)
+			b_u8(b, 0);
+		for (i = 0; i < m; i++) {
+			hvalue(c, (uint32_t)tmp[i], x);
+			for (k = 0; k < w; k++)
+				b->p[at + k * m + i] = x[k];
+		}
+		break;
+	}
+	}
+	free(tmp);
+}
+
+/* Definition levels of rows [r0, r1): hybrid (v1: with length prefix)
+ * or the old MSB-first BIT_PACKED. */
+static void
+encode_levels(const struct hcol *c, uint32_t r0, uint32_t r1, int enc,
+    bool prefix, struct bytes *b)
+{
+	uint64_t *lv = core_xmalloc(((size_t)(r1 - r0) + 1) * 8);
+	struct bytes run = { 0 };
+	size_t i;
+
+	for (i = r0; i < r1; i++)
+		lv[i - r0] = !c->null[i];
+	if (enc == E_BIT_PACKED) {
+		for (i = 0; i < r1 - r0; i++) {
+			if (i % 8 == 0)
+				b_u8(b, 0);
+			b->p[b->len - 1] |= (uint8_t)(lv[i] << (7 - i % 8));
+		}
+	} else {
+		if (r1 > r0)
+			b_bitpacked_run(&run, lv, r1 - r0, 1);
+		if (prefix)
+			b_le32(b, (uint32_t)run.len);
+		b_add(b, run.p, run.len);
+	}
+	free(run.p);
+	free(lv);
+}
+
+static const enum core_codec hcodecs[] = {
+	CORE_CODEC_NONE, CORE_CODEC_SNAPPY, CORE_CODEC_GZIP, CORE_CODEC_ZSTD,
+	CORE_CODEC_LZ4_RAW, CORE_CODEC_LZ4_HADOOP,
+};
+static const int hcodec_ids[] = { 0, 1, 2, 6, 7, 5 };
+
+static void
+compress(struct core_codec_ctx *cx, int ci, const struct bytes *in,
+    struct bytes *out)
+{
+	enum core_codec c = hcodecs[ci];
+	size_t cap, len = 0;
+
+	out->len = 0;
+	if (c == CORE_CODEC_LZ4_RAW || c == CORE_CODEC_LZ4_HADOOP) {
+		int r, off = c == CORE_CODEC_LZ4_HADOOP ? 8 : 0;
+
+		cap = (size_t)LZ4_compressBound((int)in->len) + 8;
+		out->p = core_grow(out->p, &out->cap, cap, 1, 64);
+		r = LZ4_compress_default((const char *)in->p,
+		    (char *)out->p + off, (int)in->len, (int)cap - 8);
+		if (r <= 0 && in->len > 0)
+			abort();
+		if (off) {
+			uint32_t v[2] = { (uint32_t)in->len, (uint32_t)r };
+			int k;
+
+			for (k = 0; k < 8; k++)
+				out->p[k] = (uint8_t)(v[k / 4] >>
+				    (8 * (3 - k % 4)));
+		}
+		out->len = (size_t)r + (size_t)off;
+		return;
+	}
+	cap = core_codec_bound(c, in->len);
+	out->p = core_grow(out->p, &out->cap, cap + 1, 1, 64);
+	if (core_codec_compress(cx, c, 0, in->p, in->len, out->p, cap, &len,
+	    NULL) != 0)
+		abort();
+	out->len = len;
+}
+
+struct hfile {
+	int enc, codec, def_enc;
+	bool v2;
+	uint32_t page_rows;
+};
+
+static void
+thrift_bytes(struct bytes *out, struct core_thrift *t)
+{
+	b_add(out, t->buf, t->len);
+	core_thrift_reset(t);
+}
+
+/* Builds the file of column c as h says; returns a memfd. */
+static int
+build_file(const struct hcol *c, const struct hfile *h)
+{
+	struct bytes f = { 0 }, raw = { 0 }, lev = { 0 }, val = { 0 },
+	    z = { 0 };
+	struct core_codec_ctx *cx = core_codec_ctx_new();
+	struct core_thrift t;
+	uint32_t r0 = 0, i;
+	int64_t dict_off = -1, data_off = -1, start;
+	bool dict = h->enc == E_RLE_DICT;
+	int fd;
+
+	core_thrift_init(&t);
+	b_add(&f, "PAR1", 4);
+	if (dict) {
+		/* Every row's value, NULL rows included (as zeros). */
+		struct hcol all = *c;
+		uint8_t zero[FLBA_LEN] = { 0 };
+
+		all.null = core_xcalloc(c->n + 1, sizeof(bool));
+		raw.len = 0;
+		for (i = 0; i < c->n; i++) {
+			if (c->phys == PT_FLBA && c->null[i])
+				b_add(&raw, zero, FLBA_LEN);
+			else
+				encode_values(&all, E_PLAIN, i, i + 1, &raw);
+		}
+		free(all.null);
+		compress(cx, h->codec, &raw, &z);
+		dict_off = (int64_t)f.len;
+		core_thrift_field_i32(&t, 1, 2);
+		core_thrift_field_i32(&t, 2, (int32_t)raw.len);
+		core_thrift_field_i32(&t, 3, (int32_t)z.len);
+		core_thrift_field_struct(&t, 7);
+		core_thrift_field_i32(&t, 1, (int32_t)c->n);
+		core_thrift_field_i32(&t, 2, E_PLAIN);
+		core_thrift_struct_end(&t);
+		core_thrift_struct_end(&t);
+		thrift_bytes(&f, &t);
+		b_add(&f, z.p, z.len);
+	}
+	do {
+		uint32_t r1 = c->n - r0 < h->page_rows ? c->n : r0 +
+		    h->page_rows, nn = 0;
+
+		for (i = r0; i < r1; i++)
+			nn += c->null[i];
+		lev.len = val.len = raw.len = 0;
+		if (c->optional)
+			encode_levels(c, r0, r1, h->v2 ? E_RLE : h->def_enc,
+			    !h->v2, &lev);
+		encode_values(c, h->enc, r0, r1, &val);
+		if (data_off < 0)
+			data_off = (int64_t)f.len;
+		if (h->v2) {
+			compress(cx, h->codec, &val, &z);
+			core_thrift_field_i32(&t, 1, 3);
+			core_thrift_field_i32(&t, 2,
+			    (int32_t)(lev.len + val.len));
+			core_thrift_field_i32(&t, 3,
+			    (int32_t)(lev.len + z.len));
+			core_thrift_field_struct(&t, 8);
+			core_thrift_field_i32(&t, 1, (int32_t)(r1 - r0));
+			core_thrift_field_i32(&t, 2, (int32_t)nn);
+			core_thrift_field_i32(&t, 3, (int32_t)(r1 - r0));
+			core_thrift_field_i32(&t, 4, h->enc);
+			core_thrift_field_i32(&t, 5, (int32_t)lev.len);
+			core_thrift_field_i32(&t, 6, 0);
+			core_thrift_struct_end(&t);
+			core_thrift_struct_end(&t);
+			thrift_bytes(&f, &t);
+			b_add(&f, lev.p, lev.len);
+			b_add(&f, z.p, z.len);
+		} else {
+			b_add(&raw, lev.p, lev.len);
+			b_add(&raw, val.p, val.len);
+			compress(cx, h->codec, &raw, &z);
+			core_thrift_field_i32(&t, 1, 0);
+			core_thrift_field_i32(&t, 2, (int32_t)raw.len);
+			core_thrift_field_i32(&t, 3, (int32_t)z.len);
+			core_thrift_field_struct(&t, 5);
+			core_thrift_field_i32(&t, 1, (int32_t)(r1 - r0));
+			core_thrift_field_i32(&t, 2, h->enc);
+			core_thrift_field_i32(&t, 3, h->def_enc);
+			core_thrift_field_i32(&t, 4, E_RLE);
+			core_thrift_struct_end(&t);
+			core_thrift_struct_end(&t);
+			thrift_bytes(&f, &t);
+			b_add(&f, z.p, z.len);
+		}
+		r0 = r1;
+	} while (r0 < c->n);
+	start = dict_off >= 0 ? dict_off : data_off;
+	{
+		size_t foot = f.len;
+
+		core_thrift_field_i32(&t, 1, 1);
+		core_thrift_field_list(&t, 2, CORE_THRIFT_STRUCT, 2);
+		core_thrift_elem_struct(&t);
+		core_thrift_field_string(&t, 4, "schema");
+		core_thrift_field_i32(&t, 5, 1);
+		core_thrift_struct_end(&t);
+		core_thrift_elem_struct(&t);
+		core_thrift_field_i32(&t, 1, c->phys);
+		if (c->phys == PT_FLBA)
+			core_thrift_field_i32(&t, 2, FLBA_LEN);
+		core_thrift_field_i32(&t, 3, c->optional ? 1 : 0);
+		core_thrift_field_string(&t, 4, "x");
+		core_thrift_struct_end(&t);
+		core_thrift_field_i64(&t, 3, c->n);
+		core_thrift_field_list(&t, 4, CORE_THRIFT_STRUCT, 1);
+		core_thrift_elem_struct(&t);
+		core_thrift_field_list(&t, 1, CORE_THRIFT_STRUCT, 1);
+		core_thrift_elem_struct(&t);
+		core_thrift_field_i64(&t, 2, start);
+		core_thrift_field_struct(&t, 3);
+		core_thrift_field_i32(&t, 1, c->phys);
+		core_thrift_field_list(&t, 2, CORE_THRIFT_I32, 1);
+		core_thrift_elem_i32(&t, h->enc);
+		core_thrift_field_list(&t, 3, CORE_THRIFT_BINARY, 1);
+		core_thrift_elem_binary(&t, "x", 1);
+		core_thrift_field_i32(&t, 4, hcodec_ids[h->codec]);
+		core_thrift_field_i64(&t, 5, c->n);
+		core_thrift_field_i64(&t, 6, (int64_t)f.len - start);
+		core_thrift_field_i64(&t, 7, (int64_t)f.len - start);
+		core_thrift_field_i64(&t, 9, data_off);
+		if (dict_off >= 0)
+			core_thrift_field_i64(&t, 11, dict_off);
+		core_thrift_struct_end(&t);
+		core_thrift_struct_end(&t);
+		core_thrift_field_i64(&t, 2, (int64_t)f.len);
+		core_thrift_field_i64(&t, 3, c->n);
+		core_thrift_struct_end(&t);
+		core_thrift_struct_end(&t);
+		thrift_bytes(&f, &t);
+		b_le32(&f, (uint32_t)(f.len - foot));
+		b_add(&f, "PAR1", 4);
+	}
+	fd = memfd_of(f.p, f.len);
+	core_thrift_release(&t);
+	core_codec_ctx_free(cx);
+	free(f.p);
+	free(raw.p);
+	free(lev.p);
+	free(val.p);
+	free(z.p);
+	return fd;
+}
+
+/* Reads the file back and compares every row with c; mismatches. */
+static int
+check_file(int fd, const struct hcol *c)
+{
+	struct core_parquet_file *f = NULL;
+	struct core_parquet_scan *s = NULL;
+	struct core_err err = { 0, "" };
+	struct core_batch b;
+	uint32_t col = 0, r, row = 0;
+	int rc, bad = 0;
+
+	if (core_parquet_file_open_fd(fd, "h.parquet", &f, &err) != 0 ||
+	    core_parquet_scan_new(f, &col, 1, &s, &err) != 0) {
+		printf("# %s\n", err.msg);
+		core_parquet_file_free(f);
+		return 1;
+	}
+	core_batch_init(&b, core_parquet_scan_schema(s));
+	while ((rc = core_parquet_scan_next(s, &b, &err)) == 0) {
+		const struct core_column *x = &b.cols[0];
+
+		for (r = 0; r < b.nrows && row < c->n; r++, row++) {
+			bool ok = core_col_is_valid(x, r) == !c->null[row];
+
+			if (ok && !c->null[row]) {
+				switch (c->phys) {
+				case PT_BOOLEAN:
+					ok = ((uint8_t *)x->values)[r] ==
+					    c->iv[row];
+					break;
+				case PT_INT32:
+					ok = ((int32_t *)x->values)[r] ==
+					    (int32_t)c->iv[row];
+					break;
+				case PT_INT64:
+					ok = ((int64_t *)x->values)[r] ==
+					    (int64_t)c->iv[row];
+					break;
+				case PT_FLOAT:
+				case PT_DOUBLE:
+					ok = ((double *)x->values)[r] ==
+					    c->dv[row];
+					break;
+				default:
+					ok = (uint32_t)(x->offsets[r + 1] -
+					    x->offsets[r]) == c->slen[row] &&
+					    memcmp((uint8_t *)x->values +
+					    x->offsets[r], c->sv[row],
+					    c->slen[row]) == 0;
+				}
+			}
+			if (!ok && bad++ < 3)
+				printf("# row %u differs\n", row);
+		}
+	}
+	if (rc != CORE_EOF) {
+		printf("# %s\n", err.msg);
+		bad++;
+	} else if (row != c->n) {
+		printf("# %u rows of %u\n", row, c->n);
+		bad++;
+	}
+	core_batch_release(&b);
+	core_parquet_scan_free(s);
+	core_parquet_file_free(f);
+	return bad;
+}
+
+static void
+test_encodings(void)
+{
+	static const struct {
+		int phys, enc;
+	} cases[] = {
+		{ PT_BOOLEAN, E_PLAIN }, { PT_BOOLEAN, E_RLE },
+		{ PT_INT32, E_PLAIN }, { PT_INT32, E_RLE_DICT },
+		{ PT_INT32, E_DBP }, { PT_INT32, E_BSS },
+		{ PT_INT64, E_PLAIN }, { PT_INT64, E_RLE_DICT },
+		{ PT_INT64, E_DBP }, { PT_INT64, E_BSS },
+		{ PT_FLOAT, E_PLAIN }, { PT_FLOAT, E_BSS },
+		{ PT_DOUBLE, E_PLAIN }, { PT_DOUBLE, E_RLE_DICT },
+		{ PT_DOUBLE, E_BSS },
+		{ PT_BYTE_ARRAY, E_PLAIN }, { PT_BYTE_ARRAY, E_RLE_DICT },
+		{ PT_BYTE_ARRAY, E_DLBA }, { PT_BYTE_ARRAY, E_DBA },
+		{ PT_FLBA, E_PLAIN }, { PT_FLBA, E_RLE_DICT },
+		{ PT_FLBA, E_DBA }, { PT_FLBA, E_BSS },
+	};
+	size_t k, ni;
+	int failed = 0;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		for (ni = 0; ni < 8; ni++) {
+			struct hcol c;
+			struct hfile h;
+			int fd, bad;
+
+			hcol_fill(&c, cases[k].phys, unit_rand() % 3 != 0,
+			    nrows_list[ni]);
+			h.enc = cases[k].enc;
+			h.codec = (int)(unit_rand() % 6);
+			h.v2 = unit_rand() % 2;
+			h.def_enc = unit_rand() % 3 == 0 ? E_BIT_PACKED : E_RLE;
+			h.page_rows = 1 + (uint32_t)(unit_rand() % 5000);
+			fd = build_file(&c, &h);
+			bad = check_file(fd, &c);
+			if (bad && failed++ < 5)
+				printf("# phys %d enc %d codec %d v2 %d def %d "
+				    "optional %d rows %u page %u\n",
+				    cases[k].phys, h.enc, h.codec, h.v2,
+				    h.def_enc, c.optional, c.n, h.page_rows);
+			CHECK(bad == 0);
+			close(fd);
+			hcol_free(&c);
+		}
+	}
+}
+
 /* ---- the shared corpora ---- */
 
 /* A minimal JSON reader for the manifest's reference files: values are
@@ -938,6 +1689,7 @@ main(void)
 	RUN(test_roundtrip_small_pages);
 	RUN(test_projection);
 	RUN(test_damage);
+	RUN(test_encodings);
 	if (stat(corpora, &st) == 0) {
 		RUN(test_corpus);
 	} else {
