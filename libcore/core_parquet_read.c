@@ -15,7 +15,7 @@
  * counts are non-negative and their sum fits; a chunk's byte range must
  * lie between the leading magic and the footer.  So what open allocates
  * is bounded by the footer's size, and what a scan allocates by the
- * sizes of the chunks it reads (and their pages, core_parquet_read_decode.c).
+ * sizes of the chunks it reads (and their pages: core_parquet_read_decode.c).
  *
  * A scan reads row group after row group: one pread per selected column
  * of its whole chunk into a buffer kept from one row group to the next,

@@ -40,9 +40,9 @@
  * CORE_ECORRUPT (structure: footer, page headers, offsets) or CORE_EDATA
  * (values: levels, indices, encoded data), with a message naming the
  * file, and the row group and column where there is one.  No allocation
- * is larger than what the file's sizes allow (a page is held at most at
- * its declared size, which is bounded by its compressed size, see
- * core_parquet_read.c).
+ * is larger than what the file's sizes allow: the footer, the chunks
+ * read, and pages of at most their codec's largest expansion of their
+ * compressed size (at most 1 GiB; core_parquet_read_decode.c).
  *
  * Memory of a scan: the selected columns' compressed chunks of one row
  * group, one decompressed page and the dictionary of each, and the batch.
