@@ -1,6 +1,7 @@
 /*
  * core_codec.c - whole-buffer compression and decompression
- * (core_codec.h) over libzstd, libsnappy and zlib.
+ * (core_codec.h) over libzstd, libsnappy and zlib; decompression only
+ * over liblz4 and libbrotlidec, which keep no state between calls.
  *
  * A context holds at most one object per library and direction, each
  * created on its first use and then only reset: ZSTD_compressCCtx and
@@ -25,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <brotli/decode.h>
+#include <lz4.h>
 #include <snappy-c.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -94,6 +97,12 @@ core_codec_name(enum core_codec codec)
 		return "gzip";
 	case CORE_CODEC_ZSTD:
 		return "zstd";
+	case CORE_CODEC_LZ4_RAW:
+		return "lz4_raw";
+	case CORE_CODEC_LZ4_HADOOP:
+		return "lz4";
+	case CORE_CODEC_BROTLI:
+		return "brotli";
 	}
 	return "unknown";
 }
@@ -126,6 +135,8 @@ core_codec_bound(enum core_codec codec, size_t n)
 		return (size_t)compressBound((uLong)n) + 12;
 	case CORE_CODEC_ZSTD:
 		return ZSTD_compressBound(n);
+	default:
+		break;
 	}
 	return n;
 }
@@ -266,6 +277,86 @@ gzip_decompress(struct core_codec_ctx *cx, const void *src, size_t n,
 	return 0;
 }
 
+/* ---- lz4 and brotli ---- */
+
+static int
+lz4_raw_decompress(const void *src, size_t n, void *dst, size_t rawlen,
+    struct core_err *err)
+{
+	int r;
+
+	if (n > INT_MAX || rawlen > INT_MAX)
+		return core_err_set(err, CORE_EDATA,
+		    "lz4 block of %zu bytes is too large", n);
+	r = LZ4_decompress_safe(src, dst, (int)n, (int)rawlen);
+	if (r < 0)
+		return core_err_set(err, CORE_EDATA, "corrupt lz4 data");
+	if ((size_t)r != rawlen)
+		return core_err_set(err, CORE_EDATA,
+		    "lz4 data expands to %d bytes, not the declared %zu", r,
+		    rawlen);
+	return 0;
+}
+
+static uint32_t
+be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Hadoop's framing: blocks of (4-byte big-endian raw length, 4-byte
+ * compressed length, one LZ4 block), until the input ends.  Returns
+ * false, leaving dst to be overwritten, when the input is not exactly
+ * that. */
+static bool
+lz4_hadoop_frames(const unsigned char *p, size_t n, unsigned char *dst,
+    size_t rawlen)
+{
+	size_t got = 0;
+
+	while (n > 0) {
+		uint32_t raw, clen;
+		int r;
+
+		if (n < 8)
+			return false;
+		raw = be32(p);
+		clen = be32(p + 4);
+		p += 8;
+		n -= 8;
+		if (clen > n || raw > rawlen - got || clen > INT_MAX ||
+		    raw > INT_MAX)
+			return false;
+		r = LZ4_decompress_safe((const char *)p, (char *)dst + got,
+		    (int)clen, (int)raw);
+		if (r < 0 || (uint32_t)r != raw)
+			return false;
+		got += raw;
+		p += clen;
+		n -= clen;
+	}
+	return got == rawlen;
+}
+
+static int
+brotli_decompress(const void *src, size_t n, void *dst, size_t rawlen,
+    struct core_err *err)
+{
+	size_t got = rawlen;
+
+	if (BrotliDecoderDecompress(n, src, &got, dst) !=
+	    BROTLI_DECODER_RESULT_SUCCESS)
+		return core_err_set(err, CORE_EDATA,
+		    "corrupt brotli data, or more than the declared %zu "
+		    "bytes", rawlen);
+	if (got != rawlen)
+		return core_err_set(err, CORE_EDATA,
+		    "brotli data expands to %zu bytes, not the declared %zu",
+		    got, rawlen);
+	return 0;
+}
+
 /* ---- the codecs ---- */
 
 int
@@ -312,6 +403,8 @@ core_codec_compress(struct core_codec_ctx *cx, enum core_codec codec,
 			    "zstd output does not fit in %zu bytes", cap);
 		return core_err_set(err, CORE_EINTERNAL,
 		    "zstd compression failed: %s", ZSTD_getErrorName(r));
+	default:
+		break;
 	}
 	return unknown_codec(codec, err);
 }
@@ -367,6 +460,14 @@ core_codec_decompress(struct core_codec_ctx *cx, enum core_codec codec,
 			    "zstd data expands to %zu bytes, not the declared "
 			    "%zu", r, rawlen);
 		return 0;
+	case CORE_CODEC_LZ4_RAW:
+		return lz4_raw_decompress(src, n, dst, rawlen, err);
+	case CORE_CODEC_LZ4_HADOOP:
+		if (lz4_hadoop_frames(src, n, dst, rawlen))
+			return 0;
+		return lz4_raw_decompress(src, n, dst, rawlen, err);
+	case CORE_CODEC_BROTLI:
+		return brotli_decompress(src, n, dst, rawlen, err);
 	}
 	return unknown_codec(codec, err);
 }

@@ -27,6 +27,13 @@ enum core_codec {
 	CORE_CODEC_SNAPPY,	/* the raw snappy format, no framing */
 	CORE_CODEC_GZIP,	/* deflate in a gzip wrapper (RFC 1952) */
 	CORE_CODEC_ZSTD,	/* zstd frames (RFC 8878) */
+	/* Decompression only (compressing is CORE_EINTERNAL), for the
+	 * Parquet reader: */
+	CORE_CODEC_LZ4_RAW,	/* one LZ4 block, no framing */
+	CORE_CODEC_LZ4_HADOOP,	/* Hadoop's framing of LZ4 blocks, or, as
+				   older writers produced under the same
+				   Parquet codec, one raw block */
+	CORE_CODEC_BROTLI,	/* a brotli stream (RFC 7932) */
 };
 
 /* Levels: zstd 1..core_codec_level_max (3 when 0 is given; zstd's
@@ -41,7 +48,8 @@ struct core_codec_ctx;
 struct core_codec_ctx *core_codec_ctx_new(void);
 void core_codec_ctx_free(struct core_codec_ctx *cx);	/* accepts NULL */
 
-/* Lowercase name for messages: "none", "snappy", "gzip", "zstd". */
+/* Lowercase name for messages: "none", "snappy", "gzip", "zstd",
+ * "lz4_raw", "lz4", "brotli". */
 const char *core_codec_name(enum core_codec codec);
 
 /* The highest level codec takes (0 when it has no levels). */

@@ -1,8 +1,8 @@
 /*
- * core_thrift.h - a Thrift compact-protocol encoder, as Parquet's page
- * headers and file footer need it.
+ * core_thrift.h - a Thrift compact-protocol encoder and a pull decoder,
+ * as Parquet's page headers and file footer need them.
  *
- * Only encoding, only what Parquet uses: i32/i64 (zigzag varints), bool,
+ * The encoder writes only what Parquet uses: i32/i64 (zigzag varints), bool,
  * binary/string, nested structs and lists.  The caller writes fields in
  * increasing id order inside each struct, as the compact protocol's field
  * id deltas assume (an out-of-order id is still encoded correctly, with the
@@ -90,6 +90,66 @@ static inline uint64_t
 core_thrift_zigzag(int64_t v)
 {
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+/*
+ * The decoder: a cursor over bytes that may be anything (a file's footer,
+ * a page header), so every read is bounds-checked and returns
+ * CORE_ECORRUPT, with a static reason in why, instead of reading past
+ * end.  The caller pulls fields in the order they come, handles the ids it
+ * knows and skips the rest with core_thrift_skip, as the protocol's
+ * forward compatibility wants.  Nesting deeper than CORE_THRIFT_MAX_DEPTH
+ * is refused, so hostile input cannot recurse without bound; a list
+ * header's count is checked against the bytes left (every element takes
+ * at least one), so no count read here justifies more than the input's
+ * size.
+ *
+ * Invariant: as for the encoder, depth counts the structs opened and not
+ * yet closed and last[depth] is the id of the innermost one's last field;
+ * the top-level struct is open from core_thrift_reader_init on.
+ */
+struct core_thrift_reader {
+	const uint8_t *p, *end;	/* borrowed; the bytes not read yet */
+	int depth;
+	int16_t last[CORE_THRIFT_MAX_DEPTH + 1];
+	const char *why;	/* static; set by the first failure */
+};
+
+/* Starts reading the top-level struct in the n bytes at p (borrowed for
+ * the reader's use). */
+void core_thrift_reader_init(struct core_thrift_reader *r, const void *p,
+    size_t n);
+
+/* The next field of the innermost open struct: 1 with *id and *type set,
+ * 0 at its stop byte (the struct is then closed), or CORE_ECORRUPT.  A
+ * bool field's value is its type: CORE_THRIFT_TRUE or CORE_THRIFT_FALSE. */
+int core_thrift_read_field(struct core_thrift_reader *r, int16_t *id,
+    uint8_t *type);
+
+/* The value of an integer field or element of the given type (BYTE, I16,
+ * I32 or I64; anything else is CORE_ECORRUPT). */
+int core_thrift_read_int(struct core_thrift_reader *r, uint8_t type,
+    int64_t *v);
+/* As core_thrift_read_int, and the value must lie in lo..hi. */
+int core_thrift_read_int_range(struct core_thrift_reader *r, uint8_t type,
+    int64_t lo, int64_t hi, int64_t *v);
+/* A binary or string: *p points into the input (borrowed). */
+int core_thrift_read_binary(struct core_thrift_reader *r, const uint8_t **p,
+    size_t *len);
+/* A list or set header: element type and count. */
+int core_thrift_read_list(struct core_thrift_reader *r, uint8_t *elem_type,
+    uint32_t *n);
+/* Opens a struct-valued field or element; its fields follow. */
+int core_thrift_read_struct(struct core_thrift_reader *r);
+/* Skips a value of the given type (a whole struct, list or map). */
+int core_thrift_skip(struct core_thrift_reader *r, uint8_t type);
+
+/* Bytes consumed since core_thrift_reader_init was given start. */
+static inline size_t
+core_thrift_reader_used(const struct core_thrift_reader *r,
+    const void *start)
+{
+	return (size_t)(r->p - (const uint8_t *)start);
 }
 
 #endif

@@ -9,6 +9,7 @@ quiet=0
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 pkgs="libarchive-dev libsnappy-dev libzstd-dev libxxhash-dev zlib1g-dev \
+liblz4-dev libbrotli-dev \
 bats bats-assert bats-support mandoc zstd valgrind"
 missing=""
 for p in $pkgs; do

@@ -106,6 +106,8 @@ reference_compress(enum core_codec c, int level, const unsigned char *src,
 		if (ZSTD_isError(*outlen))
 			abort();
 		break;
+	default:	/* decompression-only codecs */
+		abort();
 	}
 	return dst;
 }
@@ -147,6 +149,8 @@ reference_decompress(enum core_codec c, const unsigned char *src, size_t n,
 		got = ZSTD_decompress(dst, want + 1, src, n);
 		ok = !ZSTD_isError(got) && got == want;
 		break;
+	default:
+		abort();
 	}
 	ok = ok && (want == 0 || memcmp(dst, orig, want) == 0);
 	free(dst);

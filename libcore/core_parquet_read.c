@@ -1,0 +1,1094 @@
+/*
+ * core_parquet_read.c - the Parquet reader's footer, schema and scans
+ * (core_parquet_read.h); pages are decoded in core_parquet_read_decode.c.
+ *
+ * Opening reads the last 8 bytes (footer length, "PAR1"), then the footer,
+ * and parses FileMetaData into what a scan needs: the schema elements
+ * reduced to the top-level columns, and per row group its row count and
+ * per leaf column where its chunk lies and how it is compressed.  Nothing
+ * else of the footer is kept (statistics, key/value metadata).
+ *
+ * Trust: the footer length must fit in the file; every list count in it
+ * is bounded by the footer's bytes (core_thrift); the schema tree must be
+ * well formed (children counts adding up, as many column chunks in every
+ * row group as the schema has leaves, of the leaves' physical types); row
+ * counts are non-negative and their sum fits; a chunk's byte range must
+ * lie between the leading magic and the footer.  So what open allocates
+ * is bounded by the footer's size, and what a scan allocates by the
+ * sizes of the chunks it reads (and their pages: core_parquet_read_decode.c).
+ *
+ * A scan reads row group after row group: one pread per selected column
+ * of its whole chunk into a buffer kept from one row group to the next,
+ * then batches of at most CORE_PARQUET_READ_BATCH_ROWS rows decoded from
+ * all of them.  Workload: files of a few to thousands of row groups of
+ * up to millions of rows, scanned front to back.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core_alloc.h"
+#include "core_codec.h"
+#include "core_parquet_read.h"
+#include "core_parquet_read_private.h"
+#include "core_thrift.h"
+
+/* A schema element, as far as the reader cares. */
+struct elem {
+	char *name;			/* owned */
+	int type;			/* physical type, -1 for a group */
+	int32_t type_length;
+	int repetition;			/* 0 REQUIRED, 1 OPTIONAL, 2 REPEATED */
+	int32_t num_children;
+	int converted;			/* -1 when absent */
+	int32_t scale, precision;	/* -1 when absent */
+	int logical;			/* LogicalType's field id, 0 absent */
+	int32_t l_scale, l_precision;	/* DECIMAL */
+	int l_unit;			/* TIMESTAMP/TIME: 1 ms, 2 us, 3 ns */
+	int l_bits;			/* INTEGER */
+	bool l_signed;
+};
+
+struct chunk {
+	int type;			/* physical type, -1 when no metadata */
+	int codec;
+	int64_t data_off, dict_off;	/* dict_off -1 when absent */
+	int64_t csize;
+	bool external;			/* in another file */
+};
+
+struct row_group {
+	int64_t nrows;
+	struct chunk *chunks;		/* owned, one per leaf */
+};
+
+struct core_parquet_file {
+	int fd;				/* borrowed or owned (own_fd) */
+	bool own_fd;
+	char *name;			/* owned */
+	uint64_t size;
+	char *created_by;		/* owned */
+	uint32_t ncols, nleaves, nrg;
+	struct core_parquet_column *cols;	/* owned, ncols */
+	struct pq_leaf *leaves;		/* owned, ncols (flat ones set) */
+	struct row_group *rgs;		/* owned, nrg */
+	uint64_t nrows;
+};
+
+struct core_parquet_scan {
+	struct core_parquet_file *f;	/* borrowed */
+	struct core_schema *schema;	/* owned */
+	uint32_t ncols;
+	uint32_t *cols;			/* owned: file column indices */
+	struct pq_cursor *cur;		/* owned, ncols */
+	uint8_t **buf;			/* owned chunk buffers, ncols */
+	size_t *buf_cap;
+	struct core_codec_ctx *cx;	/* owned */
+	uint32_t rg;			/* row group being read */
+	uint64_t rg_left;		/* its rows not yet handed out */
+	bool started, done;
+	struct core_parquet_scan_stats stats;
+};
+
+/* ---- footer ---- */
+
+struct parse {
+	struct core_thrift_reader r;
+	struct core_parquet_file *f;
+	struct elem *elems;
+	uint32_t nelems;
+};
+
+static int
+want(struct parse *ps, bool ok)
+{
+	if (!ok && ps->r.why == NULL)
+		ps->r.why = "wrong field type";
+	return ok ? 0 : CORE_ECORRUPT;
+}
+
+static int
+get_i(struct parse *ps, uint8_t t, int64_t lo, int64_t hi, int64_t *v)
+{
+	return core_thrift_read_int_range(&ps->r, t, lo, hi, v);
+}
+
+#define GET32(dst)							\
+	do {								\
+		int64_t v_;						\
+		if (get_i(ps, t, INT32_MIN, INT32_MAX, &v_) != 0)	\
+			return CORE_ECORRUPT;				\
+		(dst) = (int32_t)v_;					\
+	} while (0)
+
+#define SKIP()								\
+	do {								\
+		if (core_thrift_skip(&ps->r, t) != 0)			\
+			return CORE_ECORRUPT;				\
+	} while (0)
+
+/* An empty struct of a union (LogicalType's members, TimeUnit's). */
+static int
+parse_unit(struct parse *ps, int *unit)
+{
+	int16_t id;
+	uint8_t t;
+	int rc;
+
+	if (core_thrift_read_struct(&ps->r) != 0)
+		return CORE_ECORRUPT;
+	while ((rc = core_thrift_read_field(&ps->r, &id, &t)) > 0) {
+		if (t == CORE_THRIFT_STRUCT && id >= 1 && id <= 3)
+			*unit = id;
+		SKIP();
+	}
+	return rc;
+}
+
+static int
+parse_logical(struct parse *ps, struct elem *e)
+{
+	int16_t id, id2;
+	uint8_t t;
+	int rc, rc2;
+	int64_t v;
+
+	if (core_thrift_read_struct(&ps->r) != 0)
+		return CORE_ECORRUPT;
+	while ((rc = core_thrift_read_field(&ps->r, &id, &t)) > 0) {
+		if (want(ps, t == CORE_THRIFT_STRUCT) != 0)
+			return CORE_ECORRUPT;
+		e->logical = id;
+		if (id != 5 && id != 7 && id != 8 && id != 10) {
+			SKIP();
+			continue;
+		}
+		if (core_thrift_read_struct(&ps->r) != 0)
+			return CORE_ECORRUPT;
+		while ((rc2 = core_thrift_read_field(&ps->r, &id2, &t)) > 0) {
+			if (id == 5 && (id2 == 1 || id2 == 2) &&
+			    t == CORE_THRIFT_I32) {
+				if (get_i(ps, t, INT32_MIN, INT32_MAX, &v))
+					return CORE_ECORRUPT;
+				if (id2 == 1)
+					e->l_scale = (int32_t)v;
+				else
+					e->l_precision = (int32_t)v;
+			} else if ((id == 7 || id == 8) && id2 == 2 &&
+			    t == CORE_THRIFT_STRUCT) {
+				if (parse_unit(ps, &e->l_unit) != 0)
+					return CORE_ECORRUPT;
+			} else if (id == 10 && id2 == 1 &&
+			    t == CORE_THRIFT_BYTE) {
+				if (get_i(ps, t, 0, 127, &v) != 0)
+					return CORE_ECORRUPT;
+				e->l_bits = (int)v;
+			} else if (id == 10 && id2 == 2 &&
+			    (t == CORE_THRIFT_TRUE || t == CORE_THRIFT_FALSE)) {
+				e->l_signed = t == CORE_THRIFT_TRUE;
+			} else {
+				SKIP();
+			}
+		}
+		if (rc2 < 0)
+			return rc2;
+	}
+	return rc;
+}
+
+static int
+parse_elem(struct parse *ps, struct elem *e)
+{
+	const uint8_t *p;
+	size_t len;
+	int16_t id;
+	uint8_t t;
+	int rc;
+
+	memset(e, 0, sizeof(*e));
+	e->type = -1;
+	e->converted = -1;
+	e->scale = e->precision = -1;
+	e->l_scale = e->l_precision = -1;
+	e->repetition = 0;
+	if (core_thrift_read_struct(&ps->r) != 0)
+		return CORE_ECORRUPT;
+	while ((rc = core_thrift_read_field(&ps->r, &id, &t)) > 0) {
+		switch (id) {
+		case 1:
+			GET32(e->type);
+			break;
+		case 2:
+			GET32(e->type_length);
+			break;
+		case 3:
+			GET32(e->repetition);
+			break;
+		case 4:
+			if (want(ps, t == CORE_THRIFT_BINARY) != 0 ||
+			    core_thrift_read_binary(&ps->r, &p, &len) != 0)
+				return CORE_ECORRUPT;
+			free(e->name);
+			e->name = core_xstrndup((const char *)p, len);
+			break;
+		case 5:
+			GET32(e->num_children);
+			break;
+		case 6:
+			GET32(e->converted);
+			break;
+		case 7:
+			GET32(e->scale);
+			break;
+		case 8:
+			GET32(e->precision);
+			break;
+		case 10:
+			if (want(ps, t == CORE_THRIFT_STRUCT) != 0 ||
+			    parse_logical(ps, e) != 0)
+				return CORE_ECORRUPT;
+			break;
+		default:
+			SKIP();
+		}
+	}
+	if (e->name == NULL)
+		e->name = core_xstrdup("");
+	return rc;
+}
+
+static int
+parse_col_meta(struct parse *ps, struct chunk *c)
+{
+	int16_t id;
+	uint8_t t;
+	int rc;
+	int64_t v;
+
+	if (core_thrift_read_struct(&ps->r) != 0)
+		return CORE_ECORRUPT;
+	while ((rc = core_thrift_read_field(&ps->r, &id, &t)) > 0) {
+		switch (id) {
+		case 1:
+			GET32(c->type);
+			break;
+		case 4:
+			GET32(c->codec);
+			break;
+		case 7:
+			if (get_i(ps, t, 0, INT64_MAX, &v) != 0)
+				return CORE_ECORRUPT;
+			c->csize = v;
+			break;
+		case 9:
+			if (get_i(ps, t, 0, INT64_MAX, &v) != 0)
+				return CORE_ECORRUPT;
+			c->data_off = v;
+			break;
+		case 11:
+			if (get_i(ps, t, INT64_MIN, INT64_MAX, &v) != 0)
+				return CORE_ECORRUPT;
+			c->dict_off = v;
+			break;
+		default:
+			SKIP();
+		}
+	}
+	return rc;
+}
+
+static int
+parse_chunk(struct parse *ps, struct chunk *c)
+{
+	int16_t id;
+	uint8_t t;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->type = -1;
+	c->dict_off = -1;
+	c->data_off = -1;
+	if (core_thrift_read_struct(&ps->r) != 0)
+		return CORE_ECORRUPT;
+	while ((rc = core_thrift_read_field(&ps->r, &id, &t)) > 0) {
+		if (id == 1 && t == CORE_THRIFT_BINARY) {
+			c->external = true;
+			SKIP();
+		} else if (id == 3 && t == CORE_THRIFT_STRUCT) {
+			if (parse_col_meta(ps, c) != 0)
+				return CORE_ECORRUPT;
+		} else {
+			SKIP();
+		}
+	}
+	return rc;
+}
+
+static int
+parse_row_group(struct parse *ps, struct row_group *g)
+{
+	uint32_t n, i;
+	int16_t id;
+	uint8_t t, et;
+	int rc;
+	bool have_cols = false;
+	int64_t v;
+
+	g->nrows = -1;
+	if (core_thrift_read_struct(&ps->r) != 0)
+		return CORE_ECORRUPT;
+	while ((rc = core_thrift_read_field(&ps->r, &id, &t)) > 0) {
+		if (id == 1 && t == CORE_THRIFT_LIST && !have_cols) {
+			if (core_thrift_read_list(&ps->r, &et, &n) != 0 ||
+			    want(ps, et == CORE_THRIFT_STRUCT) != 0)
+				return CORE_ECORRUPT;
+			if (n != ps->f->nleaves) {
+				ps->r.why = "row group with another number of "
+				    "columns than the schema";
+				return CORE_ECORRUPT;
+			}
+			g->chunks = core_xcalloc(n ? n : 1,
+			    sizeof(*g->chunks));
+			for (i = 0; i < n; i++)
+				if (parse_chunk(ps, &g->chunks[i]) != 0)
+					return CORE_ECORRUPT;
+			have_cols = true;
+		} else if (id == 3) {
+			if (get_i(ps, t, 0, INT64_MAX, &v) != 0)
+				return CORE_ECORRUPT;
+			g->nrows = v;
+		} else {
+			SKIP();
+		}
+	}
+	if (rc == 0 && (!have_cols || g->nrows < 0)) {
+		ps->r.why = "row group without its columns or row count";
+		return CORE_ECORRUPT;
+	}
+	return rc;
+}
+
+/* ---- schema ---- */
+
+static const char *
+map_decimal(struct pq_leaf *l, int32_t prec, int32_t scale)
+{
+	if (prec > CORE_DECIMAL_MAX_PRECISION)
+		return "decimal wider than 18 digits";
+	if (prec < 1 || scale < 0 || scale > prec)
+		return "decimal with a bad precision or scale";
+	l->type.id = CORE_TYPE_DECIMAL;
+	l->type.precision = (uint8_t)prec;
+	l->type.scale = (uint8_t)scale;
+	return NULL;
+}
+
+/* Fills l's conversion and type from e; a reason when unsupported. */
+static const char *
+map_type(const struct elem *e, struct pq_leaf *l)
+{
+	int lt = e->logical, ct = e->converted;
+	bool dec = lt == 5 || (lt == 0 && ct == 5);
+	int32_t prec = lt == 5 ? e->l_precision : e->precision;
+	int32_t scale = lt == 5 ? e->l_scale : e->scale;
+	int unit = lt == 8 ? e->l_unit : ct == 9 ? 1 : ct == 10 ? 2 : 0;
+
+	if (scale < 0)
+		scale = 0;
+	l->phys = e->type;
+	l->type_length = e->type_length;
+	if (lt == 7 || (lt == 0 && (ct == 7 || ct == 8)))
+		return "TIME has no colpipe type";
+	if (ct == 21)
+		return "INTERVAL has no colpipe type";
+	switch (e->type) {
+	case PQ_BOOLEAN:
+		l->conv = PQ_CONV_BOOL;
+		l->type.id = CORE_TYPE_BOOL;
+		return NULL;
+	case PQ_INT32:
+		if (dec) {
+			l->conv = PQ_CONV_I32_I64;
+			return map_decimal(l, prec, scale);
+		}
+		if (lt == 6 || (lt == 0 && ct == 6)) {
+			l->conv = PQ_CONV_I32;
+			l->type.id = CORE_TYPE_DATE;
+			return NULL;
+		}
+		if ((lt == 10 && !e->l_signed && e->l_bits == 32) ||
+		    (lt == 0 && ct == 13)) {
+			l->conv = PQ_CONV_U32_I64;
+			l->type.id = CORE_TYPE_INT64;
+			return NULL;
+		}
+		l->conv = PQ_CONV_I32;
+		l->type.id = CORE_TYPE_INT32;
+		return NULL;
+	case PQ_INT64:
+		if (dec) {
+			l->conv = PQ_CONV_I64;
+			return map_decimal(l, prec, scale);
+		}
+		if (unit != 0) {
+			l->conv = unit == 1 ? PQ_CONV_TS_MS : unit == 2 ?
+			    PQ_CONV_I64 : PQ_CONV_TS_NS;
+			l->type.id = CORE_TYPE_TIMESTAMP;
+			return NULL;
+		}
+		if (lt == 8)
+			return "TIMESTAMP of an unknown unit";
+		l->conv = (lt == 10 && !e->l_signed) || (lt == 0 && ct == 14) ?
+		    PQ_CONV_U64 : PQ_CONV_I64;
+		l->type.id = CORE_TYPE_INT64;
+		return NULL;
+	case PQ_INT96:
+		l->conv = PQ_CONV_INT96;
+		l->type.id = CORE_TYPE_TIMESTAMP;
+		return NULL;
+	case PQ_FLOAT:
+		l->conv = PQ_CONV_F32;
+		l->type.id = CORE_TYPE_FLOAT64;
+		return NULL;
+	case PQ_DOUBLE:
+		l->conv = PQ_CONV_F64;
+		l->type.id = CORE_TYPE_FLOAT64;
+		return NULL;
+	case PQ_FLBA:
+		if (e->type_length < 1)
+			return "FIXED_LEN_BYTE_ARRAY without a length";
+		if (lt == 15) {
+			if (e->type_length != 2)
+				return "FLOAT16 not of 2 bytes";
+			l->conv = PQ_CONV_F16;
+			l->type.id = CORE_TYPE_FLOAT64;
+			return NULL;
+		}
+		if (lt == 14) {
+			if (e->type_length != 16)
+				return "UUID not of 16 bytes";
+			l->conv = PQ_CONV_UUID;
+			l->type.id = CORE_TYPE_STRING;
+			return NULL;
+		}
+		/* fall through */
+	case PQ_BYTE_ARRAY:
+		if (dec) {
+			l->conv = PQ_CONV_DEC_BE;
+			return map_decimal(l, prec, scale);
+		}
+		l->conv = PQ_CONV_STRING;
+		l->type.id = CORE_TYPE_STRING;
+		return NULL;
+	default:
+		return "unknown physical type";
+	}
+}
+
+/* Reduces the element list to top-level columns and their leaves. */
+static int
+build_columns(struct parse *ps, struct core_err *err)
+{
+	struct core_parquet_file *f = ps->f;
+	struct elem *e = ps->elems;
+	uint32_t n = ps->nelems, i, j, leaves = 0, ncols;
+
+	if (n == 0 || e[0].num_children < 0 ||
+	    (uint32_t)e[0].num_children > n - 1)
+		return core_err_set(err, CORE_ECORRUPT,
+		    "%s: corrupt footer: bad schema root", f->name);
+	ncols = (uint32_t)e[0].num_children;
+	f->cols = core_xcalloc(ncols ? ncols : 1, sizeof(*f->cols));
+	f->leaves = core_xcalloc(ncols ? ncols : 1, sizeof(*f->leaves));
+	f->ncols = ncols;
+	for (i = 0, j = 1; i < ncols; i++) {
+		struct core_parquet_column *c = &f->cols[i];
+		struct pq_leaf *l = &f->leaves[i];
+		uint64_t pending = 1;
+		uint32_t first = j, nl = 0;
+
+		if (j >= n)
+			return core_err_set(err, CORE_ECORRUPT,
+			    "%s: corrupt footer: schema ends early", f->name);
+		c->name = e[j].name;	/* now the file's */
+		e[j].name = NULL;
+		/* Walk the subtree: each element takes one pending slot
+		 * and opens num_children more; leaves are the childless. */
+		while (pending > 0) {
+			if (j >= n || e[j].num_children < 0)
+				return core_err_set(err, CORE_ECORRUPT,
+				    "%s: corrupt footer: bad schema tree",
+				    f->name);
+			pending += (uint64_t)e[j].num_children - 1;
+			if (e[j].num_children == 0) {
+				if (e[j].type < 0)
+					return core_err_set(err,
+					    CORE_ECORRUPT, "%s: corrupt "
+					    "footer: schema leaf without a "
+					    "type", f->name);
+				nl++;
+			}
+			j++;
+		}
+		if (e[first].num_children > 0) {
+			c->why = "nested column (a group)";
+		} else if (e[first].repetition == 2) {
+			c->why = "repeated column";
+		} else if (e[first].repetition != 0 &&
+		    e[first].repetition != 1) {
+			c->why = "unknown repetition";
+		} else {
+			c->why = map_type(&e[first], l);
+			l->max_def = e[first].repetition == 1;
+			l->chunk = leaves;
+		}
+		c->supported = c->why == NULL;
+		c->type = l->type;
+		leaves += nl;
+	}
+	if (j != n)
+		return core_err_set(err, CORE_ECORRUPT,
+		    "%s: corrupt footer: schema elements left over", f->name);
+	f->nleaves = leaves;
+	return 0;
+}
+
+static int
+parse_footer(struct core_parquet_file *f, const uint8_t *p, size_t n,
+    struct core_err *err)
+{
+	struct parse ps;
+	const uint8_t *s;
+	size_t len;
+	uint32_t cnt, i;
+	int16_t id;
+	uint8_t t, et;
+	int rc;
+	bool have_schema = false, have_rgs = false;
+
+	memset(&ps, 0, sizeof(ps));
+	ps.f = f;
+	core_thrift_reader_init(&ps.r, p, n);
+	while ((rc = core_thrift_read_field(&ps.r, &id, &t)) > 0) {
+		if (id == 2 && t == CORE_THRIFT_LIST && !have_schema) {
+			if (core_thrift_read_list(&ps.r, &et, &cnt) != 0 ||
+			    want(&ps, et == CORE_THRIFT_STRUCT) != 0) {
+				rc = CORE_ECORRUPT;
+				break;
+			}
+			ps.elems = core_xcalloc(cnt ? cnt : 1,
+			    sizeof(*ps.elems));
+			for (i = 0; i < cnt; i++) {
+				ps.nelems = i + 1;
+				if (parse_elem(&ps, &ps.elems[i]) != 0)
+					break;
+			}
+			if (i < cnt) {
+				rc = CORE_ECORRUPT;
+				break;
+			}
+			have_schema = true;
+			rc = build_columns(&ps, err);
+			if (rc != 0)
+				goto out;
+		} else if (id == 4 && t == CORE_THRIFT_LIST && have_schema &&
+		    !have_rgs) {
+			if (core_thrift_read_list(&ps.r, &et, &cnt) != 0 ||
+			    want(&ps, et == CORE_THRIFT_STRUCT) != 0) {
+				rc = CORE_ECORRUPT;
+				break;
+			}
+			f->rgs = core_xcalloc(cnt ? cnt : 1, sizeof(*f->rgs));
+			for (i = 0; i < cnt; i++) {
+				f->nrg = i + 1;
+				if (parse_row_group(&ps, &f->rgs[i]) != 0)
+					break;
+				if (f->rgs[i].nrows > INT64_MAX -
+				    (int64_t)f->nrows) {
+					ps.r.why = "row counts overflow";
+					break;
+				}
+				f->nrows += (uint64_t)f->rgs[i].nrows;
+			}
+			if (i < cnt) {
+				rc = CORE_ECORRUPT;
+				break;
+			}
+			have_rgs = true;
+		} else if (id == 6 && t == CORE_THRIFT_BINARY) {
+			if (core_thrift_read_binary(&ps.r, &s, &len) != 0) {
+				rc = CORE_ECORRUPT;
+				break;
+			}
+			free(f->created_by);
+			f->created_by = core_xstrndup((const char *)s, len);
+		} else if (core_thrift_skip(&ps.r, t) != 0) {
+			rc = CORE_ECORRUPT;
+			break;
+		}
+	}
+	if (rc < 0) {
+		rc = core_err_set(err, CORE_ECORRUPT,
+		    "%s: corrupt footer (%s)", f->name,
+		    ps.r.why != NULL ? ps.r.why : "bad structure");
+		goto out;
+	}
+	if (!have_schema || !have_rgs) {
+		rc = core_err_set(err, CORE_ECORRUPT,
+		    "%s: corrupt footer: no %s", f->name,
+		    have_schema ? "row groups" : "schema");
+		goto out;
+	}
+	rc = 0;
+out:
+	for (i = 0; i < ps.nelems; i++)
+		free(ps.elems[i].name);
+	free(ps.elems);
+	return rc;
+}
+
+/* Checks every chunk of the supported columns against the file and the
+ * schema, so scans can trust them. */
+static int
+check_chunks(struct core_parquet_file *f, struct core_err *err)
+{
+	uint32_t g, i;
+
+	for (g = 0; g < f->nrg; g++) {
+		for (i = 0; i < f->ncols; i++) {
+			const struct pq_leaf *l = &f->leaves[i];
+			const struct chunk *c;
+
+			if (!f->cols[i].supported)
+				continue;
+			c = &f->rgs[g].chunks[l->chunk];
+			if (c->external || c->type < 0)
+				continue;	/* an error if selected */
+			if (c->type != l->phys)
+				return core_err_set(err, CORE_ECORRUPT,
+				    "%s: row group %u, column %s: chunk of "
+				    "another physical type than the schema's",
+				    f->name, g, f->cols[i].name);
+		}
+	}
+	return 0;
+}
+
+static int
+pread_all(int fd, void *buf, size_t n, uint64_t off, const char *name,
+    struct core_err *err)
+{
+	uint8_t *p = buf;
+	ssize_t r;
+
+	while (n > 0) {
+		r = pread(fd, p, n, (off_t)off);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return core_err_errno(err, CORE_EIO, errno,
+			    "%s: read", name);
+		}
+		if (r == 0)
+			return core_err_set(err, CORE_ECORRUPT,
+			    "%s: file ends early (truncated)", name);
+		p += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+int
+core_parquet_file_open_fd(int fd, const char *name,
+    struct core_parquet_file **out, struct core_err *err)
+{
+	struct core_parquet_file *f;
+	struct stat st;
+	uint8_t tail[8], head[4], *footer = NULL;
+	uint32_t flen;
+	int rc;
+
+	*out = NULL;
+	f = core_xcalloc(1, sizeof(*f));
+	f->fd = fd;
+	f->name = core_xstrdup(name);
+	if (fstat(fd, &st) != 0) {
+		rc = core_err_errno(err, CORE_EIO, errno, "%s", name);
+		goto fail;
+	}
+	f->size = (uint64_t)st.st_size;
+	if (f->size < 12) {
+		rc = core_err_set(err, CORE_ECORRUPT,
+		    "%s: not a Parquet file (%llu bytes)", name,
+		    (unsigned long long)f->size);
+		goto fail;
+	}
+	rc = pread_all(fd, head, 4, 0, name, err);
+	if (rc == 0)
+		rc = pread_all(fd, tail, 8, f->size - 8, name, err);
+	if (rc != 0)
+		goto fail;
+	if (memcmp(tail + 4, "PARE", 4) == 0) {
+		rc = core_err_set(err, CORE_EDATA,
+		    "%s: encrypted Parquet files are not supported", name);
+		goto fail;
+	}
+	if (memcmp(head, "PAR1", 4) != 0 || memcmp(tail + 4, "PAR1", 4)) {
+		rc = core_err_set(err, CORE_ECORRUPT,
+		    "%s: not a Parquet file (no PAR1 at both ends)", name);
+		goto fail;
+	}
+	flen = (uint32_t)tail[0] | (uint32_t)tail[1] << 8 |
+	    (uint32_t)tail[2] << 16 | (uint32_t)tail[3] << 24;
+	if (flen > f->size - 12) {
+		rc = core_err_set(err, CORE_ECORRUPT,
+		    "%s: footer length %u past the file's %llu bytes", name,
+		    flen, (unsigned long long)f->size);
+		goto fail;
+	}
+	footer = core_xmalloc(flen ? flen : 1);
+	rc = pread_all(fd, footer, flen, f->size - 8 - flen, name, err);
+	if (rc == 0)
+		rc = parse_footer(f, footer, flen, err);
+	free(footer);
+	if (rc == 0)
+		rc = check_chunks(f, err);
+	if (rc != 0)
+		goto fail;
+	/* Column chunks must lie between the magic and the footer. */
+	f->size -= 8 + (uint64_t)flen;
+	*out = f;
+	return 0;
+fail:
+	core_parquet_file_free(f);
+	return rc;
+}
+
+int
+core_parquet_file_open(const char *path, struct core_parquet_file **out,
+    struct core_err *err)
+{
+	int fd, rc;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return core_err_errno(err, CORE_EIO, errno, "%s", path);
+	rc = core_parquet_file_open_fd(fd, path, out, err);
+	if (rc != 0) {
+		close(fd);
+		return rc;
+	}
+	(*out)->own_fd = true;
+	return 0;
+}
+
+void
+core_parquet_file_free(struct core_parquet_file *f)
+{
+	uint32_t i;
+
+	if (f == NULL)
+		return;
+	if (f->own_fd)
+		close(f->fd);
+	for (i = 0; i < f->ncols; i++)
+		free((char *)f->cols[i].name);
+	for (i = 0; i < f->nrg; i++)
+		free(f->rgs[i].chunks);
+	free(f->rgs);
+	free(f->cols);
+	free(f->leaves);
+	free(f->created_by);
+	free(f->name);
+	free(f);
+}
+
+uint32_t
+core_parquet_file_ncols(const struct core_parquet_file *f)
+{
+	return f->ncols;
+}
+
+const struct core_parquet_column *
+core_parquet_file_column(const struct core_parquet_file *f, uint32_t i)
+{
+	return &f->cols[i];
+}
+
+int
+core_parquet_file_find(const struct core_parquet_file *f, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < f->ncols; i++)
+		if (strcmp(f->cols[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+uint32_t
+core_parquet_file_nrow_groups(const struct core_parquet_file *f)
+{
+	return f->nrg;
+}
+
+uint64_t
+core_parquet_file_row_group_rows(const struct core_parquet_file *f,
+    uint32_t rg)
+{
+	return (uint64_t)f->rgs[rg].nrows;
+}
+
+uint64_t
+core_parquet_file_nrows(const struct core_parquet_file *f)
+{
+	return f->nrows;
+}
+
+const char *
+core_parquet_file_created_by(const struct core_parquet_file *f)
+{
+	return f->created_by != NULL ? f->created_by : "";
+}
+
+/* ---- scans ---- */
+
+int
+core_parquet_scan_new(struct core_parquet_file *f, const uint32_t *cols,
+    uint32_t ncols, struct core_parquet_scan **out, struct core_err *err)
+{
+	struct core_parquet_scan *s;
+	uint32_t i;
+
+	*out = NULL;
+	for (i = 0; i < ncols; i++) {
+		if (cols[i] >= f->ncols)
+			return core_err_set(err, CORE_EUSAGE,
+			    "%s: no column %u (the file has %u)", f->name,
+			    cols[i], f->ncols);
+		if (!f->cols[cols[i]].supported)
+			return core_err_set(err, CORE_EDATA,
+			    "%s: column %s: %s", f->name,
+			    f->cols[cols[i]].name, f->cols[cols[i]].why);
+	}
+	s = core_xcalloc(1, sizeof(*s));
+	s->f = f;
+	s->ncols = ncols;
+	s->cols = core_xmalloc(core_mul_size(ncols ? ncols : 1,
+	    sizeof(*s->cols)));
+	s->cur = core_xcalloc(ncols ? ncols : 1, sizeof(*s->cur));
+	s->buf = core_xcalloc(ncols ? ncols : 1, sizeof(*s->buf));
+	s->buf_cap = core_xcalloc(ncols ? ncols : 1, sizeof(*s->buf_cap));
+	s->schema = core_schema_new(ncols);
+	s->cx = core_codec_ctx_new();
+	for (i = 0; i < ncols; i++) {
+		s->cols[i] = cols[i];
+		core_schema_set(s->schema, i, f->cols[cols[i]].name,
+		    f->cols[cols[i]].type);
+		pq_cursor_init(&s->cur[i], &f->leaves[cols[i]]);
+		s->cur[i].cx = s->cx;
+	}
+	*out = s;
+	return 0;
+}
+
+void
+core_parquet_scan_free(struct core_parquet_scan *s)
+{
+	uint32_t i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->ncols; i++) {
+		pq_cursor_release(&s->cur[i]);
+		free(s->buf[i]);
+	}
+	free(s->cur);
+	free(s->buf);
+	free(s->buf_cap);
+	free(s->cols);
+	core_schema_free(s->schema);
+	core_codec_ctx_free(s->cx);
+	free(s);
+}
+
+const struct core_schema *
+core_parquet_scan_schema(const struct core_parquet_scan *s)
+{
+	return s->schema;
+}
+
+void
+core_parquet_scan_stats(const struct core_parquet_scan *s,
+    struct core_parquet_scan_stats *st)
+{
+	uint32_t i;
+
+	*st = s->stats;
+	if (s->started && !s->done)
+		for (i = 0; i < s->ncols; i++)
+			st->pages += s->cur[i].pages;
+}
+
+static int
+codec_of(int codec, enum core_codec *out)
+{
+	static const int map[] = {
+		CORE_CODEC_NONE, CORE_CODEC_SNAPPY, CORE_CODEC_GZIP, -1,
+		CORE_CODEC_BROTLI, CORE_CODEC_LZ4_HADOOP, CORE_CODEC_ZSTD,
+		CORE_CODEC_LZ4_RAW,
+	};
+
+	if (codec < 0 || codec > 7 || map[codec] < 0)
+		return -1;
+	*out = (enum core_codec)map[codec];
+	return 0;
+}
+
+/* Reads the chunks of row group s->rg and starts the cursors. */
+static int
+start_row_group(struct core_parquet_scan *s, struct core_err *err)
+{
+	struct core_parquet_file *f = s->f;
+	const struct row_group *g = &f->rgs[s->rg];
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < s->ncols; i++) {
+		const struct pq_leaf *l = &f->leaves[s->cols[i]];
+		const struct chunk *c = &g->chunks[l->chunk];
+		const char *cname = f->cols[s->cols[i]].name;
+		enum core_codec codec;
+		int64_t start;
+
+		if (c->external || c->type < 0)
+			return core_err_set(err, CORE_EDATA,
+			    "%s: row group %u, column %s: column chunk %s",
+			    f->name, s->rg, cname, c->external ?
+			    "in another file" : "without metadata "
+			    "(encrypted?)");
+		if (codec_of(c->codec, &codec) != 0)
+			return core_err_set(err, CORE_EDATA,
+			    "%s: row group %u, column %s: unsupported codec "
+			    "%d", f->name, s->rg, cname, c->codec);
+		/* The chunk starts at its first page: the dictionary's
+		 * when there is one.  Writers record 0 for an offset they do
+		 * not have, the dictionary's or even the data's. */
+		start = c->data_off;
+		if (c->dict_off >= 4 && (c->dict_off < start || start < 4))
+			start = c->dict_off;
+		if (start < 4 || (uint64_t)start > f->size ||
+		    (uint64_t)c->csize > f->size - (uint64_t)start)
+			return core_err_set(err, CORE_ECORRUPT,
+			    "%s: row group %u, column %s: column chunk at "
+			    "%lld (%lld bytes) outside the file's data",
+			    f->name, s->rg, cname, (long long)start,
+			    (long long)c->csize);
+		if (s->buf_cap[i] < (size_t)c->csize) {
+			free(s->buf[i]);
+			s->buf_cap[i] = (size_t)c->csize;
+			s->buf[i] = core_xmalloc(s->buf_cap[i]);
+		}
+		rc = pread_all(f->fd, s->buf[i], (size_t)c->csize,
+		    (uint64_t)start, f->name, err);
+		if (rc != 0)
+			return rc;
+		s->stats.bytes += (uint64_t)c->csize;
+		pq_cursor_start(&s->cur[i], s->buf[i], (size_t)c->csize,
+		    codec, (uint64_t)g->nrows);
+	}
+	s->rg_left = (uint64_t)g->nrows;
+	s->stats.row_groups++;
+	return 0;
+}
+
+static void
+end_row_group(struct core_parquet_scan *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->ncols; i++) {
+		s->stats.pages += s->cur[i].pages;
+		s->cur[i].pages = 0;
+	}
+}
+
+/* A bitmap of n valid rows in c's own validity_buf. */
+static void
+validity_ready(struct core_column *c, uint32_t n)
+{
+	size_t need = core_bitmap_bytes(n ? n : 1);
+
+	if (c->validity_cap < need) {
+		if (c->validity_cap)
+			core_free_aligned(c->validity_buf);
+		c->validity_buf = core_xmalloc_aligned(need);
+		c->validity_cap = (need + 63) & ~(size_t)63;
+	}
+	memset(c->validity_buf, 0xff, need);
+	c->validity = NULL;
+}
+
+int
+core_parquet_scan_next(struct core_parquet_scan *s, struct core_batch *b,
+    struct core_err *err)
+{
+	struct core_parquet_file *f = s->f;
+	uint32_t n, i;
+	int rc;
+
+	if (s->done)
+		return CORE_EOF;
+	while (!s->started || s->rg_left == 0) {
+		if (s->started) {
+			end_row_group(s);
+			s->rg++;
+		}
+		s->started = true;
+		if (s->rg >= f->nrg) {
+			s->done = true;
+			return CORE_EOF;
+		}
+		/* A row group without rows has nothing worth reading (and
+		 * writers leave its chunks' offsets 0). */
+		if (f->rgs[s->rg].nrows == 0)
+			continue;
+		rc = start_row_group(s, err);
+		if (rc != 0) {
+			s->done = true;
+			return rc;
+		}
+	}
+	n = s->rg_left < CORE_PARQUET_READ_BATCH_ROWS ?
+	    (uint32_t)s->rg_left : CORE_PARQUET_READ_BATCH_ROWS;
+	core_batch_reserve(b, n, 0);
+	for (i = 0; i < s->ncols; i++) {
+		struct core_column *c = &b->cols[i];
+		size_t used = 0;
+		bool nulls = false;
+
+		validity_ready(c, n);
+		rc = pq_cursor_read(&s->cur[i], c, 0, n, &used, &nulls, err);
+		if (rc != 0) {
+			char where[512];
+
+			snprintf(where, sizeof(where),
+			    "%s: row group %u, column %s", f->name, s->rg,
+			    f->cols[s->cols[i]].name);
+			core_err_prefix(err, where);
+			s->done = true;
+			return rc;
+		}
+		if (nulls)
+			c->validity = c->validity_buf;
+	}
+	b->nrows = n;
+	s->rg_left -= n;
+	return 0;
+}
