@@ -452,6 +452,20 @@ big_inner() {
 	spill_empty
 }
 
+@test "a full temporary directory: exit 5 naming it" {
+	mkdir small
+	if ! mount -t tmpfs -o size=512k tmpfs small 2>/dev/null; then
+		skip "cannot mount a small tmpfs here"
+	fi
+	run --separate-stderr sh -c "coljoin -m 256K -T $PWD/small --on k=rk big.col bigr.col > /dev/null"
+	left=$(ls -A small)
+	umount small
+	status_is 5
+	stderr_has "$PWD/small"
+	stderr_has "No space left on device"
+	[ -z "$left" ] || fail "left behind: $left"
+}
+
 @test "peak RSS stays within the budget plus the documented constant" {
 	[ -x /usr/bin/time ] || skip "/usr/bin/time not installed"
 	[ "${MODE:-release}" != asan ] || skip "ASan inflates memory"
