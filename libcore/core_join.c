@@ -1138,6 +1138,41 @@ phase(struct join *J, const char *what, unsigned i, unsigned n)
 		J->o->phase(J->o->phase_arg, what, i, n);
 }
 
+/* The cap on spilled bytes holds for both sides' sets together (each
+ * set checks only its own). */
+static int
+spill_cap(struct join *J, struct core_part *bp, struct core_part *pp)
+{
+	struct core_part_stats a, b;
+
+	if (J->o->max_spill == 0)
+		return 0;
+	core_part_stats(bp, &a);
+	core_part_stats(pp, &b);
+	if (a.bytes + b.bytes > J->o->max_spill)
+		return core_err_set(J->err, CORE_ELIMIT, "temporary files "
+		    "would exceed the spill limit of %llu bytes",
+		    (unsigned long long)J->o->max_spill);
+	return 0;
+}
+
+/* Counts the first level's spilled bytes and frees both sets (pp may be
+ * NULL). */
+static void
+sets_free(struct join *J, struct core_part *bp, struct core_part *pp)
+{
+	struct core_part_stats ps;
+
+	core_part_stats(bp, &ps);
+	J->spill_base += ps.bytes;
+	if (pp != NULL) {
+		core_part_stats(pp, &ps);
+		J->spill_base += ps.bytes;
+	}
+	core_part_free(bp);
+	core_part_free(pp);
+}
+
 /* The build side does not fit: partition it (the store first, then the
  * rest of the input) and the probe side, and join partition by
  * partition. */
@@ -1149,7 +1184,6 @@ grace(struct join *J, const struct core_batch *pending)
 	uint64_t hint = J->in[J->bside]->size_hint;
 	uint32_t n = fanout(J, hint > J->st_b.bytes ? hint : 0), k;
 	struct core_part *bp, *pp = NULL;
-	struct core_part_stats ps;
 	const struct core_batch *b;
 	size_t i;
 	int rc;
@@ -1178,19 +1212,8 @@ grace(struct join *J, const struct core_batch *pending)
 			goto out;
 	if (rc != CORE_EOF || (rc = core_part_finish(pp, J->err)) != 0)
 		goto out;
-	if (o->max_spill != 0) {
-		uint64_t t;
-
-		core_part_stats(bp, &ps);
-		t = ps.bytes;
-		core_part_stats(pp, &ps);
-		if (t + ps.bytes > o->max_spill) {
-			rc = core_err_set(J->err, CORE_ELIMIT, "temporary "
-			    "files would exceed the spill limit of %llu "
-			    "bytes", (unsigned long long)o->max_spill);
-			goto out;
-		}
-	}
+	if ((rc = spill_cap(J, bp, pp)) != 0)
+		goto out;
 	if (J->null_aware && J->nulls[1] > 0)
 		goto out;	/* NOT IN with a NULL: no row */
 	for (k = 0; k < n && rc == 0; k++) {
@@ -1198,14 +1221,7 @@ grace(struct join *J, const struct core_batch *pending)
 		rc = join_partition(J, bp, pp, k, 1);
 	}
 out:
-	core_part_stats(bp, &ps);
-	J->spill_base += ps.bytes;
-	if (pp != NULL) {
-		core_part_stats(pp, &ps);
-		J->spill_base += ps.bytes;
-	}
-	core_part_free(bp);
-	core_part_free(pp);
+	sets_free(J, bp, pp);
 	return rc;
 }
 
@@ -1279,7 +1295,6 @@ hybrid(struct join *J, uint64_t hint)
 	uint64_t est = hint + hint / 4, per, room;
 	uint32_t n = fanout(J, est), k, m;
 	struct core_part *bp, *pp = NULL;
-	struct core_part_stats ps;
 	const struct core_batch *b;
 	int rc;
 
@@ -1359,19 +1374,8 @@ hybrid(struct join *J, uint64_t hint)
 		goto out;
 	store_clear(J);
 	core_gather_out_release(J->g_probe, &J->probe_go);
-	if (o->max_spill != 0) {
-		uint64_t t;
-
-		core_part_stats(bp, &ps);
-		t = ps.bytes;
-		core_part_stats(pp, &ps);
-		if (t + ps.bytes > o->max_spill) {
-			rc = core_err_set(J->err, CORE_ELIMIT, "temporary "
-			    "files would exceed the spill limit of %llu "
-			    "bytes", (unsigned long long)o->max_spill);
-			goto out;
-		}
-	}
+	if ((rc = spill_cap(J, bp, pp)) != 0)
+		goto out;
 	for (k = 0; k < n && rc == 0; k++) {
 		if (core_part_rows(bp, k) == 0 && core_part_rows(pp, k) == 0)
 			continue;
@@ -1381,14 +1385,7 @@ hybrid(struct join *J, uint64_t hint)
 out:
 	store_clear(J);
 	core_gather_out_release(J->g_probe, &J->probe_go);
-	core_part_stats(bp, &ps);
-	J->spill_base += ps.bytes;
-	if (pp != NULL) {
-		core_part_stats(pp, &ps);
-		J->spill_base += ps.bytes;
-	}
-	core_part_free(bp);
-	core_part_free(pp);
+	sets_free(J, bp, pp);
 	return rc;
 }
 
