@@ -1245,6 +1245,18 @@ split_resident(struct join *J, uint32_t n)
 	return m;
 }
 
+/* Routes batch b of side s to nparts partitions at the first level and
+ * splits off the rows of the resident ones (split_resident). */
+static uint32_t
+route_split(struct join *J, int s, const struct core_batch *b,
+    uint32_t nparts)
+{
+	route(J, s, b, nparts, 1);
+	J->rsel = core_grow(J->rsel, &J->rsel_cap, b->nrows, sizeof(*J->rsel),
+	    4096);
+	return J->resident ? split_resident(J, b->nrows) : 0;
+}
+
 /* The resident partitions do not fit after all: every row of the store
  * goes to its partition, and none stays from now on. */
 static int
@@ -1320,10 +1332,7 @@ hybrid(struct join *J, uint64_t hint)
 	while ((rc = read_input(J, J->bside, &b)) == 0) {
 		if (b->nrows == 0)
 			continue;
-		route(J, J->bside, b, n, 1);
-		J->rsel = core_grow(J->rsel, &J->rsel_cap, b->nrows,
-		    sizeof(*J->rsel), 4096);
-		m = J->resident ? split_resident(J, b->nrows) : 0;
+		m = route_split(J, J->bside, b, n);
 		if (m > 0 && !store_fits(J, m, copy_bytes(b) / b->nrows * m +
 		    PART_BUF_MIN)) {
 			/* These rows go to their partitions with the
@@ -1355,10 +1364,7 @@ hybrid(struct join *J, uint64_t hint)
 	while ((rc = read_input(J, J->pside, &b)) == 0) {
 		if (b->nrows == 0)
 			continue;
-		route(J, J->pside, b, n, 1);
-		J->rsel = core_grow(J->rsel, &J->rsel_cap, b->nrows,
-		    sizeof(*J->rsel), 4096);
-		m = J->resident ? split_resident(J, b->nrows) : 0;
+		m = route_split(J, J->pside, b, n);
 		if (m < b->nrows &&
 		    (rc = core_part_add(pp, b, J->part_of, J->err)) != 0)
 			goto out;
