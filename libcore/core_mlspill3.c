@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -518,6 +519,10 @@ struct core_mlspill3_reader {
 	unsigned char *buf;		/* aligned read buffer */
 	size_t cap, start, end;
 	bool eof;			/* read(2) returned 0 on fd */
+	bool seekable;			/* fd is a regular file */
+	const bool *want;		/* borrowed; NULL: every column */
+	bool count_only;		/* frames' row counts, no bodies */
+	uint64_t file_rows;		/* rows read from the open path */
 	struct core_codec_ctx *codec;	/* owned */
 	void *zraw;			/* owned: expanded buffers */
 	size_t zraw_cap;
@@ -541,11 +546,13 @@ static ssize_t
 ensure(struct core_mlspill3_reader *r, size_t n, struct core_err *err)
 {
 	ssize_t k;
-	size_t want, need;
+	size_t want, need, min;
 
 	if (r->end - r->start >= n)
 		return (ssize_t)(r->end - r->start);
-	need = n + REC_HDR > READ_MIN ? n + REC_HDR : READ_MIN;
+	/* Counting reads headers only: nothing ahead of them. */
+	min = r->count_only ? 0 : READ_MIN;
+	need = n + REC_HDR > min ? n + REC_HDR : min;
 	if (r->start > 0 && (r->cap - r->start < need || r->start == r->end)) {
 		/* start is a multiple of 8, so alignment is preserved. */
 		memmove(r->buf, r->buf + r->start, r->end - r->start);
@@ -560,8 +567,8 @@ ensure(struct core_mlspill3_reader *r, size_t n, struct core_err *err)
 	}
 	while (r->end - r->start < n && !r->eof) {
 		want = r->start + need - r->end;
-		if (want < READ_MIN)
-			want = READ_MIN;
+		if (want < min)
+			want = min;
 		if (want > r->cap - r->end)
 			want = r->cap - r->end;
 		k = read(r->fd, r->buf + r->end, want);
@@ -590,11 +597,13 @@ static int
 open_path(struct core_mlspill3_reader *r, struct core_err *err)
 {
 	const char *p = r->npaths ? r->paths[r->pathi] : "-";
+	struct stat st;
 
 	free(r->name);
 	r->eof = false;
 	r->start = r->end = 0;
 	r->offset = 0;
+	r->file_rows = 0;
 	if (strcmp(p, "-") == 0) {
 		r->fd = 0;
 		r->close_fd = false;
@@ -606,6 +615,7 @@ open_path(struct core_mlspill3_reader *r, struct core_err *err)
 			return core_err_errno(err, CORE_EIO, errno, "%s", p);
 		r->close_fd = true;
 	}
+	r->seekable = fstat(r->fd, &st) == 0 && S_ISREG(st.st_mode);
 	core_fd_enlarge_pipe(r->fd);
 	(void)posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	return 0;
@@ -796,6 +806,30 @@ core_mlspill3_reader_stats(const struct core_mlspill3_reader *r,
 	*st = r->st;
 }
 
+const char *
+core_mlspill3_reader_name(const struct core_mlspill3_reader *r)
+{
+	return r->name;
+}
+
+uint64_t
+core_mlspill3_reader_file_rows(const struct core_mlspill3_reader *r)
+{
+	return r->file_rows;
+}
+
+void
+core_mlspill3_reader_want(struct core_mlspill3_reader *r, const bool *want)
+{
+	r->want = want;
+}
+
+void
+core_mlspill3_reader_count_only(struct core_mlspill3_reader *r)
+{
+	r->count_only = true;
+}
+
 static int
 corrupt_frame(struct core_mlspill3_reader *r, uint64_t at, const char *why,
     struct core_err *err)
@@ -953,6 +987,8 @@ core_mlspill3_body_scan(const struct core_schema *s,
 	return 0;
 }
 
+static void empty_column(struct core_column *c);
+
 /* Checks one column's three buffers (pointers p, lengths len) against n
  * rows and points c at them. */
 static const char *
@@ -960,14 +996,7 @@ set_column(struct core_column *c, const void *const p[NBUF],
     const uint64_t len[NBUF], uint32_t n)
 {
 	/* Views into someone else's memory: release what c owned. */
-	if (c->values_cap)
-		core_free_aligned(c->values);
-	if (c->offsets_cap)
-		core_free_aligned(c->offsets);
-	c->values_cap = c->offsets_cap = 0;
-	c->validity = NULL;
-	c->offsets = NULL;
-	c->values = NULL;
+	empty_column(c);
 	if (len[0] != 0 && len[0] != core_bitmap_bytes(n))
 		return "bad validity length";
 	c->validity = len[0] ? (uint8_t *)p[0] : NULL;
@@ -991,20 +1020,35 @@ set_column(struct core_column *c, const void *const p[NBUF],
 	return NULL;
 }
 
-int
-core_mlspill3_body_decode(const struct core_schema *s,
-    const unsigned char *body, uint64_t body_len, uint32_t nrows,
-    struct core_codec_ctx *cx, unsigned char *zraw, struct core_batch *b,
-    const char **why)
+/* A column a masked read leaves out: no buffers. */
+static void
+empty_column(struct core_column *c)
+{
+	if (c->values_cap)
+		core_free_aligned(c->values);
+	if (c->offsets_cap)
+		core_free_aligned(c->offsets);
+	c->values_cap = c->offsets_cap = 0;
+	c->validity = NULL;
+	c->offsets = NULL;
+	c->values = NULL;
+}
+
+/* body_decode for the columns with want[i] (want NULL: all); the others
+ * are emptied, their buffers neither expanded nor checked. */
+static int
+body_decode_want(const struct core_schema *s, const unsigned char *body,
+    uint32_t nrows, struct core_codec_ctx *cx, unsigned char *zraw,
+    const bool *want, struct core_batch *b, const char **why)
 {
 	uint64_t pos = (uint64_t)s->ncols * NBUF * DESC_LEN, zpos = 0;
 	uint32_t i, j;
 
-	(void)body_len;		/* bounds were checked by body_scan */
 	b->nrows = nrows;
 	for (i = 0; i < s->ncols; i++) {
 		const void *p[NBUF];
 		uint64_t len[NBUF];
+		bool skip = want != NULL && !want[i];
 
 		for (j = 0; j < NBUF; j++) {
 			const unsigned char *d = body +
@@ -1015,9 +1059,12 @@ core_mlspill3_body_decode(const struct core_schema *s,
 			if (get32(d) == CODEC_RAW) {
 				p[j] = body + pos;
 			} else {
-				if (core_codec_decompress(cx, CORE_CODEC_ZSTD,
-				    body + pos, (size_t)stored, zraw + zpos,
-				    (size_t)raw, NULL) != 0) {
+				/* Room for every buffer was made, so
+				 * skipping one moves no other. */
+				if (!skip && core_codec_decompress(cx,
+				    CORE_CODEC_ZSTD, body + pos,
+				    (size_t)stored, zraw + zpos, (size_t)raw,
+				    NULL) != 0) {
 					*why = "bad compressed buffer";
 					return CORE_ECORRUPT;
 				}
@@ -1026,14 +1073,79 @@ core_mlspill3_body_decode(const struct core_schema *s,
 			}
 			pos += stored + pad8((size_t)stored);
 		}
-		if ((*why = set_column(&b->cols[i], p, len, nrows)) != NULL)
+		if (skip)
+			empty_column(&b->cols[i]);
+		else if ((*why = set_column(&b->cols[i], p, len, nrows)) !=
+		    NULL)
 			return CORE_ECORRUPT;
 	}
 	return 0;
 }
 
+int
+core_mlspill3_body_decode(const struct core_schema *s,
+    const unsigned char *body, uint64_t body_len, uint32_t nrows,
+    struct core_codec_ctx *cx, unsigned char *zraw, struct core_batch *b,
+    const char **why)
+{
+	(void)body_len;		/* bounds were checked by body_scan */
+	return body_decode_want(s, body, nrows, cx, zraw, NULL, b, why);
+}
+
 /* ------------------------------------------------------------------ */
 /* reader, continued */
+
+/* A counted frame: its rows, no columns. */
+static void
+count_frame(struct core_mlspill3_reader *r,
+    const struct core_mlspill3_record *rec, struct core_batch *b)
+{
+	uint32_t i;
+
+	for (i = 0; i < b->ncols; i++)
+		empty_column(&b->cols[i]);
+	b->nrows = (uint32_t)rec->nrows;
+	r->file_rows += rec->nrows;
+	r->stream_rows += rec->nrows;
+	r->stream_frames++;
+	r->st.rows += rec->nrows;
+	r->st.frames++;
+}
+
+/*
+ * Moves past a frame of a regular file without reading its body: what
+ * the buffer holds of it is dropped, the rest is seeked over.  A file
+ * that ends inside the body is truncated; one cut at a record boundary
+ * is found by the next read, which finds no end record.
+ */
+static int
+skip_frame(struct core_mlspill3_reader *r,
+    const struct core_mlspill3_record *rec, struct core_err *err)
+{
+	size_t have = r->end - r->start;
+	struct stat st;
+	off_t pos;
+
+	if (have >= rec->len) {
+		consume(r, (size_t)rec->len);
+		return 0;
+	}
+	pos = lseek(r->fd, (off_t)(rec->len - have), SEEK_CUR);
+	if (pos < 0)
+		return core_err_errno(err, CORE_EIO, errno, "seek error on %s",
+		    r->name);
+	if (fstat(r->fd, &st) != 0)
+		return core_err_errno(err, CORE_EIO, errno, "%s", r->name);
+	if (pos > st.st_size)
+		return core_err_set(err, CORE_ETRUNC,
+		    "%s: truncated stream: input ends at byte %llu inside a "
+		    "frame (the producer failed or was cut short)", r->name,
+		    (unsigned long long)st.st_size);
+	r->start = r->end = 0;
+	r->offset += rec->len;
+	r->st.bytes += rec->len;
+	return 0;
+}
 
 static int
 read_frame(struct core_mlspill3_reader *r,
@@ -1044,7 +1156,14 @@ read_frame(struct core_mlspill3_reader *r,
 	const unsigned char *body;
 	const char *why;
 	ssize_t k;
+	int rc;
 
+	if (r->count_only && r->seekable) {
+		if ((rc = skip_frame(r, rec, err)) != 0)
+			return rc;
+		count_frame(r, rec, b);
+		return 0;
+	}
 	if ((k = ensure(r, (size_t)rec->len, err)) < 0)
 		return (int)k;
 	if ((size_t)k < rec->len)
@@ -1054,12 +1173,18 @@ read_frame(struct core_mlspill3_reader *r,
 	    core_mlspill3_body_scan(r->schema, body, rec->body_len, &zbytes,
 	    &why) != 0)
 		return corrupt_frame(r, at, why, err);
+	if (r->count_only) {
+		consume(r, (size_t)rec->len);
+		count_frame(r, rec, b);
+		return 0;
+	}
 	if (zbytes > 0)
 		core_grow_aligned(&r->zraw, &r->zraw_cap, (size_t)zbytes);
-	if (core_mlspill3_body_decode(r->schema, body, rec->body_len,
-	    (uint32_t)rec->nrows, r->codec, r->zraw, b, &why) != 0)
+	if (body_decode_want(r->schema, body, (uint32_t)rec->nrows, r->codec,
+	    r->zraw, r->want, b, &why) != 0)
 		return corrupt_frame(r, at, why, err);
 	consume(r, (size_t)rec->len);
+	r->file_rows += rec->nrows;
 	r->stream_rows += rec->nrows;
 	r->stream_frames++;
 	r->st.rows += rec->nrows;

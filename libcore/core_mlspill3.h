@@ -17,6 +17,7 @@
 #ifndef CORE_MLSPILL3_H
 #define CORE_MLSPILL3_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core_col.h"
@@ -94,6 +95,33 @@ int core_mlspill3_reader_next(struct core_mlspill3_reader *r,
 
 void core_mlspill3_reader_stats(const struct core_mlspill3_reader *r,
     struct core_mlspill3_stats *st);
+
+/* The input the last frame came from ("stdin" or its path; valid until
+ * the next read call), and the rows read from it so far, that frame's
+ * included: messages about a row name the file and the row in it. */
+const char *core_mlspill3_reader_name(const struct core_mlspill3_reader *r);
+uint64_t core_mlspill3_reader_file_rows(
+    const struct core_mlspill3_reader *r);
+
+/*
+ * Leaves out of the batches next fills the columns with want[i] false
+ * (want: borrowed, one flag per schema column; NULL: every column).
+ * Their buffers are covered by the frame's checksum, which is verified,
+ * but are neither expanded nor checked further, and the batch's column
+ * is empty (NULL buffers): a scan that reads three columns of twenty
+ * pays for three.
+ */
+void core_mlspill3_reader_want(struct core_mlspill3_reader *r,
+    const bool *want);
+
+/*
+ * From now on next fills b with a frame's row count only (every column
+ * empty).  On a regular file the frame bodies are skipped with lseek(2),
+ * neither read nor verified; every record header and end record is
+ * still read and checked, so a stream cut short is reported as
+ * truncated all the same.  On a pipe the bodies are read and verified.
+ */
+void core_mlspill3_reader_count_only(struct core_mlspill3_reader *r);
 
 /* Readers inside libcore that fetch a stream's bytes themselves (spill
  * files, read with pread(2)) parse them with core_mlspill3_record.h. */

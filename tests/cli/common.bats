@@ -17,7 +17,7 @@ tool_args() {
 	case $1 in
 	colsort) echo "-k k" ;;
 	colagg) echo "--by k count(*)" ;;
-	colscan) echo "--where k>0" ;;
+	colscan) echo "--where k%2=0" ;;
 	col2parquet) echo "-o -" ;;
 	# Two inputs: big.col on the left, the file or stdin on the right.
 	coljoin) echo "--on k --suffix _r big.col" ;;

@@ -13,7 +13,7 @@ run_args() {
 	case $1 in
 	colsort) echo "-k k" ;;
 	colagg) echo "--by k count(*)" ;;
-	colscan) echo "--where k>0" ;;
+	colscan) echo "--where k%2=0" ;;
 	# Two inputs: in.col on the left, the file or stdin on the right.
 	coljoin) echo "--on k --suffix _r in.col" ;;
 	*) echo "" ;;
