@@ -18,6 +18,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core_alloc.h"
 #include "core_expr.h"
@@ -34,6 +35,7 @@ struct item {
 };
 
 struct core_scan {
+	const struct core_scan_spec *spec;	/* borrowed while planning */
 	const struct core_schema *in;		/* borrowed */
 	struct core_schema *schema;		/* owned: the output */
 	struct core_expr_bound *where;		/* owned, or NULL */
@@ -62,6 +64,39 @@ mark_columns(const struct core_bnode *n, bool *needed)
 		needed[n->col] = true;
 	for (i = 0; i < n->nkids; i++)
 		mark_columns(n->kids[i], needed);
+}
+
+/* The unreadable column called name (len bytes), or -1. */
+static int
+find_unreadable(const struct core_scan_spec *sp, const char *name,
+    size_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < sp->nunreadable; i++)
+		if (strlen(sp->unreadable[i]) == len &&
+		    strncasecmp(sp->unreadable[i], name, len) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* An unreadable column named anywhere in e is an error at its place. */
+static int
+check_unreadable(const struct core_scan_spec *sp, const struct core_expr *e,
+    const char *src, size_t len, struct core_err *err)
+{
+	uint32_t i;
+	int u;
+
+	if (e->kind == CORE_EXPR_COLUMN &&
+	    (u = find_unreadable(sp, e->text, e->text_len)) >= 0)
+		return core_expr_err(err, CORE_EUSAGE, src, len, e->off,
+		    e->len, "column '%s' cannot be read: %s",
+		    sp->unreadable[u], sp->unreadable_why[u]);
+	for (i = 0; i < e->nkids; i++)
+		if (check_unreadable(sp, e->kids[i], src, len, err) != 0)
+			return CORE_EUSAGE;
+	return 0;
 }
 
 /* Resolves the name (len bytes) written at [off, off + span) of src the
@@ -111,13 +146,14 @@ plan_select(struct core_scan *s, const char *src, uint32_t *nitems,
 	struct core_select *sl = NULL;
 	size_t len = strlen(src);
 	uint32_t i, j, cap = 0;
-	bool *drop = NULL;
+	bool *drop = NULL, *udrop;
 	int col, rc;
 
 	*nitems = 0;
 	if ((rc = core_select_parse(src, len, &sl, err)) != 0)
 		return rc;
 	drop = core_xmalloc(in->ncols ? in->ncols : 1);
+	udrop = core_xmalloc(s->spec->nunreadable + 1);
 	for (i = 0; i < sl->nitems; i++) {
 		const struct core_select_item *it = &sl->items[i];
 		struct item *x;
@@ -125,7 +161,15 @@ plan_select(struct core_scan *s, const char *src, uint32_t *nitems,
 
 		if (it->star) {
 			memset(drop, 0, in->ncols);
+			memset(udrop, 0, s->spec->nunreadable);
 			for (j = 0; j < it->nexclude; j++) {
+				int u = find_unreadable(s->spec,
+				    it->exclude[j], strlen(it->exclude[j]));
+
+				if (u >= 0) {
+					udrop[u] = true;
+					continue;
+				}
 				rc = resolve_name(it->exclude[j],
 				    strlen(it->exclude[j]), src, len, it->off,
 				    it->len, in, &col, err);
@@ -133,6 +177,18 @@ plan_select(struct core_scan *s, const char *src, uint32_t *nitems,
 					goto out;
 				drop[col] = true;
 			}
+			for (j = 0; j < s->spec->nunreadable; j++)
+				if (!udrop[j]) {
+					rc = core_expr_err(err, CORE_EUSAGE,
+					    src, len, it->off, it->len,
+					    "* takes column '%s', which cannot "
+					    "be read (%s): leave it out with * "
+					    "EXCLUDE (%s)",
+					    s->spec->unreadable[j],
+					    s->spec->unreadable_why[j],
+					    s->spec->unreadable[j]);
+					goto out;
+				}
 			for (j = 0; j < in->ncols; j++) {
 				if (drop[j])
 					continue;
@@ -142,6 +198,9 @@ plan_select(struct core_scan *s, const char *src, uint32_t *nitems,
 			}
 			continue;
 		}
+		if ((rc = check_unreadable(s->spec, it->expr, src, len,
+		    err)) != 0)
+			goto out;
 		if (it->expr->kind == CORE_EXPR_COLUMN) {
 			rc = resolve_name(it->expr->text, it->expr->text_len,
 			    src, len, it->expr->off, it->expr->len, in, &col,
@@ -178,6 +237,7 @@ plan_select(struct core_scan *s, const char *src, uint32_t *nitems,
 			}
 out:
 	free(drop);
+	free(udrop);
 	core_select_free(sl);
 	return rc;
 }
@@ -193,7 +253,8 @@ plan_where(struct core_scan *s, const char *src, struct core_err *err)
 
 	if ((rc = core_expr_parse(src, len, &e, err)) != 0)
 		return rc;
-	if ((rc = core_expr_bind(e, src, len, s->in, &s->where, err)) != 0)
+	if ((rc = check_unreadable(s->spec, e, src, len, err)) != 0 ||
+	    (rc = core_expr_bind(e, src, len, s->in, &s->where, err)) != 0)
 		goto out;
 	t = core_expr_bound_type(s->where);
 	if (t.id != CORE_TYPE_BOOL) {
@@ -219,6 +280,7 @@ core_scan_new(const struct core_scan_spec *spec,
 	int rc;
 
 	*out = NULL;
+	s->spec = spec;
 	s->in = in;
 	s->needed = core_xcalloc(in->ncols ? in->ncols : 1, 1);
 	s->pass = core_xcalloc(in->ncols ? in->ncols : 1, 1);
@@ -254,6 +316,7 @@ core_scan_new(const struct core_scan_spec *spec,
 		free(names[i]);
 	free(names);
 	names = NULL;
+	s->spec = NULL;
 	s->g = core_gather_new(in, NULL, NULL);
 	core_gather_out_init(&s->go, in);
 	core_batch_init(&s->out, s->schema);

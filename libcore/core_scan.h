@@ -38,6 +38,12 @@ struct core_scan;
 struct core_scan_spec {
 	const char *where;
 	const char *select;
+	/* Columns the input has but cannot hand out (core_source's
+	 * unreadable ones): naming one is an error giving its reason, and
+	 * "*" must EXCLUDE them. */
+	const char *const *unreadable;
+	const char *const *unreadable_why;
+	uint32_t nunreadable;
 };
 
 /*

@@ -17,10 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core_alloc.h"
 #include "core_col.h"
 #include "core_io.h"
 #include "core_mlspill3.h"
 #include "core_scan.h"
+#include "core_source.h"
 #include "fe.h"
 
 static void usage(FILE *fp);
@@ -136,7 +138,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 /* The run: the reader, the plan, and what was read. */
 struct run {
 	const struct options *o;
-	struct core_mlspill3_reader *rd;
+	struct core_source *src;
 	struct core_scan *scan;
 	struct core_batch in;
 	struct fe_progress *prog;
@@ -148,13 +150,25 @@ static int
 plan(struct run *r, struct core_err *err)
 {
 	struct core_scan_spec spec;
+	const char **names, **whys;
+	uint32_t i, n = core_source_nunreadable(r->src);
 	char which;
 	int rc;
 
+	names = core_xmalloc((n + 1) * sizeof(*names));
+	whys = core_xmalloc((n + 1) * sizeof(*whys));
+	for (i = 0; i < n; i++)
+		names[i] = core_source_unreadable(r->src, i, &whys[i]);
+	memset(&spec, 0, sizeof(spec));
 	spec.where = r->o->where;
 	spec.select = r->o->select;
-	rc = core_scan_new(&spec, core_mlspill3_reader_schema(r->rd),
-	    &r->scan, &which, err);
+	spec.unreadable = names;
+	spec.unreadable_why = whys;
+	spec.nunreadable = n;
+	rc = core_scan_new(&spec, core_source_schema(r->src), &r->scan,
+	    &which, err);
+	free(names);
+	free(whys);
 	if (rc == CORE_EUSAGE) {
 		struct core_err e = *err;
 
@@ -168,17 +182,17 @@ plan(struct run *r, struct core_err *err)
 static int
 next(struct run *r, struct core_err *err)
 {
-	struct core_mlspill3_stats st;
+	struct core_source_stats st;
 	int rc;
 
-	rc = core_mlspill3_reader_next(r->rd, &r->in, err);
+	rc = core_source_next(r->src, &r->in, err);
 	if (r->prog != NULL) {
-		core_mlspill3_reader_stats(r->rd, &st);
+		core_source_stats(r->src, &st);
 		fe_progress_update(r->prog, st.rows, st.bytes);
 	}
 	if (rc == 0)
 		core_scan_set_row_base(r->scan,
-		    core_mlspill3_reader_file_rows(r->rd) - r->in.nrows + 1);
+		    core_source_file_rows(r->src) - r->in.nrows + 1);
 	return rc;
 }
 
@@ -189,8 +203,8 @@ row_error(struct run *r, int rc, struct core_err *err)
 	struct core_err e = *err;
 
 	if (rc == CORE_EDATA)
-		core_err_set(err, rc, "%s: %s",
-		    core_mlspill3_reader_name(r->rd), e.msg);
+		core_err_set(err, rc, "%s: %s", core_source_name(r->src),
+		    e.msg);
 	return rc;
 }
 
@@ -202,10 +216,14 @@ run_count(struct run *r, const struct fe_out *out, struct core_err *err)
 	uint32_t n;
 	int rc, len;
 
-	if (!core_scan_has_filter(r->scan))
-		core_mlspill3_reader_count_only(r->rd);
-	else
-		core_mlspill3_reader_want(r->rd, core_scan_needed(r->scan));
+	if (!core_scan_has_filter(r->scan)) {
+		rc = core_source_count(r->src, r->o->has_limit ? r->o->limit :
+		    UINT64_MAX, &total, err);
+		if (rc != 0)
+			return rc;
+		goto print;
+	}
+	core_source_want(r->src, core_scan_needed(r->scan));
 	while ((!r->o->has_limit || total < r->o->limit) &&
 	    (rc = next(r, err)) == 0) {
 		if ((rc = core_scan_count(r->scan, &r->in, &n, err)) != 0)
@@ -216,6 +234,9 @@ run_count(struct run *r, const struct fe_out *out, struct core_err *err)
 		total = r->o->limit;
 	else if (rc != CORE_EOF)
 		return rc;
+print:
+	if (r->o->has_limit && total > r->o->limit)
+		total = r->o->limit;
 	r->rows_out = total;
 	len = snprintf(line, sizeof(line), "%" PRIu64 "\n", total);
 	return core_write_all(out->fd, line, (size_t)len, out->name, err);
@@ -256,7 +277,7 @@ run_scan(struct run *r, const struct fe_out *out, struct core_err *err)
 	struct core_batch part;
 	int rc = 0;
 
-	core_mlspill3_reader_want(r->rd, core_scan_needed(r->scan));
+	core_source_want(r->src, core_scan_needed(r->scan));
 	w = core_mlspill3_writer_new(out->fd, out->name,
 	    core_scan_schema(r->scan), c->zstd_level);
 	/* One thread: an output batch views the reader's buffer, which
@@ -287,13 +308,14 @@ run_scan(struct run *r, const struct fe_out *out, struct core_err *err)
 static void
 print_stats(const struct run *r)
 {
-	struct core_mlspill3_stats st;
+	struct core_source_stats st;
 
-	core_mlspill3_reader_stats(r->rd, &st);
+	core_source_stats(r->src, &st);
 	fprintf(stderr, "%s: %" PRIu64 " rows in, %" PRIu64 " rows out, "
-	    "%" PRIu64 " frames, %" PRIu64 " streams, %.1f MB in, %.3f s, "
-	    "peak memory %.1f MB\n", fe_prog(), st.rows, r->rows_out,
-	    st.frames, st.streams, (double)st.bytes / 1e6, fe_elapsed(),
+	    "%" PRIu64 " inputs, %" PRIu64 " frames, %" PRIu64 " row groups, "
+	    "%.1f MB in, %.3f s, peak memory %.1f MB\n", fe_prog(), st.rows,
+	    r->rows_out, st.inputs, st.frames, st.row_groups,
+	    (double)st.bytes / 1e6, fe_elapsed(),
 	    (double)fe_peak_rss() / 1e6);
 }
 
@@ -306,11 +328,11 @@ run(const struct options *o, const char *const *paths, size_t npaths,
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
-	if ((rc = core_mlspill3_reader_new(paths, npaths, &r.rd, err)) != 0)
+	if ((rc = core_source_open(paths, npaths, &r.src, err)) != 0)
 		return rc;
 	if ((rc = plan(&r, err)) != 0)
 		goto out;
-	core_batch_init(&r.in, core_mlspill3_reader_schema(r.rd));
+	core_batch_init(&r.in, core_source_schema(r.src));
 	if (o->schema) {
 		rc = run_schema(&r, out, err);
 		goto out;
@@ -327,7 +349,7 @@ run(const struct options *o, const char *const *paths, size_t npaths,
 out:
 	core_batch_release(&r.in);
 	core_scan_free(r.scan);
-	core_mlspill3_reader_free(r.rd);
+	core_source_free(r.src);
 	return rc;
 }
 
