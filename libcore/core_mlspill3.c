@@ -645,6 +645,12 @@ read_stream_header(struct core_mlspill3_reader *r, struct core_err *err)
 		return (int)k;
 	h = r->buf + r->start;
 	if (k < 8 || memcmp(h, CORE_MLSPILL3_MAGIC, 8) != 0) {
+		if (k >= 8 && r->st.streams == 0 && r->offset == 0 &&
+		    memcmp(h, "PAR1", 4) == 0)
+			return core_err_set(err, CORE_EDATA,
+			    "%s: a Parquet file, not an MLSPILL3 stream (read "
+			    "Parquet from a file: it is read from its end, "
+			    "which a pipe cannot do)", r->name);
 		if (k >= 8 && r->st.streams == 0 && r->offset == 0)
 			return core_err_set(err, CORE_EDATA,
 			    "%s: not an MLSPILL3 stream (bad magic)", r->name);

@@ -53,12 +53,23 @@ struct elem {
 	bool l_signed;
 };
 
+/* A chunk's Statistics, as written: min_value/max_value, or the
+ * deprecated min/max (legacy: valid only for signed integers). */
+struct stats {
+	bool has_nc;
+	int64_t null_count;
+	uint8_t *min, *max;		/* owned, or NULL */
+	uint32_t minlen, maxlen;
+	bool legacy;
+};
+
 struct chunk {
 	int type;			/* physical type, -1 when no metadata */
 	int codec;
 	int64_t data_off, dict_off;	/* dict_off -1 when absent */
 	int64_t csize;
 	bool external;			/* in another file */
+	struct stats st;
 };
 
 struct row_group {
@@ -90,6 +101,7 @@ struct core_parquet_scan {
 	struct core_codec_ctx *cx;	/* owned */
 	uint32_t rg;			/* row group being read */
 	uint64_t rg_left;		/* its rows not yet handed out */
+	bool *skip;			/* owned, nrg flags, or NULL */
 	bool started, done;
 	struct core_parquet_scan_stats stats;
 };
@@ -261,6 +273,84 @@ parse_elem(struct parse *ps, struct elem *e)
 	return rc;
 }
 
+/* A binary field's copy into *dst (replacing what was there). */
+static int
+get_bytes(struct parse *ps, uint8_t t, uint8_t **dst, uint32_t *len)
+{
+	const uint8_t *b;
+	size_t n;
+
+	if (want(ps, t == CORE_THRIFT_BINARY) != 0 ||
+	    core_thrift_read_binary(&ps->r, &b, &n) != 0 || n > UINT32_MAX)
+		return CORE_ECORRUPT;
+	free(*dst);
+	*dst = core_xmalloc(n ? n : 1);
+	memcpy(*dst, b, n);
+	*len = (uint32_t)n;
+	return 0;
+}
+
+/* Statistics: the exact fields win over the deprecated ones. */
+static int
+parse_stats(struct parse *ps, struct stats *st)
+{
+	uint8_t *lmin = NULL, *lmax = NULL;
+	uint32_t lminlen = 0, lmaxlen = 0;
+	int16_t id;
+	uint8_t t;
+	int rc;
+	int64_t v;
+
+	if (core_thrift_read_struct(&ps->r) != 0)
+		return CORE_ECORRUPT;
+	while ((rc = core_thrift_read_field(&ps->r, &id, &t)) > 0) {
+		switch (id) {
+		case 1:
+			rc = get_bytes(ps, t, &lmax, &lmaxlen);
+			break;
+		case 2:
+			rc = get_bytes(ps, t, &lmin, &lminlen);
+			break;
+		case 3:
+			/* A negative count says nothing (some writers put
+			 * -1 there). */
+			rc = get_i(ps, t, INT64_MIN, INT64_MAX, &v);
+			st->has_nc = rc == 0 && v >= 0;
+			st->null_count = v;
+			break;
+		case 5:
+			rc = get_bytes(ps, t, &st->max, &st->maxlen);
+			break;
+		case 6:
+			rc = get_bytes(ps, t, &st->min, &st->minlen);
+			break;
+		default:
+			rc = core_thrift_skip(&ps->r, t) != 0 ? CORE_ECORRUPT :
+			    0;
+		}
+		if (rc != 0)
+			break;
+	}
+	if (rc == 0 && (st->min == NULL || st->max == NULL) &&
+	    lmin != NULL && lmax != NULL) {
+		free(st->min);
+		free(st->max);
+		st->min = lmin;
+		st->max = lmax;
+		st->minlen = lminlen;
+		st->maxlen = lmaxlen;
+		st->legacy = true;
+		lmin = lmax = NULL;
+	} else if (st->min == NULL || st->max == NULL) {
+		free(st->min);
+		free(st->max);
+		st->min = st->max = NULL;
+	}
+	free(lmin);
+	free(lmax);
+	return rc < 0 ? CORE_ECORRUPT : 0;
+}
+
 static int
 parse_col_meta(struct parse *ps, struct chunk *c)
 {
@@ -293,6 +383,11 @@ parse_col_meta(struct parse *ps, struct chunk *c)
 			if (get_i(ps, t, INT64_MIN, INT64_MAX, &v) != 0)
 				return CORE_ECORRUPT;
 			c->dict_off = v;
+			break;
+		case 12:
+			if (want(ps, t == CORE_THRIFT_STRUCT) != 0 ||
+			    parse_stats(ps, &c->st) != 0)
+				return CORE_ECORRUPT;
 			break;
 		default:
 			SKIP();
@@ -799,8 +894,15 @@ core_parquet_file_free(struct core_parquet_file *f)
 		close(f->fd);
 	for (i = 0; i < f->ncols; i++)
 		free((char *)f->cols[i].name);
-	for (i = 0; i < f->nrg; i++)
+	for (i = 0; i < f->nrg; i++) {
+		uint32_t j;
+
+		for (j = 0; f->rgs[i].chunks != NULL && j < f->nleaves; j++) {
+			free(f->rgs[i].chunks[j].st.min);
+			free(f->rgs[i].chunks[j].st.max);
+		}
 		free(f->rgs[i].chunks);
+	}
 	free(f->rgs);
 	free(f->cols);
 	free(f->leaves);
@@ -912,6 +1014,7 @@ core_parquet_scan_free(struct core_parquet_scan *s)
 	free(s->cur);
 	free(s->buf);
 	free(s->buf_cap);
+	free(s->skip);
 	free(s->cols);
 	core_schema_free(s->schema);
 	core_codec_ctx_free(s->cx);
@@ -1059,6 +1162,10 @@ core_parquet_scan_next(struct core_parquet_scan *s, struct core_batch *b,
 		 * writers leave its chunks' offsets 0). */
 		if (f->rgs[s->rg].nrows == 0)
 			continue;
+		if (s->skip != NULL && s->skip[s->rg]) {
+			s->stats.row_groups_skipped++;
+			continue;
+		}
 		rc = start_row_group(s, err);
 		if (rc != 0) {
 			s->done = true;
@@ -1091,4 +1198,117 @@ core_parquet_scan_next(struct core_parquet_scan *s, struct core_batch *b,
 	b->nrows = n;
 	s->rg_left -= n;
 	return 0;
+}
+
+/* ---- statistics ---- */
+
+/* A little-endian signed integer of n (4 or 8) bytes. */
+static int64_t
+le_int(const uint8_t *p, uint32_t n)
+{
+	uint64_t v = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	if (n == 4)
+		return (int32_t)(uint32_t)v;
+	return (int64_t)v;
+}
+
+/* A big-endian two's complement integer of n bytes into *v, if it fits. */
+static bool
+be_int(const uint8_t *p, uint32_t n, int64_t *v)
+{
+	uint64_t x = (n > 0 && (p[0] & 0x80)) ? UINT64_MAX : 0;
+	uint32_t i;
+
+	if (n == 0)
+		return false;
+	for (i = 0; i + 8 < n; i++)
+		if (p[i] != (uint8_t)x)
+			return false;	/* wider than 64 bits */
+	for (i = n > 8 ? n - 8 : 0; i < n; i++)
+		x = x << 8 | p[i];
+	*v = (int64_t)x;
+	/* The top bytes kept must agree with the sign dropped. */
+	return n <= 8 || ((p[n - 9] & 0x80) != 0) == (*v < 0);
+}
+
+/* One bound of a column's statistics in colpipe's domain. */
+static bool
+stat_value(const struct pq_leaf *l, const struct stats *st, const uint8_t *p,
+    uint32_t n, int64_t *v)
+{
+	switch (l->conv) {
+	case PQ_CONV_I32:
+	case PQ_CONV_I32_I64:
+		if (n != 4)
+			return false;
+		*v = le_int(p, 4);
+		return true;
+	case PQ_CONV_I64:
+	case PQ_CONV_TS_MS:
+	case PQ_CONV_TS_NS:
+		if (n != 8)
+			return false;
+		*v = le_int(p, 8);
+		if (l->conv == PQ_CONV_TS_MS)
+			return !__builtin_mul_overflow(*v, 1000, v);
+		if (l->conv == PQ_CONV_TS_NS)
+			*v = *v / 1000 - (*v % 1000 < 0);
+		return true;
+	case PQ_CONV_DEC_BE:
+		return !st->legacy && l->type.id == CORE_TYPE_DECIMAL &&
+		    be_int(p, n, v);
+	default:
+		return false;
+	}
+}
+
+bool
+core_parquet_file_colstats(const struct core_parquet_file *f, uint32_t rg,
+    uint32_t col, struct core_colstats *out)
+{
+	const struct pq_leaf *l = &f->leaves[col];
+	const struct chunk *c;
+	const struct stats *st;
+
+	memset(out, 0, sizeof(*out));
+	out->rows = (uint64_t)f->rgs[rg].nrows;
+	if (!f->cols[col].supported)
+		return false;
+	c = &f->rgs[rg].chunks[l->chunk];
+	st = &c->st;
+	out->has_null_count = st->has_nc;
+	out->null_count = (uint64_t)st->null_count;
+	if (st->min != NULL && st->max != NULL) {
+		if (l->conv == PQ_CONV_STRING) {
+			/* Bytes compare as the engine compares strings only
+			 * in the exact fields (the deprecated ones were
+			 * ordered as signed bytes by old writers). */
+			out->has_minmax = !st->legacy;
+			out->smin = (const char *)st->min;
+			out->smax = (const char *)st->max;
+			out->sminlen = st->minlen;
+			out->smaxlen = st->maxlen;
+		} else {
+			out->has_minmax = stat_value(l, st, st->min,
+			    st->minlen, &out->imin) && stat_value(l, st,
+			    st->max, st->maxlen, &out->imax) &&
+			    out->imin <= out->imax;
+		}
+	}
+	return out->has_null_count || out->has_minmax;
+}
+
+void
+core_parquet_scan_skip(struct core_parquet_scan *s, const bool *skip)
+{
+	free(s->skip);
+	s->skip = NULL;
+	if (skip != NULL) {
+		s->skip = core_xmalloc(s->f->nrg ? s->f->nrg : 1);
+		memcpy(s->skip, skip, s->f->nrg);
+	}
 }

@@ -33,7 +33,8 @@
  * DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT values; definition levels in RLE or
  * the old BIT_PACKED encoding; codecs uncompressed, snappy, gzip, zstd,
  * brotli, lz4_raw and lz4 (Hadoop's framing, or a raw block).  Page
- * checksums and statistics are not read.
+ * checksums and page indexes are not read; the column chunks' statistics
+ * are, for a caller to skip row groups with (core_parquet_scan_skip).
  *
  * Bad files: every length, offset, count and dictionary index read from
  * the file is checked before it is used; a file that fails a check gives
@@ -57,6 +58,7 @@
 
 #include "core_col.h"
 #include "core_err.h"
+#include "core_prune.h"
 
 #define CORE_PARQUET_READ_BATCH_ROWS 4096
 
@@ -127,10 +129,27 @@ int core_parquet_scan_next(struct core_parquet_scan *s, struct core_batch *b,
 
 struct core_parquet_scan_stats {
 	uint64_t row_groups;	/* row groups read */
+	uint64_t row_groups_skipped;	/* by core_parquet_scan_skip */
 	uint64_t pages;		/* data and dictionary pages decoded */
 	uint64_t bytes;		/* file bytes read for column chunks */
 };
 void core_parquet_scan_stats(const struct core_parquet_scan *s,
     struct core_parquet_scan_stats *st);
+
+/*
+ * The statistics of column col's chunk in row group rg, in colpipe's
+ * domain (core_prune.h): the NULL count when the file has it, min and
+ * max when the file has them in a form that orders as colpipe orders the
+ * column's values (integers, dates, timestamps, decimals of up to 18
+ * digits; strings from the exact min_value/max_value fields only).
+ * Returns whether anything is known; rows is always set.  Strings are
+ * borrowed from f.
+ */
+bool core_parquet_file_colstats(const struct core_parquet_file *f,
+    uint32_t rg, uint32_t col, struct core_colstats *st);
+
+/* Row groups with skip[rg] set (nrow_groups flags, copied; NULL: none)
+ * are passed over without a byte of them read.  Before the first next. */
+void core_parquet_scan_skip(struct core_parquet_scan *s, const bool *skip);
 
 #endif

@@ -212,6 +212,36 @@ rle_unpack_group(struct pq_rle *r)
 	return 0;
 }
 
+/*
+ * Whole groups of 8 bit-packed values straight into out, while at least
+ * 8 are wanted, the run has them and the data has 8 bytes past each
+ * group, so that every value is one unaligned 8-byte load, a shift and a
+ * mask (w <= 32: a value and its bit offset in its byte fit in 64 bits).
+ * Returns the values written, a multiple of 8.
+ */
+static uint32_t
+rle_unpack_fast(struct pq_rle *r, uint32_t *out, uint32_t n)
+{
+	uint32_t w = (uint32_t)r->width, done = 0, i;
+	uint64_t mask = w == 32 ? 0xffffffffu : ((uint64_t)1 << w) - 1;
+
+	if (w == 0)
+		return 0;
+	while (n - done >= 8 && r->run >= 8 &&
+	    (size_t)(r->end - r->p) >= (size_t)w + 8) {
+		for (i = 0; i < 8; i++) {
+			uint64_t bit = (uint64_t)i * w, x;
+
+			memcpy(&x, r->p + (bit >> 3), 8);
+			out[done + i] = (uint32_t)((x >> (bit & 7)) & mask);
+		}
+		r->p += w;
+		r->run -= 8;
+		done += 8;
+	}
+	return done;
+}
+
 /* n values into out; -1 when the data runs out or is malformed. */
 static int
 rle_get(struct pq_rle *r, uint32_t *out, uint32_t n)
@@ -223,6 +253,12 @@ rle_get(struct pq_rle *r, uint32_t *out, uint32_t n)
 			return -1;
 		if (r->run == 0)
 			continue;
+		if (r->packed && r->lit_pos == 8 &&
+		    (k = rle_unpack_fast(r, out, n)) > 0) {
+			out += k;
+			n -= k;
+			continue;
+		}
 		if (!r->packed) {
 			k = n < r->run ? n : r->run;
 			for (i = 0; i < k; i++)
@@ -843,10 +879,11 @@ get_indices(struct pq_cursor *c, uint32_t m, struct core_err *err)
 }
 
 /* m fixed-width physical values; *out points at them (into the page or
- * the dense scratch). */
+ * the dense scratch, or into direct, when given, for dictionary pages:
+ * the caller's column, when the values need no conversion). */
 static int
 decode_fixed(struct pq_cursor *c, uint32_t m, const uint8_t **out,
-    struct core_err *err)
+    uint8_t *direct, struct core_err *err)
 {
 	const struct pq_leaf *l = c->leaf;
 	size_t w = phys_width(l->phys), i, j;
@@ -873,6 +910,8 @@ decode_fixed(struct pq_cursor *c, uint32_t m, const uint8_t **out,
 	case ENC_RLE_DICTIONARY:
 		if (get_indices(c, m, err) != 0)
 			return err->code;
+		if (direct != NULL)
+			d = direct;
 		if (w == 4) {
 			for (i = 0; i < m; i++)
 				memcpy(d + i * 4, c->dict_buf +
@@ -1298,7 +1337,7 @@ read_slice(struct pq_cursor *c, struct core_column *out, uint32_t row0,
 	const uint8_t *lev = NULL, *src = NULL;
 	size_t w = core_type_width(l->type.id), i, j;
 	uint32_t m = k;
-	uint8_t *dst;
+	uint8_t *dst, *direct;
 	bool binary = l->phys == PQ_BYTE_ARRAY || l->phys == PQ_FLBA;
 	int rc;
 
@@ -1323,9 +1362,16 @@ read_slice(struct pq_cursor *c, struct core_column *out, uint32_t row0,
 			return put_strings(c, out, row0, k, m, lev, str_used,
 			    err);
 	} else {
-		rc = decode_fixed(c, m, &src, err);
+		/* Values that are colpipe's as they are, with no NULL to
+		 * spread, go from the dictionary to the column at once. */
+		direct = lev == NULL && (l->conv == PQ_CONV_I32 ||
+		    l->conv == PQ_CONV_I64 || l->conv == PQ_CONV_F64) ?
+		    (uint8_t *)out->values + (size_t)row0 * w : NULL;
+		rc = decode_fixed(c, m, &src, direct, err);
 		if (rc != 0)
 			return rc;
+		if (direct != NULL && src == direct)
+			return 0;
 	}
 	dst = (uint8_t *)out->values + (size_t)row0 * w;
 	if (lev != NULL)

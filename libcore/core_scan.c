@@ -26,6 +26,7 @@
 #include "core_expr_eval.h"
 #include "core_expr_parse.h"
 #include "core_gather.h"
+#include "core_prune.h"
 #include "core_scan.h"
 
 struct item {
@@ -39,8 +40,10 @@ struct core_scan {
 	const struct core_schema *in;		/* borrowed */
 	struct core_schema *schema;		/* owned: the output */
 	struct core_expr_bound *where;		/* owned, or NULL */
+	struct core_prune *prune;		/* owned, or NULL */
 	struct item *items;			/* owned, schema->ncols */
 	bool *needed;				/* owned, in->ncols */
+	bool *fneeded;				/* owned: the filter's */
 	bool *pass;				/* owned, in->ncols: some
 						   item passes it through */
 	bool any_pass;
@@ -264,6 +267,8 @@ plan_where(struct core_scan *s, const char *src, struct core_err *err)
 		goto out;
 	}
 	mark_columns(s->where->root, s->needed);
+	mark_columns(s->where->root, s->fneeded);
+	s->prune = core_prune_new(s->where, s->in);
 out:
 	core_expr_free(e);
 	return rc;
@@ -284,13 +289,14 @@ core_scan_new(const struct core_scan_spec *spec,
 	s->in = in;
 	s->needed = core_xcalloc(in->ncols ? in->ncols : 1, 1);
 	s->pass = core_xcalloc(in->ncols ? in->ncols : 1, 1);
+	s->fneeded = core_xcalloc(in->ncols ? in->ncols : 1, 1);
 	*which = 'w';
 	if (spec->where != NULL &&
 	    (rc = plan_where(s, spec->where, err)) != 0)
 		goto fail;
 	*which = 's';
-	if ((rc = plan_select(s, spec->select ? spec->select : "*", &n,
-	    &names, err)) != 0)
+	if (!spec->count_only && (rc = plan_select(s, spec->select ?
+	    spec->select : "*", &n, &names, err)) != 0)
 		goto fail;
 	s->schema = core_schema_new(n);
 	s->identity = s->where == NULL && n == in->ncols;
@@ -351,10 +357,12 @@ core_scan_free(struct core_scan *s)
 	if (s->g != NULL)
 		core_gather_out_release(s->g, &s->go);
 	core_gather_free(s->g);
+	core_prune_free(s->prune);
 	core_expr_bound_free(s->where);
 	core_schema_free(s->schema);
 	free(s->items);
 	free(s->needed);
+	free(s->fneeded);
 	free(s->pass);
 	free(s->sel);
 	free(s);
@@ -370,6 +378,18 @@ const bool *
 core_scan_needed(const struct core_scan *s)
 {
 	return s->needed;
+}
+
+const bool *
+core_scan_filter_needed(const struct core_scan *s)
+{
+	return s->fneeded;
+}
+
+const struct core_prune *
+core_scan_prune(const struct core_scan *s)
+{
+	return s->prune;
 }
 
 bool

@@ -44,6 +44,9 @@ struct core_scan_spec {
 	const char *const *unreadable;
 	const char *const *unreadable_why;
 	uint32_t nunreadable;
+	/* Only rows are counted (core_scan_count): no select list is
+	 * planned, and the output has no column. */
+	bool count_only;
 };
 
 /*
@@ -63,10 +66,19 @@ const struct core_schema *core_scan_schema(const struct core_scan *s);
 /* in->ncols flags: whether the scan reads input column i. */
 const bool *core_scan_needed(const struct core_scan *s);
 
+/* in->ncols flags: whether the filter reads input column i (what
+ * core_scan_count needs). */
+const bool *core_scan_filter_needed(const struct core_scan *s);
+
 /* Whether the scan has a filter, and whether it passes every input
  * column through unchanged (no filter, select "*"). */
 bool core_scan_has_filter(const struct core_scan *s);
 bool core_scan_is_identity(const struct core_scan *s);
+
+/* What the filter's statistics can rule out (core_prune.h); NULL when
+ * nothing.  Borrowed, valid for the scan's life. */
+struct core_prune;
+const struct core_prune *core_scan_prune(const struct core_scan *s);
 
 /* Run-time errors name rows as "row N" with N = base + the row's index
  * in the batch; set it before each batch (1-based counting: base is 1

@@ -19,6 +19,7 @@
 #include "core_alloc.h"
 #include "core_mlspill3.h"
 #include "core_parquet_read.h"
+#include "core_prune.h"
 #include "core_source.h"
 
 enum kind { NONE, MLS, PQ };
@@ -33,6 +34,7 @@ struct core_source {
 	const char **unread_why;	/* static reasons */
 	uint32_t nunread;
 	const bool *want;		/* borrowed, or NULL */
+	const struct core_prune *prune;	/* borrowed, or NULL */
 
 	enum kind kind;			/* of the open input */
 	char *name;			/* owned: its message name */
@@ -259,6 +261,38 @@ core_source_want(struct core_source *s, const bool *want)
 		core_mlspill3_reader_want(s->rd, want);
 }
 
+void
+core_source_prune(struct core_source *s, const struct core_prune *p)
+{
+	s->prune = p;
+}
+
+/* The row groups of the open Parquet file no row of which can pass. */
+static void
+parquet_skip(struct core_source *s)
+{
+	uint32_t rg, i, nrg = core_parquet_file_nrow_groups(s->pf);
+	uint32_t ncols = s->schema->ncols;
+	const bool *cols = core_prune_columns(s->prune);
+	struct core_colstats *st;
+	bool *skip, any = false;
+
+	st = core_xcalloc(ncols ? ncols : 1, sizeof(*st));
+	skip = core_xcalloc(nrg ? nrg : 1, 1);
+	for (rg = 0; rg < nrg; rg++) {
+		for (i = 0; i < ncols; i++)
+			if (cols[i])
+				(void)core_parquet_file_colstats(s->pf, rg,
+				    s->pq_col[i], &st[i]);
+		skip[rg] = !core_prune_may_match(s->prune, st);
+		any |= skip[rg];
+	}
+	if (any)
+		core_parquet_scan_skip(s->ps, skip);
+	free(skip);
+	free(st);
+}
+
 /* Starts the Parquet scan of the wanted columns. */
 static int
 parquet_start(struct core_source *s, struct core_err *err)
@@ -276,8 +310,11 @@ parquet_start(struct core_source *s, struct core_err *err)
 	}
 	rc = core_parquet_scan_new(s->pf, cols, n, &s->ps, err);
 	free(cols);
-	if (rc == 0)
+	if (rc == 0) {
 		core_batch_init(&s->pb, core_parquet_scan_schema(s->ps));
+		if (s->prune != NULL)
+			parquet_skip(s);
+	}
 	return rc;
 }
 
@@ -425,6 +462,7 @@ core_source_stats(const struct core_source *s, struct core_source_stats *st)
 			core_parquet_scan_stats(s->ps, &p);
 			st->bytes += p.bytes;
 			st->row_groups += p.row_groups;
+			st->row_groups_skipped += p.row_groups_skipped;
 		}
 	}
 }

@@ -54,6 +54,12 @@ const char *core_source_unreadable(const struct core_source *s, uint32_t i,
  * before the first next. */
 void core_source_want(struct core_source *s, const bool *want);
 
+/* Skips the Parquet row groups whose statistics prove that no row can
+ * pass the filter p was made from (borrowed for the source's life; NULL:
+ * none).  Call before the first next. */
+struct core_prune;
+void core_source_prune(struct core_source *s, const struct core_prune *p);
+
 /*
  * Fills b (core_batch_init'ed on the schema; its buffers become views)
  * with the next rows: 0 with b->nrows >= 1, CORE_EOF after the last
@@ -83,6 +89,7 @@ struct core_source_stats {
 	uint64_t inputs;	/* inputs opened */
 	uint64_t frames;	/* MLSPILL3 frames */
 	uint64_t row_groups;	/* Parquet row groups read */
+	uint64_t row_groups_skipped;	/* ruled out by statistics */
 };
 void core_source_stats(const struct core_source *s,
     struct core_source_stats *st);

@@ -42,6 +42,7 @@ struct options {
 	bool has_limit;
 	bool count;
 	bool schema;
+	bool no_prune;
 };
 
 static void
@@ -63,7 +64,10 @@ usage(FILE *fp)
 	    "as text\n"
 	    "      --schema         print the output columns, one name:type "
 	    "a line,\n"
-	    "                       without reading any row\n",
+	    "                       without reading any row\n"
+	    "      --no-prune       read every Parquet row group, even those "
+	    "whose\n"
+	    "                       statistics rule out every row\n",
 	    tool.name);
 	fe_usage_shared(fp);
 	fprintf(fp, "\n"
@@ -72,7 +76,7 @@ usage(FILE *fp)
 	    "colscan(1).\n");
 }
 
-enum { OPT_SCHEMA = 256 };
+enum { OPT_SCHEMA = 256, OPT_NO_PRUNE };
 
 static int
 option(void *arg, int c, const char *optarg, struct core_err *err)
@@ -103,6 +107,9 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 	case OPT_SCHEMA:
 		o->schema = true;
 		break;
+	case OPT_NO_PRUNE:
+		o->no_prune = true;
+		break;
 	default:
 		return core_err_set(err, CORE_EINTERNAL, "option %d", c);
 	}
@@ -118,6 +125,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		{ "limit", required_argument, NULL, 'n' },
 		{ "count", no_argument, NULL, 'c' },
 		{ "schema", no_argument, NULL, OPT_SCHEMA },
+		{ "no-prune", no_argument, NULL, OPT_NO_PRUNE },
 		{ NULL, 0, NULL, 0 },
 	};
 	int rc;
@@ -165,6 +173,9 @@ plan(struct run *r, struct core_err *err)
 	spec.unreadable = names;
 	spec.unreadable_why = whys;
 	spec.nunreadable = n;
+	/* A count has no output columns: the select list is not planned
+	 * (and a column no batch can hold does not matter). */
+	spec.count_only = r->o->count && r->o->select == NULL;
 	rc = core_scan_new(&spec, core_source_schema(r->src), &r->scan,
 	    &which, err);
 	free(names);
@@ -223,7 +234,9 @@ run_count(struct run *r, const struct fe_out *out, struct core_err *err)
 			return rc;
 		goto print;
 	}
-	core_source_want(r->src, core_scan_needed(r->scan));
+	core_source_want(r->src, core_scan_filter_needed(r->scan));
+	if (!r->o->no_prune)
+		core_source_prune(r->src, core_scan_prune(r->scan));
 	while ((!r->o->has_limit || total < r->o->limit) &&
 	    (rc = next(r, err)) == 0) {
 		if ((rc = core_scan_count(r->scan, &r->in, &n, err)) != 0)
@@ -278,6 +291,8 @@ run_scan(struct run *r, const struct fe_out *out, struct core_err *err)
 	int rc = 0;
 
 	core_source_want(r->src, core_scan_needed(r->scan));
+	if (!r->o->no_prune)
+		core_source_prune(r->src, core_scan_prune(r->scan));
 	w = core_mlspill3_writer_new(out->fd, out->name,
 	    core_scan_schema(r->scan), c->zstd_level);
 	/* One thread: an output batch views the reader's buffer, which
@@ -312,9 +327,10 @@ print_stats(const struct run *r)
 
 	core_source_stats(r->src, &st);
 	fprintf(stderr, "%s: %" PRIu64 " rows in, %" PRIu64 " rows out, "
-	    "%" PRIu64 " inputs, %" PRIu64 " frames, %" PRIu64 " row groups, "
-	    "%.1f MB in, %.3f s, peak memory %.1f MB\n", fe_prog(), st.rows,
-	    r->rows_out, st.inputs, st.frames, st.row_groups,
+	    "%" PRIu64 " inputs, %" PRIu64 " frames, %" PRIu64 " row groups "
+	    "read, %" PRIu64 " skipped, %.1f MB in, %.3f s, peak memory "
+	    "%.1f MB\n", fe_prog(), st.rows, r->rows_out, st.inputs,
+	    st.frames, st.row_groups, st.row_groups_skipped,
 	    (double)st.bytes / 1e6, fe_elapsed(),
 	    (double)fe_peak_rss() / 1e6);
 }
