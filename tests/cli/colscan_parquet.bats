@@ -1,0 +1,165 @@
+#!/usr/bin/env bats
+# colscan_parquet.bats - colscan reading Parquet files as users run it:
+# the same answers as from the MLSPILL3 stream the file was written
+# from, a count from the footer alone, row groups skipped by their
+# statistics without changing an answer, columns colpipe cannot hold,
+# Parquet and MLSPILL3 inputs mixed, and the errors.  Whether files of
+# other writers read right is tests/unit/test_parquet_read.c's corpus.
+
+load helpers
+
+# A table of a few thousand rows in row groups of 1000, with NULLs in
+# every column but k (k ascends, so row groups have disjoint k ranges).
+setup() {
+	cd "$BATS_TEST_TMPDIR" || return 1
+	export LC_ALL=C
+	need csv2col col2csv col2parquet colscan
+	awk 'BEGIN {
+		print "k,amount,day,label,score"
+		for (i = 1; i <= 5000; i++) {
+			a = i % 11 == 0 ? "" : sprintf("%d.%02d", i % 300, i % 100)
+			d = i % 13 == 0 ? "" : sprintf("19%02d-%02d-%02d", \
+			    70 + i % 30, 1 + i % 12, 1 + i % 28)
+			l = i % 17 == 0 ? "" : "label " (i % 97)
+			s = i % 19 == 0 ? "" : sprintf("%d.5", i % 40)
+			printf "%d,%s,%s,%s,%s\n", i, a, d, l, s
+		}
+	}' >t.csv
+	csv2col t.csv >t.col
+	col2parquet --row-group-rows 1000 -o t.parquet t.col
+}
+
+# same ARGS...: colscan ARGS over t.col and over t.parquet print the
+# same CSV.
+same() {
+	colscan "$@" t.col | col2csv >want.csv
+	colscan "$@" t.parquet | col2csv >got.csv
+	cmp want.csv got.csv || fail "colscan $*: Parquet and .col differ:
+$(diff want.csv got.csv | head -5)"
+}
+
+@test "Parquet reads back what it was written from: every column, filters, projections" {
+	run colscan --schema t.parquet
+	status_is 0
+	[ "$output" = "$(colscan --schema t.col)" ] ||
+	    fail "schemas differ: $output"
+	same
+	same --where "amount > 100 AND label LIKE 'label 1%'"
+	same --where "day IS NULL OR score < 3" --select "k * 2 AS k2, score"
+	same --where "k BETWEEN 1500 AND 2500" --select "label, k"
+	same --limit 1234
+	colscan t.parquet | col2csv >got.csv
+	cmp t.csv got.csv || fail "the table does not round-trip"
+}
+
+@test "--count reads the footer only: it works with every data page overwritten" {
+	run colscan --count t.parquet
+	status_is 0
+	[ "$output" = 5000 ] || fail "count: $output"
+	# Zero everything between the leading magic and the footer.
+	size=$(filesize t.parquet)
+	flen=$(tail -c 8 t.parquet | head -c 4 | od -An -tu4 | tr -d ' ')
+	cp t.parquet z.parquet
+	dd if=/dev/zero of=z.parquet bs=1 seek=4 \
+	    count=$((size - 12 - flen)) conv=notrunc status=none
+	run colscan --count z.parquet
+	status_is 0
+	[ "$output" = 5000 ] || fail "count of the zeroed file: $output"
+	# Reading the values finds the damage, naming the file.
+	run --separate-stderr colscan --select k z.parquet
+	status_is 3
+	stderr_has "z.parquet"
+}
+
+@test "row groups ruled out by min/max are skipped, and the answers are the same without pruning" {
+	for w in "k < 1500" "k >= 4200" "k BETWEEN 2100 AND 2200" \
+	    "k IN (7, 4999)" "k = 3001 AND amount > 0" "label >= 'zz'" \
+	    "k > 5000"; do
+		run --separate-stderr colscan --stats --count --where "$w" \
+		    t.parquet
+		status_is 0
+		[[ $stderr =~ ([0-9]+)\ row\ groups\ read,\ ([0-9]+)\ skipped ]] ||
+		    fail "$w: no row group counts in: $stderr"
+		[ "${BASH_REMATCH[2]}" -gt 0 ] ||
+		    fail "$w: nothing skipped: $stderr"
+		colscan --where "$w" t.parquet | col2csv >pruned.csv
+		colscan --no-prune --where "$w" t.parquet | col2csv >all.csv
+		colscan --where "$w" t.col | col2csv >col.csv
+		cmp pruned.csv all.csv || fail "$w: pruning changed the answer"
+		cmp pruned.csv col.csv || fail "$w: differs from the .col scan"
+		run colscan --count --where "$w" t.parquet
+		[ "$output" = "$(colscan --no-prune --count --where "$w" t.parquet)" ] ||
+		    fail "$w: counts differ"
+	done
+	# An OR, a computed term and LIKE are not pruned on.
+	for w in "k < 10 OR k > 4990" "k + 1 < 10" "label LIKE 'zz%'"; do
+		run --separate-stderr colscan --stats --count --where "$w" \
+		    t.parquet
+		[[ $stderr == *" 0 skipped"* ]] || fail "$w: skipped: $stderr"
+	done
+	# A file written without statistics is read whole, and right.
+	col2parquet --no-statistics --row-group-rows 1000 -o n.parquet t.col
+	run --separate-stderr colscan --stats --count --where "k < 1500" n.parquet
+	[ "$output" = 1499 ] || fail "no statistics: count $output"
+	[[ $stderr == *" 0 skipped"* ]] || fail "skipped without stats: $stderr"
+}
+
+@test "Parquet and MLSPILL3 inputs are one table; different columns name the first difference" {
+	colscan t.parquet t.col - <t.col | colscan --count >n
+	[ "$(cat n)" = 15000 ] || fail "three inputs: $(cat n) rows"
+	printf 'k,amount\n1,2.50\n' | csv2col >other.col
+	run --separate-stderr colscan t.parquet other.col
+	status_is 3
+	stderr_has "other.col"
+	stderr_has "t.parquet"
+	printf 'k,amount,day,label,score\n1,x,,,\n' | csv2col >typed.col
+	run --separate-stderr colscan --count t.col typed.col
+	status_is 3
+	stderr_matches "column 2 is amount string here, amount decimal"
+}
+
+@test "a Parquet file on a pipe is refused with the reason" {
+	run --separate-stderr bash -c 'cat t.parquet | colscan --count'
+	status_is 3
+	stderr_has "Parquet"
+	stderr_has "pipe"
+}
+
+@test "a column colpipe cannot hold is named when used, and can be left out" {
+	f=${COLPIPE_SHARED:-$TOP/../shared}/corpora/parquet/parquet-testing/data/datapage_v2.snappy.parquet
+	[ -r "$f" ] || skip "corpus not found: $f"
+	run colscan --count "$f"
+	status_is 0
+	[ "$output" = 5 ] || fail "count: $output"
+	run --separate-stderr colscan "$f"
+	status_is 2
+	stderr_has "* takes column 'e', which cannot be read"
+	stderr_has "EXCLUDE (e)"
+	run --separate-stderr colscan --where "e = 1" "$f"
+	status_is 2
+	stderr_has "column 'e' cannot be read"
+	run --separate-stderr bash -c "colscan --select '* EXCLUDE (e)' '$f' | col2csv"
+	status_is 0
+	[ "${lines[0]}" = "a,b,c,d" ] || fail "header: ${lines[0]}"
+	[ "${#lines[@]}" -eq 6 ] || fail "${#lines[@]} lines"
+}
+
+@test "a truncated or corrupt Parquet file is exit 3 naming it, never a crash" {
+	size=$(filesize t.parquet)
+	head -c $((size - 3)) t.parquet >cut.parquet
+	run --separate-stderr colscan --count cut.parquet
+	no_crash
+	[ "$status" -eq 3 ] || fail "cut: status $status: $stderr"
+	cp t.parquet bad.parquet
+	flip_byte bad.parquet $((size - 20))
+	run --separate-stderr colscan bad.parquet
+	no_crash
+	[ "$status" -eq 3 ] || [ "$status" -eq 0 ] ||
+	    fail "flipped footer byte: status $status: $stderr"
+	for off in 100 3000 20000; do
+		cp t.parquet bad.parquet
+		flip_byte bad.parquet $off
+		run --separate-stderr bash -c 'colscan bad.parquet | col2csv >/dev/null'
+		no_crash
+	done
+}
