@@ -35,6 +35,7 @@
 #include "core_codec.h"
 #include "core_parquet_read.h"
 #include "core_parquet_read_private.h"
+#include "core_pool.h"
 #include "core_thrift.h"
 
 /* A schema element, as far as the reader cares. */
@@ -99,6 +100,9 @@ struct core_parquet_scan {
 	uint8_t **buf;			/* owned chunk buffers, ncols */
 	size_t *buf_cap;
 	struct core_codec_ctx *cx;	/* owned */
+	struct core_codec_ctx *cx2;	/* owned: the second thread's */
+	struct core_pool *pool;		/* borrowed, or NULL */
+	uint32_t *order;		/* owned: columns, costliest first */
 	uint32_t rg;			/* row group being read */
 	uint64_t rg_left;		/* its rows not yet handed out */
 	bool *skip;			/* owned, nrg flags, or NULL */
@@ -996,8 +1000,30 @@ core_parquet_scan_new(struct core_parquet_file *f, const uint32_t *cols,
 		pq_cursor_init(&s->cur[i], &f->leaves[cols[i]]);
 		s->cur[i].cx = s->cx;
 	}
+	/* Strings first: on two threads the costliest columns start
+	 * early, and the cheap ones fill in behind them. */
+	s->order = core_xmalloc(core_mul_size(ncols ? ncols : 1,
+	    sizeof(*s->order)));
+	{
+		uint32_t k = 0;
+
+		for (i = 0; i < ncols; i++)
+			if (s->schema->fields[i].type.id == CORE_TYPE_STRING)
+				s->order[k++] = i;
+		for (i = 0; i < ncols; i++)
+			if (s->schema->fields[i].type.id != CORE_TYPE_STRING)
+				s->order[k++] = i;
+	}
 	*out = s;
 	return 0;
+}
+
+void
+core_parquet_scan_pool(struct core_parquet_scan *s, struct core_pool *pool)
+{
+	s->pool = core_pool_threads(pool) > 1 && s->ncols > 1 ? pool : NULL;
+	if (s->pool != NULL && s->cx2 == NULL)
+		s->cx2 = core_codec_ctx_new();
 }
 
 void
@@ -1018,6 +1044,8 @@ core_parquet_scan_free(struct core_parquet_scan *s)
 	free(s->cols);
 	core_schema_free(s->schema);
 	core_codec_ctx_free(s->cx);
+	core_codec_ctx_free(s->cx2);
+	free(s->order);
 	free(s);
 }
 
@@ -1138,6 +1166,51 @@ validity_ready(struct core_column *c, uint32_t n)
 	c->validity = NULL;
 }
 
+/* One batch's columns, decoded by one or two threads, each claiming
+ * the next column of s->order until none is left. */
+struct decode_job {
+	struct core_parquet_scan *s;
+	struct core_batch *b;
+	uint32_t n;
+	uint32_t next;			/* atomic: next index into order */
+	struct core_err *errs;		/* one per column */
+};
+
+static void
+decode_job(void *arg, unsigned who)
+{
+	struct decode_job *job = arg;
+	struct core_parquet_scan *s = job->s;
+	struct core_parquet_file *f = s->f;
+	uint32_t k, i;
+
+	while ((k = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED)) <
+	    s->ncols) {
+		struct core_column *c;
+		struct core_err *e;
+		size_t used = 0;
+		bool nulls = false;
+
+		i = s->order[k];
+		c = &job->b->cols[i];
+		e = &job->errs[i];
+		s->cur[i].cx = who == 0 ? s->cx : s->cx2;
+		validity_ready(c, job->n);
+		if (pq_cursor_read(&s->cur[i], c, 0, job->n, &used, &nulls,
+		    e) != 0) {
+			char where[512];
+
+			snprintf(where, sizeof(where),
+			    "%s: row group %u, column %s", f->name, s->rg,
+			    f->cols[s->cols[i]].name);
+			core_err_prefix(e, where);
+			continue;
+		}
+		if (nulls)
+			c->validity = c->validity_buf;
+	}
+}
+
 int
 core_parquet_scan_next(struct core_parquet_scan *s, struct core_batch *b,
     struct core_err *err)
@@ -1175,25 +1248,33 @@ core_parquet_scan_next(struct core_parquet_scan *s, struct core_batch *b,
 	n = s->rg_left < CORE_PARQUET_READ_BATCH_ROWS ?
 	    (uint32_t)s->rg_left : CORE_PARQUET_READ_BATCH_ROWS;
 	core_batch_reserve(b, n, 0);
-	for (i = 0; i < s->ncols; i++) {
-		struct core_column *c = &b->cols[i];
-		size_t used = 0;
-		bool nulls = false;
+	{
+		struct decode_job job;
 
-		validity_ready(c, n);
-		rc = pq_cursor_read(&s->cur[i], c, 0, n, &used, &nulls, err);
+		memset(&job, 0, sizeof(job));
+		job.s = s;
+		job.b = b;
+		job.n = n;
+		job.errs = core_xcalloc(s->ncols ? s->ncols : 1,
+		    sizeof(*job.errs));
+		if (s->pool != NULL)
+			core_pool_run(s->pool, 2, decode_job, &job);
+		else
+			decode_job(&job, 0);
+		/* The first failing column in the file's order, whichever
+		 * thread saw it: the message does not depend on timing. */
+		rc = 0;
+		for (i = 0; i < s->ncols && rc == 0; i++) {
+			if (job.errs[i].code == 0)
+				continue;
+			rc = core_err_set(err, job.errs[i].code, "%s",
+			    job.errs[i].msg);
+		}
+		free(job.errs);
 		if (rc != 0) {
-			char where[512];
-
-			snprintf(where, sizeof(where),
-			    "%s: row group %u, column %s", f->name, s->rg,
-			    f->cols[s->cols[i]].name);
-			core_err_prefix(err, where);
 			s->done = true;
 			return rc;
 		}
-		if (nulls)
-			c->validity = c->validity_buf;
 	}
 	b->nrows = n;
 	s->rg_left -= n;

@@ -48,7 +48,8 @@
  * Memory of a scan: the selected columns' compressed chunks of one row
  * group, one decompressed page and the dictionary of each, and the batch.
  *
- * A file and its scans are used by one thread at a time.
+ * A file and its scans are used by one thread at a time (a scan may
+ * lend its batches' columns to a pool's threads: core_parquet_scan_pool).
  */
 #ifndef CORE_PARQUET_READ_H
 #define CORE_PARQUET_READ_H
@@ -111,6 +112,13 @@ struct core_parquet_scan;
 int core_parquet_scan_new(struct core_parquet_file *f, const uint32_t *cols,
     uint32_t ncols, struct core_parquet_scan **s, struct core_err *err);
 void core_parquet_scan_free(struct core_parquet_scan *s);
+
+/* Decodes each batch's columns on the threads of pool (borrowed for the
+ * scan's life; NULL or one thread: the caller alone), each column on
+ * one thread; the batches are the same whatever the thread count. */
+struct core_pool;
+void core_parquet_scan_pool(struct core_parquet_scan *s,
+    struct core_pool *pool);
 
 /* The schema of the batches: the selected columns in order; borrowed
  * from the scan. */

@@ -35,6 +35,7 @@ struct core_source {
 	uint32_t nunread;
 	const bool *want;		/* borrowed, or NULL */
 	const struct core_prune *prune;	/* borrowed, or NULL */
+	struct core_pool *pool;		/* borrowed, or NULL */
 
 	enum kind kind;			/* of the open input */
 	char *name;			/* owned: its message name */
@@ -262,6 +263,12 @@ core_source_want(struct core_source *s, const bool *want)
 }
 
 void
+core_source_pool(struct core_source *s, struct core_pool *pool)
+{
+	s->pool = pool;
+}
+
+void
 core_source_prune(struct core_source *s, const struct core_prune *p)
 {
 	s->prune = p;
@@ -312,6 +319,7 @@ parquet_start(struct core_source *s, struct core_err *err)
 	free(cols);
 	if (rc == 0) {
 		core_batch_init(&s->pb, core_parquet_scan_schema(s->ps));
+		core_parquet_scan_pool(s->ps, s->pool);
 		if (s->prune != NULL)
 			parquet_skip(s);
 	}

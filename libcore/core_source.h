@@ -54,6 +54,11 @@ const char *core_source_unreadable(const struct core_source *s, uint32_t i,
  * before the first next. */
 void core_source_want(struct core_source *s, const bool *want);
 
+/* Decodes Parquet columns on the threads of pool (borrowed for the
+ * source's life; NULL: the caller alone).  Call before the first next. */
+struct core_pool;
+void core_source_pool(struct core_source *s, struct core_pool *pool);
+
 /* Skips the Parquet row groups whose statistics prove that no row can
  * pass the filter p was made from (borrowed for the source's life; NULL:
  * none).  Call before the first next. */

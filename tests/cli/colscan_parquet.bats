@@ -163,3 +163,24 @@ $(diff want.csv got.csv | head -5)"
 		no_crash
 	done
 }
+
+@test "one or two decoding threads give the same bytes" {
+	for c in snappy zstd none; do
+		col2parquet -c "$c" --row-group-rows 1500 -o c.parquet t.col
+		for sel in "*" "label, k" "k, score, day"; do
+			colscan -j1 --select "$sel" c.parquet >one.col
+			colscan -j2 --select "$sel" c.parquet >two.col
+			cmp one.col two.col || fail "$c, $sel: -j1 and -j2 differ"
+		done
+	done
+	# Both threads meet the same damage; the message names one column,
+	# whatever the timing.
+	cp t.parquet bad.parquet
+	flip_byte bad.parquet 5000
+	run --separate-stderr colscan -j2 bad.parquet
+	first=$stderr
+	for i in 1 2 3; do
+		run --separate-stderr colscan -j2 bad.parquet
+		[ "$stderr" = "$first" ] || fail "messages differ: $first / $stderr"
+	done
+}

@@ -21,6 +21,7 @@
 #include "core_col.h"
 #include "core_io.h"
 #include "core_mlspill3.h"
+#include "core_pool.h"
 #include "core_scan.h"
 #include "core_source.h"
 #include "fe.h"
@@ -29,13 +30,16 @@ static void usage(FILE *fp);
 
 static const struct fe_tool tool = {
 	.name = "colscan",
-	.opts = FE_OPT_OUTPUT | FE_OPT_COMPRESS,
+	.opts = FE_OPT_OUTPUT | FE_OPT_THREADS | FE_OPT_COMPRESS,
+	.max_threads = 2,
+	.threads_help = "decode Parquet columns on N threads (default and "
+	    "most: 2)",
 	.usage = usage,
 };
 
 /* Everything the command line decides. */
 struct options {
-	struct fe_common common;	/* -o -z --stats --progress */
+	struct fe_common common;	/* -o -j -z --stats --progress */
 	const char *where;		/* borrowed argv, or NULL */
 	const char *select;		/* borrowed argv, or NULL */
 	uint64_t limit;
@@ -148,6 +152,7 @@ struct run {
 	const struct options *o;
 	struct core_source *src;
 	struct core_scan *scan;
+	struct core_pool *pool;
 	struct core_batch in;
 	struct fe_progress *prog;
 	uint64_t rows_out;
@@ -355,6 +360,11 @@ run(const struct options *o, const char *const *paths, size_t npaths,
 	}
 	r.prog = fe_progress_new(o->common.progress,
 	    core_paths_size(paths, npaths));
+	if (o->common.threads != 1) {
+		r.pool = core_pool_new(core_pool_default(o->common.threads,
+		    2));
+		core_source_pool(r.src, r.pool);
+	}
 	if (o->count)
 		rc = run_count(&r, out, err);
 	else
@@ -366,6 +376,7 @@ out:
 	core_batch_release(&r.in);
 	core_scan_free(r.scan);
 	core_source_free(r.src);
+	core_pool_free(r.pool);
 	return rc;
 }
 
