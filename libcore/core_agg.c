@@ -1,0 +1,1476 @@
+/*
+ * core_agg.c - hash aggregation under a memory budget (core_agg.h).
+ *
+ * Every batch is first made a batch of partial aggregates of one row each
+ * (to_state: keys and count(*) as views or constants, other states a
+ * pass per column), and from then on the table only merges states: hash
+ * the keys (core_hash), look the rows' groups up in core_htab (entry e is
+ * group e - 1: one entry per group, inserted in order), create the groups
+ * not found, then merge each aggregate's state columns into its arrays
+ * indexed by group, one tight loop per state kind.  Spilled partitions
+ * hold the same state batches, so merging them back is the same code.
+ *
+ * Groups' keys live in chunks: owned batches of the key columns of
+ * `chunk` groups each (group g is row g % chunk of chunk g / chunk), the
+ * sources of the table's references; the states live in arrays of
+ * group capacity.  Strings that min, max and any_value hold are in one
+ * arena (replaced values stay as garbage until the table is reset).
+ *
+ * Budget: the table's part is charged for the chunks, the arrays, the
+ * arena and the hash table before they grow.  When a charge is refused
+ * the batch's groups found so far stay (a group created but not merged
+ * holds the empty state, which merges as nothing), the table's states
+ * are written to partitions by a hash of the key under the level's seed,
+ * the table is freed, and the batch and every later one are routed to
+ * the partitions.  Each partition is then aggregated alone; one that
+ * fills the table again is re-partitioned from its start with the next
+ * level's seed, and at MAX_LEVEL the table grows whatever the budget
+ * says (only a great many distinct keys that never split get there).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_agg.h"
+#include "core_agg_private.h"
+#include "core_alloc.h"
+#include "core_hash.h"
+#include "core_htab.h"
+#include "core_part.h"
+#include "core_spill.h"
+
+#define MAX_LEVEL 4
+#define PARTS_MAX 256u
+#define PART_BUF_MIN ((uint64_t)16 << 10)
+#define CHUNK_MAX 4096u
+#define CHUNK_MIN 64u
+
+/* One aggregate's arrays, of the table's group capacity. */
+struct acc {
+	__int128 *w;			/* ST_SUMI */
+	int64_t *n;			/* counts; ST_VS: lengths */
+	int64_t *i;			/* ST_VI; ST_VS: arena offsets */
+	double *d;			/* ST_SUMF, ST_VF; ST_VAR mean */
+	double *m2;			/* ST_VAR */
+	uint8_t *has;			/* ST_V*, ST_BOOL: a value held */
+	uint8_t *b;			/* ST_BOOL */
+};
+
+/* Owned scratch buffers behind one column of a batch made here. */
+struct sbuf {
+	void *v;
+	size_t vcap;
+	int32_t *off;
+	size_t ocap;
+	uint8_t *valid;
+	size_t valcap;
+};
+
+struct agg {
+	const struct core_agg_options *o;
+	const struct core_agg_plan_priv *P;
+	const struct core_agg_plan *plan;
+	struct core_mem *mem;
+	struct core_err *err;
+	core_agg_emit_fn emit;
+	void *emit_arg;
+	struct core_agg_stats *st;
+	uint32_t nk, na;
+
+	/* The table. */
+	struct core_mem_part p_tab, p_part, p_frame, p_out;
+	bool forced;			/* charges cannot be refused */
+	struct core_hash_keys hk_state, hk_key;
+	struct core_htab ht;
+	uint32_t chunk, chunk_shift;
+	struct core_batch *chunks;	/* owned, nchunks */
+	const struct core_batch **cptr;	/* owned: &chunks[i] */
+	size_t nchunks, chunks_cap, cptr_cap;
+	uint32_t ngroups;
+	size_t gcap;
+	struct acc *acc;		/* owned, na */
+	char *arena;			/* owned */
+	size_t arena_len, arena_cap;
+	uint64_t tab_charged;		/* charged to p_tab by hand */
+
+	/* Per-batch scratch, of batch capacity. */
+	uint32_t scap;
+	uint64_t *hash;
+	uint32_t *cand, *gid, *act, *miss, *part_of;
+	uint64_t *refs;
+	uint8_t *eq;
+
+	/* to_state's batch and its buffers; output's. */
+	struct core_batch sb;
+	struct sbuf *sbufs;		/* owned, state->ncols */
+	struct core_batch ob;
+	struct sbuf *obufs;		/* owned, out->ncols */
+	uint64_t out_charged;
+
+	struct core_part *top;		/* the first level's set */
+};
+
+static const double pow10d[19] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
+	1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+};
+
+/* ---- charging ---- */
+
+static int
+charge(struct agg *A, uint64_t n)
+{
+	if (A->forced) {
+		core_mem_part_charge(&A->p_tab, n);
+	} else if (core_mem_part_try_charge(&A->p_tab, n) != 0) {
+		return core_err_set(A->err, CORE_ELIMIT, "aggregation table "
+		    "over the budget");
+	}
+	A->tab_charged += n;
+	return 0;
+}
+
+/* Grows an aligned byte buffer to need bytes, charged to the table. */
+static int
+grow_charged(struct agg *A, void **buf, size_t *cap, size_t need)
+{
+	size_t old = *cap;
+
+	if (need <= *cap)
+		return 0;
+	/* core_grow_aligned doubles: the new capacity is below twice
+	 * need (or 64). */
+	if (!A->forced && core_mem_part_available(&A->p_tab) <
+	    (uint64_t)need * 2 + 64 - old)
+		return core_err_set(A->err, CORE_ELIMIT, "aggregation table "
+		    "over the budget");
+	core_grow_aligned(buf, cap, need);
+	core_mem_part_charge(&A->p_tab, *cap - old);
+	A->tab_charged += *cap - old;
+	return 0;
+}
+
+/* ---- scratch ---- */
+
+static void
+scratch(struct agg *A, uint32_t n)
+{
+	if (n <= A->scap)
+		return;
+	A->scap = n;
+	A->hash = core_xreallocarray(A->hash, n, sizeof(*A->hash));
+	A->cand = core_xreallocarray(A->cand, n, sizeof(*A->cand));
+	A->gid = core_xreallocarray(A->gid, n, sizeof(*A->gid));
+	A->act = core_xreallocarray(A->act, n, sizeof(*A->act));
+	A->miss = core_xreallocarray(A->miss, n, sizeof(*A->miss));
+	A->part_of = core_xreallocarray(A->part_of, n, sizeof(*A->part_of));
+	A->refs = core_xreallocarray(A->refs, n, sizeof(*A->refs));
+	A->eq = core_xreallocarray(A->eq, n, sizeof(*A->eq));
+}
+
+static void *
+sbuf_vals(struct sbuf *s, size_t bytes)
+{
+	core_grow_aligned(&s->v, &s->vcap, bytes ? bytes : 8);
+	return s->v;
+}
+
+static uint8_t *
+sbuf_valid(struct sbuf *s, uint32_t n)
+{
+	core_grow_aligned((void **)&s->valid, &s->valcap,
+	    core_bitmap_bytes(n) + 8);
+	memset(s->valid, 0xff, core_bitmap_bytes(n));
+	return s->valid;
+}
+
+static void
+sbufs_free(struct sbuf *s, size_t n)
+{
+	size_t i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		core_free_aligned(s[i].v);
+		core_free_aligned(s[i].off);
+		core_free_aligned(s[i].valid);
+	}
+	free(s);
+}
+
+/* A view of column c (caps 0: nothing owned). */
+static void
+view(struct core_column *dst, const struct core_column *c)
+{
+	struct core_coltype t = dst->type;
+
+	memset(dst, 0, sizeof(*dst));
+	dst->type = t;
+	dst->validity = c->validity;
+	dst->values = c->values;
+	dst->offsets = c->offsets;
+}
+
+static inline bool
+valid_at(const uint8_t *v, uint32_t r)
+{
+	return v == NULL || (v[r >> 3] >> (r & 7)) & 1;
+}
+
+static inline void
+clear_bit(uint8_t *v, uint32_t r)
+{
+	v[r >> 3] &= (uint8_t)~(1u << (r & 7));
+}
+
+/* Input value r of an integer-like column widened to int64 (NULL slots
+ * read as stored: callers mask them). */
+static inline int64_t
+int_at(const struct core_column *c, uint32_t r)
+{
+	switch (c->type.id) {
+	case CORE_TYPE_BOOL:
+		return ((const uint8_t *)c->values)[r] != 0;
+	case CORE_TYPE_INT32:
+	case CORE_TYPE_DATE:
+		return ((const int32_t *)c->values)[r];
+	default:
+		return ((const int64_t *)c->values)[r];
+	}
+}
+
+/* Column c widened to int64 into s, NULLs zero. */
+static int64_t *
+widen(struct sbuf *s, const struct core_column *c, uint32_t n)
+{
+	int64_t *v = sbuf_vals(s, (size_t)n * 8);
+	uint32_t r;
+
+	switch (c->type.id) {
+	case CORE_TYPE_BOOL:
+		for (r = 0; r < n; r++)
+			v[r] = ((const uint8_t *)c->values)[r] != 0;
+		break;
+	case CORE_TYPE_INT32:
+	case CORE_TYPE_DATE:
+		for (r = 0; r < n; r++)
+			v[r] = ((const int32_t *)c->values)[r];
+		break;
+	default:
+		memcpy(v, c->values, (size_t)n * 8);
+		break;
+	}
+	if (c->validity != NULL)
+		for (r = 0; r < n; r++)
+			if (!valid_at(c->validity, r))
+				v[r] = 0;
+	return v;
+}
+
+/* 1 for each valid row of c (all 1 when c is NULL: count(*)). */
+static int64_t *
+ones(struct sbuf *s, const struct core_column *c, uint32_t n)
+{
+	int64_t *v = sbuf_vals(s, (size_t)n * 8);
+	uint32_t r;
+
+	if (c == NULL || c->validity == NULL)
+		for (r = 0; r < n; r++)
+			v[r] = 1;
+	else
+		for (r = 0; r < n; r++)
+			v[r] = valid_at(c->validity, r);
+	return v;
+}
+
+/*
+ * Makes A->sb the state batch of raw input batch b: the partial
+ * aggregate of each row as a group of its own.  Views of b where the
+ * state is the value itself.
+ */
+static void
+to_state(struct agg *A, const struct core_batch *b)
+{
+	const struct core_agg_plan_priv *P = A->P;
+	struct core_batch *sb = &A->sb;
+	uint32_t n = b->nrows, i, r;
+
+	sb->nrows = n;
+	for (i = 0; i < A->nk; i++)
+		view(&sb->cols[i], &b->cols[P->keys[i]]);
+	for (i = 0; i < A->na; i++) {
+		const struct core_agg_a *a = &P->aggs[i];
+		const struct core_column *c = a->arg >= 0 ?
+		    &b->cols[a->arg] : NULL;
+		struct core_column *s = &sb->cols[a->scol];
+		struct sbuf *bu = &A->sbufs[a->scol];
+
+		switch (a->st) {
+		case ST_CNT:
+			view(s, s);
+			s->values = ones(bu, c, n);
+			break;
+		case ST_SUMI: {
+			int64_t *lo = widen(bu, c, n), *hi;
+
+			view(s, s);
+			s->values = lo;
+			view(s + 1, s + 1);
+			hi = sbuf_vals(bu + 1, (size_t)n * 8);
+			for (r = 0; r < n; r++)
+				hi[r] = lo[r] < 0 ? -1 : 0;
+			s[1].values = hi;
+			view(s + 2, s + 2);
+			s[2].values = ones(bu + 2, c, n);
+			break;
+		}
+		case ST_SUMF: {
+			double *d = sbuf_vals(bu, (size_t)n * 8);
+			const double *x = c->values;
+
+			for (r = 0; r < n; r++)
+				d[r] = valid_at(c->validity, r) ? x[r] : 0;
+			view(s, s);
+			s->values = d;
+			view(s + 1, s + 1);
+			s[1].values = ones(bu + 1, c, n);
+			break;
+		}
+		case ST_VI:
+			view(s, c);
+			if (c->type.id != CORE_TYPE_INT64 &&
+			    c->type.id != CORE_TYPE_DECIMAL &&
+			    c->type.id != CORE_TYPE_TIMESTAMP)
+				s->values = widen(bu, c, n);
+			break;
+		case ST_VF:
+		case ST_VS:
+		case ST_BOOL:
+			view(s, c);
+			break;
+		case ST_VAR: {
+			double *m = sbuf_vals(bu + 1, (size_t)n * 8);
+			double *q = sbuf_vals(bu + 2, (size_t)n * 8);
+			double sc = c->type.id == CORE_TYPE_DECIMAL ?
+			    pow10d[c->type.scale] : 1;
+
+			for (r = 0; r < n; r++) {
+				bool ok = valid_at(c->validity, r);
+
+				if (c->type.id == CORE_TYPE_FLOAT64)
+					m[r] = ok ? ((const double *)
+					    c->values)[r] : 0;
+				else
+					m[r] = ok ? (double)int_at(c, r) / sc :
+					    0;
+				q[r] = 0;
+			}
+			view(s, s);
+			s->values = ones(bu, c, n);
+			view(s + 1, s + 1);
+			s[1].values = m;
+			view(s + 2, s + 2);
+			s[2].values = q;
+			break;
+		}
+		}
+	}
+}
+
+/* ---- the table ---- */
+
+static size_t
+key_row_bytes(const struct agg *A)
+{
+	size_t b = 0;
+	uint32_t i;
+
+	for (i = 0; i < A->nk; i++) {
+		size_t w = core_type_width(A->P->keyschema->fields[i].type.id);
+
+		b += (w ? w : 4) * 8 + 1;	/* bits: validity */
+	}
+	return (b + 7) / 8;
+}
+
+static void
+acc_grow(struct agg *A, size_t ncap)
+{
+	size_t old = A->gcap, k = ncap - old;
+	uint32_t i;
+
+#define GROW(p) do {							\
+	(p) = core_xreallocarray((p), ncap, sizeof(*(p)));		\
+	memset((p) + old, 0, k * sizeof(*(p)));				\
+} while (0)
+	for (i = 0; i < A->na; i++) {
+		struct acc *c = &A->acc[i];
+
+		switch (A->P->aggs[i].st) {
+		case ST_CNT:
+			GROW(c->n);
+			break;
+		case ST_SUMI:
+			GROW(c->w);
+			GROW(c->n);
+			break;
+		case ST_SUMF:
+			GROW(c->d);
+			GROW(c->n);
+			break;
+		case ST_VI:
+			GROW(c->i);
+			GROW(c->has);
+			break;
+		case ST_VF:
+			GROW(c->d);
+			GROW(c->has);
+			break;
+		case ST_VS:
+			GROW(c->i);
+			GROW(c->n);
+			GROW(c->has);
+			break;
+		case ST_VAR:
+			GROW(c->n);
+			GROW(c->d);
+			GROW(c->m2);
+			break;
+		case ST_BOOL:
+			GROW(c->b);
+			GROW(c->has);
+			break;
+		}
+	}
+#undef GROW
+	A->gcap = ncap;
+}
+
+static void
+table_free(struct agg *A)
+{
+	uint32_t i;
+
+	core_htab_release(&A->ht);
+	for (i = 0; i < A->nchunks; i++)
+		core_batch_release(&A->chunks[i]);
+	A->nchunks = 0;
+	for (i = 0; i < A->na; i++) {
+		struct acc *c = &A->acc[i];
+
+		free(c->w);
+		free(c->n);
+		free(c->i);
+		free(c->d);
+		free(c->m2);
+		free(c->has);
+		free(c->b);
+		memset(c, 0, sizeof(*c));
+	}
+	A->gcap = 0;
+	A->ngroups = 0;
+	core_free_aligned(A->arena);
+	A->arena = NULL;
+	A->arena_len = A->arena_cap = 0;
+	core_mem_part_release(&A->p_tab, A->tab_charged);
+	A->tab_charged = 0;
+}
+
+/* An empty table; forced: charges cannot fail. */
+static int
+table_init(struct agg *A, bool forced)
+{
+	A->forced = forced;
+	core_htab_init(&A->ht, forced ? NULL : &A->p_tab);
+	if (A->nk == 0) {
+		/* The one group exists from the start: no input still
+		 * makes one row. */
+		acc_grow(A, 1);
+		A->ngroups = 1;
+	}
+	return 0;
+}
+
+/* Appends row r of state batch sb's keys as group g's, in chunk row cr. */
+static int
+key_append(struct agg *A, struct core_batch *kb, const struct core_batch *sb,
+    uint32_t r, uint32_t cr)
+{
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < A->nk; i++) {
+		const struct core_column *s = &sb->cols[i];
+		struct core_column *d = &kb->cols[i];
+		bool ok = valid_at(s->validity, r);
+
+		if (d->type.id == CORE_TYPE_STRING) {
+			int32_t a = s->offsets[r], len = ok ?
+			    s->offsets[r + 1] - a : 0;
+			int32_t at = d->offsets[cr];
+
+			if ((rc = grow_charged(A, &d->values, &d->values_cap,
+			    (size_t)at + (size_t)len)) != 0)
+				return rc;
+			if (len > 0)
+				memcpy((char *)d->values + at,
+				    (const char *)s->values + a, (size_t)len);
+			d->offsets[cr + 1] = at + len;
+		} else {
+			size_t w = core_type_width(d->type.id);
+
+			if (ok)
+				memcpy((char *)d->values + cr * w,
+				    (const char *)s->values + r * w, w);
+			else
+				memset((char *)d->values + cr * w, 0, w);
+		}
+		if (!ok)
+			core_col_set_null(d, cr, A->chunk);
+	}
+	return 0;
+}
+
+/* Creates the group of row r of sb (hash h): 0 or CORE_ELIMIT, and
+ * then nothing changed that a spill would mind. */
+static int
+group_new(struct agg *A, const struct core_batch *sb, uint32_t r, uint64_t h)
+{
+	uint32_t g = A->ngroups, c = g >> A->chunk_shift;
+	uint32_t cr = g & (A->chunk - 1);
+	struct core_batch *kb;
+	int rc;
+
+	if (c == A->nchunks) {
+		uint32_t i;
+
+		if ((rc = charge(A, (uint64_t)A->chunk * key_row_bytes(A)))
+		    != 0)
+			return rc;
+		A->chunks = core_grow(A->chunks, &A->chunks_cap, c + 1,
+		    sizeof(*A->chunks), 16);
+		kb = &A->chunks[c];
+		core_batch_init(kb, A->P->keyschema);
+		core_batch_reserve(kb, A->chunk, 0);
+		for (i = 0; i < A->nk; i++)
+			if (kb->cols[i].type.id == CORE_TYPE_STRING) {
+				/* Charged by key_append as it grows. */
+				core_free_aligned(kb->cols[i].values);
+				kb->cols[i].values = NULL;
+				kb->cols[i].values_cap = 0;
+				kb->cols[i].offsets[0] = 0;
+			}
+		A->nchunks++;
+		A->cptr = core_grow(A->cptr, &A->cptr_cap, A->nchunks,
+		    sizeof(*A->cptr), 16);
+		for (i = 0; i < A->nchunks; i++)
+			A->cptr[i] = &A->chunks[i];
+	}
+	kb = &A->chunks[c];
+	if (g == A->gcap) {
+		size_t ncap = A->gcap ? A->gcap * 2 : A->chunk;
+
+		if ((rc = charge(A, (uint64_t)(ncap - A->gcap) *
+		    A->P->group_bytes)) != 0)
+			return rc;
+		acc_grow(A, ncap);
+	}
+	if ((rc = key_append(A, kb, sb, r, cr)) != 0)
+		return rc;
+	if ((rc = core_htab_insert(&A->ht, &h, &cr, 1, c, A->err)) != 0)
+		return rc;
+	kb->nrows = cr + 1;
+	A->ngroups++;
+	return 0;
+}
+
+/*
+ * A->gid[r] = the group of row r of state batch sb, creating groups.
+ * 0, or CORE_ELIMIT when the table is full (gid then incomplete).
+ */
+static int
+assign(struct agg *A, const struct core_batch *sb)
+{
+	uint32_t n = sb->nrows, nact = 0, nmiss = 0, i, j;
+	int rc;
+
+	if (A->nk == 0) {
+		memset(A->gid, 0, (size_t)n * sizeof(*A->gid));
+		return 0;
+	}
+	core_hash_batch(&A->hk_state, sb, NULL, n, 0, A->hash, NULL);
+	core_htab_probe(&A->ht, A->hash, n, A->cand);
+	for (i = 0; i < n; i++) {
+		if (A->cand[i] != CORE_HTAB_NONE)
+			A->act[nact++] = i;
+		else
+			A->miss[nmiss++] = i;
+	}
+	/* Candidates checked a round at a time; rows whose chain ends
+	 * unmatched join the misses. */
+	while (nact > 0) {
+		uint32_t k = 0;
+
+		for (j = 0; j < nact; j++) {
+			A->refs[j] = core_htab_ref(&A->ht, A->cand[A->act[j]]);
+		}
+		core_hash_equal(&A->hk_state, sb, A->act, &A->hk_key,
+		    A->cptr, A->refs, nact, true, A->eq);
+		for (j = 0; j < nact; j++) {
+			uint32_t r = A->act[j];
+
+			if (A->eq[j]) {
+				A->gid[r] = A->cand[r] - 1;
+				continue;
+			}
+			core_htab_next(&A->ht, &A->cand[r], 1);
+			if (A->cand[r] == CORE_HTAB_NONE)
+				A->miss[nmiss++] = r;
+			else
+				A->act[k++] = r;
+		}
+		nact = k;
+	}
+	/* Misses one at a time: an earlier miss may have made the group
+	 * of a later one. */
+	for (i = 0; i < nmiss; i++) {
+		uint32_t r = A->miss[i], c;
+		uint64_t ref;
+		uint8_t eq;
+
+		core_htab_probe(&A->ht, &A->hash[r], 1, &c);
+		while (c != CORE_HTAB_NONE) {
+			ref = core_htab_ref(&A->ht, c);
+			core_hash_equal(&A->hk_state, sb, &r, &A->hk_key,
+			    A->cptr, &ref, 1, true, &eq);
+			if (eq)
+				break;
+			core_htab_next(&A->ht, &c, 1);
+		}
+		if (c != CORE_HTAB_NONE) {
+			A->gid[r] = c - 1;
+			continue;
+		}
+		if ((rc = group_new(A, sb, r, A->hash[r])) != 0)
+			return rc;
+		A->gid[r] = A->ngroups - 1;
+	}
+	return 0;
+}
+
+static inline bool
+f_less(double a, double b)
+{
+	/* NaN above everything, as colsort orders */
+	return a < b || (isnan(b) && !isnan(a));
+}
+
+static inline int
+s_cmp(const char *a, size_t la, const char *b, size_t lb)
+{
+	int c = memcmp(a, b, la < lb ? la : lb);
+
+	return c ? c : (la > lb) - (la < lb);
+}
+
+/* Merges state batch sb into the groups A->gid: cannot fail (the arena
+ * was made room for beforehand). */
+static void
+merge(struct agg *A, const struct core_batch *sb)
+{
+	const uint32_t *gid = A->gid;
+	uint32_t n = sb->nrows, i, r;
+
+	for (i = 0; i < A->na; i++) {
+		const struct core_agg_a *a = &A->P->aggs[i];
+		const struct core_column *s = &sb->cols[a->scol];
+		struct acc *c = &A->acc[i];
+		const uint8_t *val = s->validity;
+
+		switch (a->st) {
+		case ST_CNT: {
+			const int64_t *x = s->values;
+
+			for (r = 0; r < n; r++)
+				c->n[gid[r]] += x[r];
+			break;
+		}
+		case ST_SUMI: {
+			const uint64_t *lo = s[0].values;
+			const int64_t *hi = s[1].values, *k = s[2].values;
+
+			for (r = 0; r < n; r++) {
+				c->w[gid[r]] += (__int128)(((unsigned __int128)
+				    (uint64_t)hi[r] << 64) | lo[r]);
+				c->n[gid[r]] += k[r];
+			}
+			break;
+		}
+		case ST_SUMF: {
+			const double *x = s[0].values;
+			const int64_t *k = s[1].values;
+
+			for (r = 0; r < n; r++) {
+				c->d[gid[r]] += x[r];
+				c->n[gid[r]] += k[r];
+			}
+			break;
+		}
+		case ST_VI: {
+			const int64_t *x = s->values;
+
+			for (r = 0; r < n; r++) {
+				uint32_t g = gid[r];
+
+				if (!valid_at(val, r))
+					continue;
+				if (!c->has[g] || (a->op == OP_MIN &&
+				    x[r] < c->i[g]) || (a->op == OP_MAX &&
+				    x[r] > c->i[g])) {
+					c->i[g] = x[r];
+					c->has[g] = 1;
+				}
+			}
+			break;
+		}
+		case ST_VF: {
+			const double *x = s->values;
+
+			for (r = 0; r < n; r++) {
+				uint32_t g = gid[r];
+
+				if (!valid_at(val, r))
+					continue;
+				if (!c->has[g] || (a->op == OP_MIN &&
+				    f_less(x[r], c->d[g])) ||
+				    (a->op == OP_MAX && f_less(c->d[g], x[r]))) {
+					c->d[g] = x[r];
+					c->has[g] = 1;
+				}
+			}
+			break;
+		}
+		case ST_VS: {
+			const char *x = s->values;
+			const int32_t *off = s->offsets;
+
+			for (r = 0; r < n; r++) {
+				uint32_t g = gid[r];
+				size_t len = (size_t)(off[r + 1] - off[r]);
+				int cmp;
+
+				if (!valid_at(val, r))
+					continue;
+				if (c->has[g] && a->op == OP_ANY)
+					continue;
+				if (c->has[g]) {
+					cmp = s_cmp(x + off[r], len,
+					    A->arena + c->i[g],
+					    (size_t)c->n[g]);
+					if (a->op == OP_MIN ? cmp >= 0 :
+					    cmp <= 0)
+						continue;
+				}
+				if (len > 0)
+					memcpy(A->arena + A->arena_len,
+					    x + off[r], len);
+				c->i[g] = (int64_t)A->arena_len;
+				c->n[g] = (int64_t)len;
+				c->has[g] = 1;
+				A->arena_len += len;
+			}
+			break;
+		}
+		case ST_VAR: {
+			const int64_t *k = s[0].values;
+			const double *m = s[1].values, *q = s[2].values;
+
+			for (r = 0; r < n; r++) {
+				uint32_t g = gid[r];
+				double na, nb, nt, delta;
+
+				if (k[r] == 0)
+					continue;
+				na = (double)c->n[g];
+				nb = (double)k[r];
+				nt = na + nb;
+				delta = m[r] - c->d[g];
+				c->d[g] += delta * nb / nt;
+				c->m2[g] += q[r] + delta * delta * na * nb / nt;
+				c->n[g] += k[r];
+			}
+			break;
+		}
+		case ST_BOOL: {
+			const uint8_t *x = s->values;
+
+			for (r = 0; r < n; r++) {
+				uint32_t g = gid[r];
+
+				if (!valid_at(val, r))
+					continue;
+				if (!c->has[g])
+					c->b[g] = x[r] != 0;
+				else if (a->op == OP_AND)
+					c->b[g] &= x[r] != 0;
+				else
+					c->b[g] |= x[r] != 0;
+				c->has[g] = 1;
+			}
+			break;
+		}
+		}
+	}
+}
+
+/* Room in the arena for every string sb's min/max/any_value could
+ * keep. */
+static int
+arena_room(struct agg *A, const struct core_batch *sb)
+{
+	size_t need = 0;
+	uint32_t i;
+
+	for (i = 0; i < A->na; i++) {
+		const struct core_agg_a *a = &A->P->aggs[i];
+		const struct core_column *s = &sb->cols[a->scol];
+
+		if (a->st == ST_VS && sb->nrows > 0)
+			need += (size_t)(s->offsets[sb->nrows] - s->offsets[0]);
+	}
+	if (need == 0)
+		return 0;
+	return grow_charged(A, (void **)&A->arena, &A->arena_cap,
+	    A->arena_len + need);
+}
+
+/* Aggregates state batch sb into the table: 0, or CORE_ELIMIT when it is
+ * full (sb then not merged: all of it goes on to the partitions). */
+static int
+consume(struct agg *A, const struct core_batch *sb)
+{
+	int rc;
+
+	if (sb->nrows == 0)
+		return 0;
+	scratch(A, sb->nrows);
+	if ((rc = arena_room(A, sb)) != 0 || (rc = assign(A, sb)) != 0)
+		return rc;
+	merge(A, sb);
+	return 0;
+}
+
+/* ---- the table's groups as batches ---- */
+
+/* A->ob's or A->sb's state column j of groups [g0, g0 + n) of the
+ * table; for spilling. */
+static void
+states_of(struct agg *A, uint32_t g0, uint32_t n)
+{
+	struct core_batch *sb = &A->sb;
+	uint32_t i, r;
+
+	sb->nrows = n;
+	for (i = 0; i < A->na; i++) {
+		const struct core_agg_a *a = &A->P->aggs[i];
+		struct core_column *s = &sb->cols[a->scol];
+		struct sbuf *bu = &A->sbufs[a->scol];
+		struct acc *c = &A->acc[i];
+		uint32_t j;
+
+		for (j = 0; j < 3 && a->scol + j < sb->ncols; j++)
+			view(s + j, s + j);
+		switch (a->st) {
+		case ST_CNT:
+			s->values = c->n + g0;
+			break;
+		case ST_SUMI: {
+			int64_t *lo = sbuf_vals(bu, (size_t)n * 8);
+			int64_t *hi = sbuf_vals(bu + 1, (size_t)n * 8);
+
+			for (r = 0; r < n; r++) {
+				unsigned __int128 w = (unsigned __int128)
+				    c->w[g0 + r];
+
+				lo[r] = (int64_t)(uint64_t)w;
+				hi[r] = (int64_t)(uint64_t)(w >> 64);
+			}
+			s[0].values = lo;
+			s[1].values = hi;
+			s[2].values = c->n + g0;
+			break;
+		}
+		case ST_SUMF:
+			s[0].values = c->d + g0;
+			s[1].values = c->n + g0;
+			break;
+		case ST_VAR:
+			s[0].values = c->n + g0;
+			s[1].values = c->d + g0;
+			s[2].values = c->m2 + g0;
+			break;
+		case ST_VI:
+		case ST_VF:
+		case ST_BOOL: {
+			uint8_t *v = NULL;
+
+			s->values = a->st == ST_VI ? (void *)(c->i + g0) :
+			    a->st == ST_VF ? (void *)(c->d + g0) :
+			    (void *)(c->b + g0);
+			for (r = 0; r < n; r++)
+				if (!c->has[g0 + r]) {
+					if (v == NULL)
+						v = sbuf_valid(bu, n);
+					clear_bit(v, r);
+				}
+			s->validity = v;
+			break;
+		}
+		case ST_VS: {
+			uint8_t *v = NULL;
+			int32_t *off;
+			size_t tot = 0;
+			char *p;
+
+			for (r = 0; r < n; r++)
+				if (c->has[g0 + r])
+					tot += (size_t)c->n[g0 + r];
+			core_grow_aligned((void **)&bu->off, &bu->ocap,
+			    ((size_t)n + 1) * 4);
+			off = bu->off;
+			p = sbuf_vals(bu, tot);
+			off[0] = 0;
+			for (r = 0; r < n; r++) {
+				size_t len = c->has[g0 + r] ?
+				    (size_t)c->n[g0 + r] : 0;
+
+				if (len > 0)
+					memcpy(p + off[r], A->arena +
+					    c->i[g0 + r], len);
+				off[r + 1] = off[r] + (int32_t)len;
+				if (!c->has[g0 + r]) {
+					if (v == NULL)
+						v = sbuf_valid(bu, n);
+					clear_bit(v, r);
+				}
+			}
+			s->values = p;
+			s->offsets = off;
+			s->validity = v;
+			break;
+		}
+		}
+	}
+}
+
+/* Key columns of chunk c as views into batch b. */
+static void
+keys_of(struct agg *A, struct core_batch *b, uint32_t c)
+{
+	uint32_t i;
+
+	for (i = 0; i < A->nk; i++)
+		view(&b->cols[i], &A->chunks[c].cols[i]);
+}
+
+static int
+sum_fits(struct agg *A, const struct core_agg_a *a, __int128 w)
+{
+	const __int128 lim = (__int128)999999999999999999ll;
+
+	if (a->rt.id == CORE_TYPE_DECIMAL ? (w > lim || w < -lim) :
+	    (w > INT64_MAX || w < INT64_MIN))
+		return core_err_set(A->err, CORE_EDATA, "%s: sum overflows "
+		    "%s (wide decimals not supported yet)",
+		    A->plan->out->fields[A->nk + (a - A->P->aggs)].name,
+		    a->rt.id == CORE_TYPE_DECIMAL ? "18 digits" : "int64");
+	return 0;
+}
+
+/* A->ob = the output rows of groups [g0, g0 + n). */
+static int
+results_of(struct agg *A, uint32_t g0, uint32_t n)
+{
+	struct core_batch *ob = &A->ob;
+	uint32_t i, r;
+	int rc;
+
+	ob->nrows = n;
+	for (i = 0; i < A->na; i++) {
+		const struct core_agg_a *a = &A->P->aggs[i];
+		struct core_column *o = &ob->cols[A->nk + i];
+		struct sbuf *bu = &A->obufs[A->nk + i];
+		struct acc *c = &A->acc[i];
+		uint8_t *v = NULL;
+		size_t w = core_type_width(a->rt.id);
+		void *vals = a->st == ST_VS ? NULL : sbuf_vals(bu,
+		    (size_t)n * w);
+
+		view(o, o);
+#define NUL(r) do {							\
+	if (v == NULL)							\
+		v = sbuf_valid(bu, n);					\
+	clear_bit(v, (r));						\
+} while (0)
+		switch (a->st) {
+		case ST_CNT:
+			memcpy(vals, c->n + g0, (size_t)n * 8);
+			break;
+		case ST_SUMI:
+			for (r = 0; r < n; r++) {
+				uint32_t g = g0 + r;
+
+				if (c->n[g] == 0) {
+					NUL(r);
+					if (a->fn == CORE_AGG_AVG)
+						((double *)vals)[r] = 0;
+					else
+						((int64_t *)vals)[r] = 0;
+				} else if (a->fn == CORE_AGG_AVG) {
+					double sc = a->at.id ==
+					    CORE_TYPE_DECIMAL ?
+					    pow10d[a->at.scale] : 1;
+
+					((double *)vals)[r] = (double)
+					    ((long double)c->w[g] /
+					    c->n[g] / sc);
+				} else {
+					if ((rc = sum_fits(A, a, c->w[g])) != 0)
+						return rc;
+					((int64_t *)vals)[r] = (int64_t)c->w[g];
+				}
+			}
+			break;
+		case ST_SUMF:
+			for (r = 0; r < n; r++) {
+				uint32_t g = g0 + r;
+
+				((double *)vals)[r] = c->n[g] == 0 ? 0 :
+				    a->fn == CORE_AGG_AVG ?
+				    c->d[g] / (double)c->n[g] : c->d[g];
+				if (c->n[g] == 0)
+					NUL(r);
+			}
+			break;
+		case ST_VAR:
+			for (r = 0; r < n; r++) {
+				uint32_t g = g0 + r;
+				bool samp = a->fn == CORE_AGG_VAR_SAMP ||
+				    a->fn == CORE_AGG_STDDEV_SAMP;
+				int64_t k = c->n[g];
+				double x;
+
+				if (k == 0 || (samp && k < 2)) {
+					NUL(r);
+					((double *)vals)[r] = 0;
+					continue;
+				}
+				x = c->m2[g] / (double)(samp ? k - 1 : k);
+				if (x < 0)
+					x = 0;
+				if (a->fn == CORE_AGG_STDDEV_SAMP ||
+				    a->fn == CORE_AGG_STDDEV_POP)
+					x = sqrt(x);
+				((double *)vals)[r] = x;
+			}
+			break;
+		case ST_VI:
+			for (r = 0; r < n; r++) {
+				uint32_t g = g0 + r;
+				int64_t x = c->has[g] ? c->i[g] : 0;
+
+				if (!c->has[g])
+					NUL(r);
+				if (w == 1)
+					((uint8_t *)vals)[r] = (uint8_t)x;
+				else if (w == 4)
+					((int32_t *)vals)[r] = (int32_t)x;
+				else
+					((int64_t *)vals)[r] = x;
+			}
+			break;
+		case ST_VF:
+			for (r = 0; r < n; r++) {
+				uint32_t g = g0 + r;
+
+				((double *)vals)[r] = c->has[g] ? c->d[g] : 0;
+				if (!c->has[g])
+					NUL(r);
+			}
+			break;
+		case ST_BOOL:
+			for (r = 0; r < n; r++) {
+				uint32_t g = g0 + r;
+
+				((uint8_t *)vals)[r] = c->has[g] ? c->b[g] : 0;
+				if (!c->has[g])
+					NUL(r);
+			}
+			break;
+		case ST_VS: {
+			size_t tot = 0;
+			int32_t *off;
+			char *p;
+
+			for (r = 0; r < n; r++)
+				if (c->has[g0 + r])
+					tot += (size_t)c->n[g0 + r];
+			core_grow_aligned((void **)&bu->off, &bu->ocap,
+			    ((size_t)n + 1) * 4);
+			off = bu->off;
+			p = sbuf_vals(bu, tot);
+			off[0] = 0;
+			for (r = 0; r < n; r++) {
+				size_t len = c->has[g0 + r] ?
+				    (size_t)c->n[g0 + r] : 0;
+
+				if (len > 0)
+					memcpy(p + off[r], A->arena +
+					    c->i[g0 + r], len);
+				off[r + 1] = off[r] + (int32_t)len;
+				if (!c->has[g0 + r])
+					NUL(r);
+			}
+			vals = p;
+			o->offsets = off;
+			break;
+		}
+		}
+#undef NUL
+		o->values = vals;
+		o->validity = v;
+	}
+	return 0;
+}
+
+/* Bytes of the output scratch, charged to the output part as it grows
+ * (it cannot be refused: the output must be made). */
+static void
+out_charge(struct agg *A)
+{
+	uint64_t tot = 0;
+	uint32_t i;
+
+	for (i = 0; i < A->ob.ncols; i++)
+		tot += A->obufs[i].vcap + A->obufs[i].ocap +
+		    A->obufs[i].valcap;
+	if (tot > A->out_charged) {
+		core_mem_part_charge(&A->p_out, tot - A->out_charged);
+		A->out_charged = tot;
+	}
+}
+
+/* Emits every group of the table. */
+static int
+table_emit(struct agg *A)
+{
+	uint32_t g0, c = 0;
+	int rc;
+
+	for (g0 = 0; g0 < A->ngroups; g0 += A->chunk, c++) {
+		uint32_t n = A->ngroups - g0 < A->chunk ? A->ngroups - g0 :
+		    A->chunk;
+
+		if (A->nk > 0)
+			keys_of(A, &A->ob, c);
+		if ((rc = results_of(A, g0, n)) != 0)
+			return rc;
+		out_charge(A);
+		A->st->groups += n;
+		if ((rc = A->emit(A->emit_arg, &A->ob, A->err)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- partitions ---- */
+
+static uint64_t
+level_seed(unsigned level)
+{
+	return 0x9e3779b97f4a7c15ull * level + 0x632be59bd9b4e019ull;
+}
+
+/* Routes state batch sb into set p under the level's seed. */
+static int
+route(struct agg *A, struct core_part *p, const struct core_batch *sb,
+    unsigned level)
+{
+	uint32_t n = sb->nrows, np = core_part_count(p), i;
+
+	if (n == 0)
+		return 0;
+	scratch(A, n);
+	core_hash_batch(&A->hk_state, sb, NULL, n, level_seed(level),
+	    A->hash, NULL);
+	for (i = 0; i < n; i++)
+		A->part_of[i] = (uint32_t)(((A->hash[i] >> 32) *
+		    (uint64_t)np) >> 32);
+	return core_part_add(p, sb, A->part_of, A->err);
+}
+
+/* Writes the table's states to p and frees the table. */
+static int
+table_spill(struct agg *A, struct core_part *p, unsigned level)
+{
+	uint32_t g0, c = 0;
+	int rc = 0;
+
+	for (g0 = 0; g0 < A->ngroups; g0 += A->chunk, c++) {
+		uint32_t n = A->ngroups - g0 < A->chunk ? A->ngroups - g0 :
+		    A->chunk;
+
+		keys_of(A, &A->sb, c);
+		states_of(A, g0, n);
+		if ((rc = route(A, p, &A->sb, level)) != 0)
+			break;
+	}
+	table_free(A);
+	return rc;
+}
+
+static uint32_t
+fanout(const struct agg *A, uint64_t bytes)
+{
+	uint64_t most = A->p_part.cap / PART_BUF_MIN, want;
+	uint64_t room = A->p_tab.cap;
+
+	if (most > PARTS_MAX)
+		most = PARTS_MAX;
+	if (most < 2)
+		most = 2;
+	if (bytes == 0)
+		return (uint32_t)(most < 16 ? most : 16);
+	want = bytes / (room / 2 + 1) + 1;
+	if (want < 2)
+		want = 2;
+	return (uint32_t)(want < most ? want : most);
+}
+
+static void
+phase(struct agg *A, const char *what, unsigned i, unsigned n)
+{
+	if (A->o->phase != NULL)
+		A->o->phase(A->o->phase_arg, what, i, n);
+}
+
+static int merge_part(struct agg *A, struct core_part *p, uint32_t k,
+    unsigned level);
+
+/* Aggregates the partitions of set p (of the given level) one by one. */
+static int
+merge_set(struct agg *A, struct core_part *p, unsigned level)
+{
+	uint32_t k, np = core_part_count(p);
+	int rc;
+
+	A->st->partitions += np;
+	if (level > A->st->levels)
+		A->st->levels = level;
+	for (k = 0; k < np; k++) {
+		if (level == 1)
+			phase(A, "merging", k + 1, np);
+		rc = merge_part(A, p, k, level);
+		core_part_discard(p, k);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Aggregates partition k of p; re-partitions it when it fills the
+ * table. */
+static int
+merge_part(struct agg *A, struct core_part *p, uint32_t k, unsigned level)
+{
+	struct core_spill *sp = core_part_spill(p);
+	struct core_spill_cursor cur;
+	struct core_spill_frame f;
+	struct core_part *q = NULL;
+	int rc;
+
+	if (core_part_rows(p, k) == 0)
+		return 0;
+	memset(&f, 0, sizeof(f));
+	core_batch_init(&f.batch, A->P->state);
+	table_init(A, level >= MAX_LEVEL);
+	if ((rc = core_spill_cursor_open(sp, &cur, core_part_run(p, k),
+	    A->err)) != 0)
+		goto out;
+	while ((rc = core_spill_read_frame(sp, &cur, &f, &A->p_frame,
+	    A->err)) == 0)
+		if ((rc = consume(A, &f.batch)) != 0)
+			break;
+	if (rc == CORE_EOF) {
+		rc = table_emit(A);
+		goto out;
+	}
+	if (rc != CORE_ELIMIT)
+		goto out;
+	/* Too big: start this partition again, split under the next
+	 * level's seed. */
+	table_free(A);
+	q = core_part_new_in(sp, fanout(A, core_part_run(p, k)->len),
+	    &A->p_part);
+	if ((rc = core_spill_cursor_open(sp, &cur, core_part_run(p, k),
+	    A->err)) != 0)
+		goto out;
+	while ((rc = core_spill_read_frame(sp, &cur, &f, &A->p_frame,
+	    A->err)) == 0)
+		if ((rc = route(A, q, &f.batch, level + 1)) != 0)
+			goto out;
+	if (rc != CORE_EOF)
+		goto out;
+	core_spill_frame_release(&f, &A->p_frame);
+	if ((rc = core_part_finish(q, A->err)) != 0)
+		goto out;
+	rc = merge_set(A, q, level + 1);
+out:
+	table_free(A);
+	core_spill_frame_release(&f, &A->p_frame);
+	core_batch_release(&f.batch);
+	core_part_free(q);
+	return rc;
+}
+
+/* Reads the whole input, aggregating; spills when the table is full. */
+static int
+run(struct agg *A, const struct core_agg_input *in)
+{
+	struct core_batch ib;
+	struct core_part *p = NULL;
+	int rc;
+
+	core_batch_init(&ib, in->schema);
+	table_init(A, A->nk == 0);
+	phase(A, "aggregating", 0, 0);
+	while ((rc = in->next(in->arg, &ib, A->err)) == 0) {
+		A->st->rows_in += ib.nrows;
+		if (ib.nrows == 0)
+			continue;
+		to_state(A, &ib);
+		if (p == NULL) {
+			if ((rc = consume(A, &A->sb)) == 0)
+				continue;
+			if (rc != CORE_ELIMIT)
+				break;
+			phase(A, "partitioning", 0, 0);
+			p = A->top = core_part_new(A->P->state,
+			    fanout(A, in->size_hint), A->o->tmpdirs,
+			    A->o->ntmpdirs, A->o->max_spill,
+			    A->o->compress_spill ? 1 : 0, &A->p_part);
+			if ((rc = table_spill(A, p, 1)) != 0)
+				break;
+			/* table_spill reused sb: make it this batch's
+			 * states again. */
+			to_state(A, &ib);
+		}
+		if ((rc = route(A, p, &A->sb, 1)) != 0)
+			break;
+	}
+	core_batch_release(&ib);
+	if (rc != CORE_EOF)
+		return rc;
+	if (p == NULL)
+		return table_emit(A);
+	if ((rc = core_part_finish(p, A->err)) != 0)
+		return rc;
+	return merge_set(A, p, 1);
+}
+
+int
+core_agg_hash(const struct core_agg_options *o, struct core_mem *mem,
+    const struct core_agg_input *in, core_agg_emit_fn emit, void *arg,
+    struct core_agg_stats *st, struct core_err *err)
+{
+	struct core_agg_stats dummy;
+	struct agg *A;
+	uint64_t limit = mem->limit, tcap, pcap;
+	uint32_t i, kcols[CORE_HASH_MAX_KEYS];
+	struct core_batch empty;
+	int rc;
+
+	if (st == NULL)
+		st = &dummy;
+	memset(st, 0, sizeof(*st));
+	A = core_xcalloc(1, sizeof(*A));
+	A->o = o;
+	A->plan = o->plan;
+	A->P = o->plan->priv;
+	A->mem = mem;
+	A->err = err;
+	A->emit = emit;
+	A->emit_arg = arg;
+	A->st = st;
+	A->nk = A->P->nkeys;
+	A->na = A->P->naggs;
+	for (i = 0; i < A->nk; i++)
+		kcols[i] = i;
+	if (A->nk > 0 && ((rc = core_hash_keys_init(&A->hk_state,
+	    A->P->state, kcols, NULL, A->nk, err)) != 0 ||
+	    (rc = core_hash_keys_init(&A->hk_key, A->P->keyschema, kcols,
+	    NULL, A->nk, err)) != 0)) {
+		free(A);
+		return rc;
+	}
+	/* Half the budget for the table, a quarter for partition buffers;
+	 * the rest is for a spill frame read back and the output. */
+	tcap = limit == CORE_MEM_UNLIMITED ? CORE_MEM_UNLIMITED : limit / 2;
+	pcap = limit == CORE_MEM_UNLIMITED ? CORE_MEM_UNLIMITED : limit / 4;
+	core_mem_part_init(&A->p_tab, mem, "hash table", tcap);
+	core_mem_part_init(&A->p_part, mem, "partitions", pcap);
+	core_mem_part_init(&A->p_frame, mem, "spill frames",
+	    CORE_MEM_UNLIMITED);
+	core_mem_part_init(&A->p_out, mem, "output", CORE_MEM_UNLIMITED);
+	/* Chunks of groups a sixteenth of the table's room at most. */
+	A->chunk = CHUNK_MAX;
+	if (tcap != CORE_MEM_UNLIMITED)
+		while (A->chunk > CHUNK_MIN && (uint64_t)A->chunk *
+		    (key_row_bytes(A) + A->P->group_bytes + 24) > tcap / 16)
+			A->chunk /= 2;
+	for (A->chunk_shift = 0; (1u << A->chunk_shift) < A->chunk;
+	    A->chunk_shift++)
+		;
+	A->acc = core_xcalloc(A->na + 1, sizeof(*A->acc));
+	core_batch_init(&A->sb, A->P->state);
+	A->sbufs = core_xcalloc(A->P->state->ncols + 1, sizeof(*A->sbufs));
+	core_batch_init(&A->ob, o->plan->out);
+	A->obufs = core_xcalloc(o->plan->out->ncols + 1, sizeof(*A->obufs));
+	scratch(A, 1);
+	rc = run(A, in);
+	if (rc == 0) {
+		core_batch_init(&empty, o->plan->out);
+		rc = emit(arg, &empty, err);
+		core_batch_release(&empty);
+	}
+	table_free(A);
+	if (A->top != NULL)
+		st->spill_bytes = core_spill_bytes(core_part_spill(A->top));
+	st->peak_mem = mem->peak;
+	core_part_free(A->top);
+	/* The batches made here own no buffer of their own: their columns
+	 * are views of sbufs and obufs. */
+	free(A->sb.cols);
+	free(A->ob.cols);
+	sbufs_free(A->sbufs, A->P->state->ncols);
+	sbufs_free(A->obufs, o->plan->out->ncols);
+	core_mem_part_release(&A->p_out, A->out_charged);
+	free(A->chunks);
+	free(A->cptr);
+	free(A->acc);
+	free(A->hash);
+	free(A->cand);
+	free(A->gid);
+	free(A->act);
+	free(A->miss);
+	free(A->part_of);
+	free(A->refs);
+	free(A->eq);
+	core_mem_part_fini(&A->p_out);
+	core_mem_part_fini(&A->p_frame);
+	core_mem_part_fini(&A->p_part);
+	core_mem_part_fini(&A->p_tab);
+	free(A);
+	return rc;
+}

@@ -1,0 +1,164 @@
+/*
+ * core_agg.h - group-by aggregation of a column stream (colagg's engine).
+ *
+ * The input is a stream of batches whose columns are already what is
+ * grouped and aggregated (a tool evaluates its --by expressions and the
+ * aggregates' arguments first).  A spec names the key columns and, per
+ * aggregate, its function and argument column.  The output holds one row
+ * per group: the key columns first, then the aggregates in the order
+ * given; without keys exactly one row, also for an empty input.  Groups
+ * come out in no particular order.
+ *
+ * Semantics are SQL's (as DuckDB has them): aggregates ignore NULLs,
+ * count(*) counts rows, a NULL key is a group of its own (NULLs group
+ * together), sum/min/max/avg/any_value of no values is NULL, count of
+ * none is 0.  Keys compare as core_hash compares them (-0.0 equals 0.0,
+ * every NaN equals every NaN).  Result types follow DuckDB's, through
+ * core_agg_result_type alone.
+ */
+#ifndef CORE_AGG_H
+#define CORE_AGG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core_col.h"
+#include "core_err.h"
+#include "core_mem.h"
+
+enum core_agg_fn {
+	CORE_AGG_COUNT_STAR = 1,	/* count(*): arg is -1 */
+	CORE_AGG_COUNT,
+	CORE_AGG_SUM,
+	CORE_AGG_AVG,
+	CORE_AGG_MIN,
+	CORE_AGG_MAX,
+	CORE_AGG_ANY_VALUE,		/* the first non-NULL value read */
+	CORE_AGG_VAR_SAMP,
+	CORE_AGG_VAR_POP,
+	CORE_AGG_STDDEV_SAMP,
+	CORE_AGG_STDDEV_POP,
+	CORE_AGG_BOOL_AND,
+	CORE_AGG_BOOL_OR,
+};
+
+/* "count", "sum", ..., "stddev" (= stddev_samp), case-insensitive; 0 or
+ * CORE_EUSAGE.  count(*) is the caller's: "count" with no argument. */
+int core_agg_fn_parse(const char *s, enum core_agg_fn *out,
+    struct core_err *err);
+const char *core_agg_fn_name(enum core_agg_fn fn);
+
+/*
+ * The result type of fn over an argument of type arg (ignored for
+ * count(*)): 0, or CORE_EUSAGE naming the function and the type when fn
+ * does not take it (sum of a string, avg of a date, bool_and of an
+ * int).  The one place result types are decided.
+ */
+int core_agg_result_type(enum core_agg_fn fn, struct core_coltype arg,
+    struct core_coltype *out, struct core_err *err);
+
+/* One aggregate of a spec; strings borrowed for core_agg_plan_new. */
+struct core_agg_call {
+	enum core_agg_fn fn;
+	int32_t arg;			/* input column, -1 for count(*) */
+	bool distinct;			/* not supported yet: CORE_EUSAGE */
+	const char *name;		/* output name; NULL: "fn(column)" */
+};
+
+struct core_agg_spec {
+	const uint32_t *keys;		/* borrowed: key column indices */
+	uint32_t nkeys;			/* 0: one group, the whole input */
+	const struct core_agg_call *aggs;	/* borrowed */
+	uint32_t naggs;
+};
+
+/* What an aggregation of a schema produces, decided before any row is
+ * read.  Opaque but for the output schema. */
+struct core_agg_plan {
+	struct core_schema *out;	/* owned: keys, then aggregates */
+	struct core_agg_plan_priv *priv;	/* owned */
+};
+
+/*
+ * Plans spec over input schema in (borrowed for the call).  On success
+ * *out is the caller's (core_agg_plan_free).  CORE_EUSAGE with a message
+ * naming the column or the aggregate for: a column out of range, more
+ * keys than core_hash takes, a function that does not take its
+ * argument's type, DISTINCT, two output columns of one name.
+ */
+int core_agg_plan_new(const struct core_agg_spec *spec,
+    const struct core_schema *in, struct core_agg_plan **out,
+    struct core_err *err);
+void core_agg_plan_free(struct core_agg_plan *p);	/* accepts NULL */
+
+/* ---- running an aggregation ---- */
+
+/* As core_join_next_fn: fills b (core_batch_init'ed by the aggregation
+ * on the input's schema) with views valid until the next call; 0,
+ * CORE_EOF at the end, or a negative code, passed back. */
+typedef int (*core_agg_next_fn)(void *arg, struct core_batch *b,
+    struct core_err *err);
+
+struct core_agg_input {
+	const struct core_schema *schema;	/* borrowed; as planned */
+	core_agg_next_fn next;
+	void *arg;
+	uint64_t size_hint;	/* bytes of input when known, else 0: only
+				   the fan-out of a spill uses it */
+};
+
+/* As core_join_emit_fn: each output batch (schema plan->out), valid
+ * during the call, buffers unchanged until the next call returns; a
+ * successful aggregation ends with one empty batch.  A non-zero return
+ * stops it and is passed back. */
+typedef int (*core_agg_emit_fn)(void *arg, const struct core_batch *b,
+    struct core_err *err);
+
+struct core_agg_options {
+	const struct core_agg_plan *plan;	/* borrowed */
+	const char *const *tmpdirs;	/* borrowed; used in turn */
+	size_t ntmpdirs;		/* 0 = core_tmpdir_default() */
+	uint64_t max_spill;		/* bytes; 0 = no cap */
+	bool compress_spill;		/* zstd level 1 on spill frames */
+	/* Told of each phase, for progress: "aggregating", "partitioning",
+	 * "merging" partition i of n (0, 0 in memory).  NULL: not told. */
+	void (*phase)(void *arg, const char *phase, unsigned i, unsigned n);
+	void *phase_arg;
+};
+
+struct core_agg_stats {
+	uint64_t rows_in;		/* rows read */
+	uint64_t groups;		/* rows written */
+	uint64_t partitions;		/* partitions written, all levels */
+	uint64_t levels;		/* 0 in memory, 1 partitioned, 2+
+					   re-partitioned */
+	uint64_t spill_bytes;		/* bytes written to spill files */
+	uint64_t peak_mem;		/* most bytes charged at once */
+};
+
+/*
+ * The hash aggregation: reads in to its end, groups its rows in a hash
+ * table within mem and emits one row per group.  When the table fills
+ * the budget, the partial aggregates so far and every later row (as a
+ * partial aggregate of one row) are partitioned by a hash of the key
+ * into spill files; partitions are then aggregated one at a time, their
+ * partial aggregates merged, and a partition still too big is
+ * partitioned again with another seed (at most a few levels deep, after
+ * which it is aggregated whatever the budget says).  The answer never
+ * depends on the budget, but for the order of float additions.
+ *
+ * Charged to mem: the hash table, the groups' keys and aggregates, the
+ * partition buffers, spill frames read back and the output.  Not
+ * charged (a constant per input batch): the scratch a batch is hashed
+ * and converted in.
+ *
+ * 0, or a negative code: the input's and emit's codes, CORE_EDATA (a
+ * sum past what its result type holds), CORE_ELIMIT (max_spill),
+ * CORE_EIO (a spill file).  st (may be NULL) is filled either way.
+ */
+int core_agg_hash(const struct core_agg_options *o, struct core_mem *mem,
+    const struct core_agg_input *in, core_agg_emit_fn emit, void *arg,
+    struct core_agg_stats *st, struct core_err *err);
+
+#endif

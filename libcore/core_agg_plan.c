@@ -1,0 +1,367 @@
+/*
+ * core_agg_plan.c - what an aggregation produces (core_agg.h): function
+ * names, result types, and the layout of the partial aggregates.
+ *
+ * Every aggregate is kept, in memory and in spill files, as a partial
+ * aggregate (its "state"): a few columns that two partial aggregates of
+ * one group merge by.  An input row becomes the state of a group of one
+ * row, so the in-memory table, the partitions and their re-reading all
+ * merge states and nothing else; the layout is decided here, once, and
+ * the state schema (keys, then each aggregate's state columns) is what
+ * the spill files hold.
+ *
+ * Integer-like values whose min, max or any_value is taken are widened to
+ * int64 in their state (bool, int32 and date narrow back on output), so
+ * the merge loops have three value kinds: int64, float64 and string.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core_agg.h"
+#include "core_agg_private.h"
+#include "core_alloc.h"
+#include "core_hash.h"
+
+static const struct {
+	const char *name;
+	enum core_agg_fn fn;
+} fn_names[] = {
+	{ "count", CORE_AGG_COUNT }, { "sum", CORE_AGG_SUM },
+	{ "avg", CORE_AGG_AVG }, { "mean", CORE_AGG_AVG },
+	{ "min", CORE_AGG_MIN }, { "max", CORE_AGG_MAX },
+	{ "any_value", CORE_AGG_ANY_VALUE },
+	{ "var_samp", CORE_AGG_VAR_SAMP }, { "variance", CORE_AGG_VAR_SAMP },
+	{ "var_pop", CORE_AGG_VAR_POP },
+	{ "stddev_samp", CORE_AGG_STDDEV_SAMP },
+	{ "stddev", CORE_AGG_STDDEV_SAMP },
+	{ "stddev_pop", CORE_AGG_STDDEV_POP },
+	{ "bool_and", CORE_AGG_BOOL_AND }, { "bool_or", CORE_AGG_BOOL_OR },
+};
+
+int
+core_agg_fn_parse(const char *s, enum core_agg_fn *out, struct core_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(fn_names) / sizeof(fn_names[0]); i++)
+		if (strcasecmp(s, fn_names[i].name) == 0) {
+			*out = fn_names[i].fn;
+			return 0;
+		}
+	return core_err_set(err, CORE_EUSAGE, "unknown aggregate function: "
+	    "%s", s);
+}
+
+const char *
+core_agg_fn_name(enum core_agg_fn fn)
+{
+	size_t i;
+
+	if (fn == CORE_AGG_COUNT_STAR)
+		return "count";
+	for (i = 0; i < sizeof(fn_names) / sizeof(fn_names[0]); i++)
+		if (fn_names[i].fn == fn)
+			return fn_names[i].name;
+	return "?";
+}
+
+static bool
+int_like(enum core_type t)
+{
+	return t == CORE_TYPE_BOOL || t == CORE_TYPE_INT32 ||
+	    t == CORE_TYPE_INT64 || t == CORE_TYPE_DECIMAL;
+}
+
+static bool
+numeric(enum core_type t)
+{
+	return t == CORE_TYPE_INT32 || t == CORE_TYPE_INT64 ||
+	    t == CORE_TYPE_DECIMAL || t == CORE_TYPE_FLOAT64;
+}
+
+/*
+ * DuckDB's result types (checked against DuckDB 1.x with typeof()), and
+ * what is emitted while core_col has no 128-bit type:
+ *   count(*), count(x)            BIGINT                -> int64
+ *   sum(bool|int32|int64)         HUGEINT               -> int64 for now
+ *   sum(decimal(p,s))             DECIMAL(38,s)         -> decimal(18,s)
+ *                                 for now; both say CORE_EDATA when the
+ *                                 exact sum does not fit
+ *   sum(double)                   DOUBLE
+ *   avg(int32|int64|decimal|double) DOUBLE
+ *   min/max/any_value(T)          T
+ *   var_*, stddev_*(number)       DOUBLE
+ *   bool_and/bool_or(bool)        BOOLEAN
+ */
+int
+core_agg_result_type(enum core_agg_fn fn, struct core_coltype arg,
+    struct core_coltype *out, struct core_err *err)
+{
+	char tn[CORE_TYPE_NAME_MAX];
+	struct core_coltype t = { 0, 0, 0 };
+
+	switch (fn) {
+	case CORE_AGG_COUNT_STAR:
+	case CORE_AGG_COUNT:
+		t.id = CORE_TYPE_INT64;
+		break;
+	case CORE_AGG_SUM:
+		if (arg.id == CORE_TYPE_FLOAT64) {
+			t.id = CORE_TYPE_FLOAT64;
+		} else if (arg.id == CORE_TYPE_DECIMAL) {
+			t.id = CORE_TYPE_DECIMAL;
+			t.precision = CORE_DECIMAL_MAX_PRECISION;
+			t.scale = arg.scale;
+		} else if (int_like(arg.id)) {
+			t.id = CORE_TYPE_INT64;
+		} else {
+			goto bad;
+		}
+		break;
+	case CORE_AGG_AVG:
+	case CORE_AGG_VAR_SAMP:
+	case CORE_AGG_VAR_POP:
+	case CORE_AGG_STDDEV_SAMP:
+	case CORE_AGG_STDDEV_POP:
+		if (!numeric(arg.id))
+			goto bad;
+		t.id = CORE_TYPE_FLOAT64;
+		break;
+	case CORE_AGG_MIN:
+	case CORE_AGG_MAX:
+	case CORE_AGG_ANY_VALUE:
+		t = arg;
+		break;
+	case CORE_AGG_BOOL_AND:
+	case CORE_AGG_BOOL_OR:
+		if (arg.id != CORE_TYPE_BOOL)
+			goto bad;
+		t.id = CORE_TYPE_BOOL;
+		break;
+	default:
+		return core_err_set(err, CORE_EUSAGE, "unknown aggregate "
+		    "function %d", (int)fn);
+	}
+	*out = t;
+	return 0;
+bad:
+	return core_err_set(err, CORE_EUSAGE, "%s does not take %s",
+	    core_agg_fn_name(fn), core_type_name(arg, tn));
+}
+
+/* The state kind of an aggregate of argument type at. */
+static void
+layout(struct core_agg_a *a, struct core_coltype at)
+{
+	enum core_type t = at.id;
+
+	a->op = OP_NONE;
+	switch (a->fn) {
+	case CORE_AGG_COUNT_STAR:
+	case CORE_AGG_COUNT:
+		a->st = ST_CNT;
+		break;
+	case CORE_AGG_SUM:
+	case CORE_AGG_AVG:
+		a->st = t == CORE_TYPE_FLOAT64 ? ST_SUMF : ST_SUMI;
+		break;
+	case CORE_AGG_MIN:
+	case CORE_AGG_MAX:
+	case CORE_AGG_ANY_VALUE:
+		a->op = a->fn == CORE_AGG_MIN ? OP_MIN :
+		    a->fn == CORE_AGG_MAX ? OP_MAX : OP_ANY;
+		a->st = t == CORE_TYPE_FLOAT64 ? ST_VF :
+		    t == CORE_TYPE_STRING ? ST_VS : ST_VI;
+		break;
+	case CORE_AGG_BOOL_AND:
+	case CORE_AGG_BOOL_OR:
+		a->op = a->fn == CORE_AGG_BOOL_AND ? OP_AND : OP_OR;
+		a->st = ST_BOOL;
+		break;
+	default:
+		a->st = ST_VAR;
+		break;
+	}
+}
+
+static const uint8_t st_ncols[] = {
+	[ST_CNT] = 1, [ST_SUMI] = 3, [ST_SUMF] = 2, [ST_VI] = 1, [ST_VF] = 1,
+	[ST_VS] = 1, [ST_VAR] = 3, [ST_BOOL] = 1,
+};
+
+/* Bytes of the in-memory arrays per group (core_agg.c's struct acc). */
+static const uint8_t st_bytes[] = {
+	[ST_CNT] = 8, [ST_SUMI] = 24, [ST_SUMF] = 16, [ST_VI] = 9,
+	[ST_VF] = 9, [ST_VS] = 17, [ST_VAR] = 24, [ST_BOOL] = 2,
+};
+
+static void
+state_cols(const struct core_agg_a *a, struct core_coltype *ct)
+{
+	struct core_coltype i64 = { CORE_TYPE_INT64, 0, 0 };
+	struct core_coltype f64 = { CORE_TYPE_FLOAT64, 0, 0 };
+	struct core_coltype str = { CORE_TYPE_STRING, 0, 0 };
+	struct core_coltype bl = { CORE_TYPE_BOOL, 0, 0 };
+
+	switch (a->st) {
+	case ST_CNT:
+		ct[0] = i64;
+		break;
+	case ST_SUMI:		/* low word, high word, count */
+		ct[0] = i64;
+		ct[1] = i64;
+		ct[2] = i64;
+		break;
+	case ST_SUMF:		/* sum, count */
+		ct[0] = f64;
+		ct[1] = i64;
+		break;
+	case ST_VI:
+		ct[0] = i64;
+		break;
+	case ST_VF:
+		ct[0] = f64;
+		break;
+	case ST_VS:
+		ct[0] = str;
+		break;
+	case ST_VAR:		/* count, mean, sum of squared deviations */
+		ct[0] = i64;
+		ct[1] = f64;
+		ct[2] = f64;
+		break;
+	case ST_BOOL:
+		ct[0] = bl;
+		break;
+	}
+}
+
+int
+core_agg_plan_new(const struct core_agg_spec *spec,
+    const struct core_schema *in, struct core_agg_plan **out,
+    struct core_err *err)
+{
+	struct core_agg_plan *p;
+	struct core_agg_plan_priv *v;
+	struct core_coltype ct[3];
+	uint32_t i, j, nst;
+	char buf[256];
+	int rc;
+
+	*out = NULL;
+	if (spec->nkeys > CORE_HASH_MAX_KEYS)
+		return core_err_set(err, CORE_EUSAGE, "more than %d group "
+		    "keys", CORE_HASH_MAX_KEYS);
+	for (i = 0; i < spec->nkeys; i++)
+		if (spec->keys[i] >= in->ncols)
+			return core_err_set(err, CORE_EUSAGE, "group key "
+			    "column %u out of range (%u columns)",
+			    spec->keys[i], in->ncols);
+	p = core_xcalloc(1, sizeof(*p));
+	v = p->priv = core_xcalloc(1, sizeof(*v));
+	v->nkeys = spec->nkeys;
+	v->naggs = spec->naggs;
+	v->keys = core_xcalloc(spec->nkeys + 1, sizeof(*v->keys));
+	v->aggs = core_xcalloc(spec->naggs + 1, sizeof(*v->aggs));
+	memcpy(v->keys, spec->keys, spec->nkeys * sizeof(*v->keys));
+	p->out = core_schema_new(spec->nkeys + spec->naggs);
+	v->keyschema = core_schema_new(spec->nkeys);
+	nst = spec->nkeys;
+	for (i = 0; i < spec->nkeys; i++) {
+		const struct core_field *f = &in->fields[spec->keys[i]];
+
+		core_schema_set(p->out, i, f->name, f->type);
+		core_schema_set(v->keyschema, i, f->name, f->type);
+	}
+	for (i = 0; i < spec->naggs; i++) {
+		const struct core_agg_call *c = &spec->aggs[i];
+		struct core_agg_a *a = &v->aggs[i];
+		struct core_coltype at = { CORE_TYPE_INT64, 0, 0 };
+
+		a->fn = c->fn;
+		a->arg = c->fn == CORE_AGG_COUNT_STAR ? -1 : c->arg;
+		if (c->distinct) {
+			rc = core_err_set(err, CORE_EUSAGE, "%s(distinct ...) "
+			    "is not supported yet", core_agg_fn_name(c->fn));
+			goto fail;
+		}
+		if (a->arg >= 0) {
+			if ((uint32_t)a->arg >= in->ncols) {
+				rc = core_err_set(err, CORE_EUSAGE, "argument "
+				    "column %d of %s out of range (%u "
+				    "columns)", a->arg,
+				    core_agg_fn_name(c->fn), in->ncols);
+				goto fail;
+			}
+			at = in->fields[a->arg].type;
+		} else if (c->fn != CORE_AGG_COUNT_STAR) {
+			rc = core_err_set(err, CORE_EUSAGE, "%s needs an "
+			    "argument", core_agg_fn_name(c->fn));
+			goto fail;
+		}
+		if ((rc = core_agg_result_type(c->fn, at, &a->rt, err)) != 0) {
+			if (a->arg >= 0)
+				core_err_prefix(err,
+				    in->fields[a->arg].name);
+			goto fail;
+		}
+		a->at = at;
+		layout(a, at);
+		a->scol = nst;
+		nst += st_ncols[a->st];
+		v->group_bytes += st_bytes[a->st];
+		if (c->name != NULL)
+			snprintf(buf, sizeof(buf), "%s", c->name);
+		else if (a->arg < 0)
+			snprintf(buf, sizeof(buf), "count_star()");
+		else
+			snprintf(buf, sizeof(buf), "%s(%s)",
+			    core_agg_fn_name(c->fn), in->fields[a->arg].name);
+		core_schema_set(p->out, spec->nkeys + i, buf, a->rt);
+	}
+	for (i = 0; i < p->out->ncols; i++)
+		for (j = 0; j < i; j++)
+			if (strcmp(p->out->fields[i].name,
+			    p->out->fields[j].name) == 0) {
+				rc = core_err_set(err, CORE_EUSAGE, "two output "
+				    "columns named %s",
+				    p->out->fields[i].name);
+				goto fail;
+			}
+	v->state = core_schema_new(nst);
+	for (i = 0; i < spec->nkeys; i++)
+		core_schema_set(v->state, i, in->fields[spec->keys[i]].name,
+		    in->fields[spec->keys[i]].type);
+	for (i = 0; i < spec->naggs; i++) {
+		const struct core_agg_a *a = &v->aggs[i];
+
+		state_cols(a, ct);
+		for (j = 0; j < st_ncols[a->st]; j++) {
+			snprintf(buf, sizeof(buf), "s%u.%u", i, j);
+			core_schema_set(v->state, a->scol + j, buf, ct[j]);
+		}
+	}
+	*out = p;
+	return 0;
+fail:
+	core_agg_plan_free(p);
+	return rc;
+}
+
+void
+core_agg_plan_free(struct core_agg_plan *p)
+{
+	if (p == NULL)
+		return;
+	if (p->priv != NULL) {
+		free(p->priv->keys);
+		free(p->priv->aggs);
+		core_schema_free(p->priv->state);
+		core_schema_free(p->priv->keyschema);
+		free(p->priv);
+	}
+	core_schema_free(p->out);
+	free(p);
+}

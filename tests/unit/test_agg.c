@@ -1,0 +1,1105 @@
+/*
+ * test_agg.c - core_agg against a sort-then-scan reference.
+ *
+ * Random tables with a key column of every type (small domains, NULLs,
+ * -0.0 and NaN among the floats, empty strings), a unique id, and a
+ * value column of every type (NULLs, and NaN rarely).  The reference
+ * sorts the rows by the key (stably, so a group's rows keep their input
+ * order), then computes every aggregate of a group from its rows one at
+ * a time: exact sums in __int128, min and max by a comparison written
+ * here, variance in two passes.  Both results are sorted by key and
+ * compared cell by cell: exactly, except the float sums and averages of
+ * a run that spilled (partial sums merge in another order) and the
+ * variances (one pass against two), which get a tolerance; any_value
+ * must be one of its group's values.
+ *
+ * Batch lengths 0, 1, 2, 3, 17, 4095, 4096, 4097 (empty batches mixed
+ * in), budgets from 256 KiB to unlimited on inputs of many batches, the
+ * peak charge within the budget plus an eighth, one group, every row a
+ * group, empty inputs with and without keys, overflow, usage errors and
+ * the result types.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_agg.h"
+#include "core_alloc.h"
+#include "core_col.h"
+#include "core_mem.h"
+#include "unit.h"
+
+static const struct core_coltype types[] = {
+	{ CORE_TYPE_INT32, 0, 0 }, { CORE_TYPE_INT64, 0, 0 },
+	{ CORE_TYPE_FLOAT64, 0, 0 }, { CORE_TYPE_DECIMAL, 12, 2 },
+	{ CORE_TYPE_DATE, 0, 0 }, { CORE_TYPE_TIMESTAMP, 0, 0 },
+	{ CORE_TYPE_STRING, 0, 0 }, { CORE_TYPE_BOOL, 0, 0 },
+};
+#define NT 8
+/* Columns: keys k0..k7 (types[]), id (int64, unique), values v0..v7. */
+#define COL_ID NT
+#define COL_V(i) (NT + 1 + (i))
+#define NCOLS (2 * NT + 1)
+
+struct cell {
+	bool null;
+	int64_t i;
+	double f;
+	char *s;		/* owned */
+	uint32_t slen;
+};
+
+struct table {
+	struct core_schema *schema;
+	size_t n;
+	struct cell *cells;	/* n * NCOLS */
+};
+
+static struct cell *
+at(const struct table *t, size_t r, uint32_t c)
+{
+	return &t->cells[r * NCOLS + c];
+}
+
+static struct core_coltype
+col_type(uint32_t c)
+{
+	if (c == COL_ID)
+		return (struct core_coltype){ CORE_TYPE_INT64, 0, 0 };
+	return types[c < NT ? c : c - NT - 1];
+}
+
+static double
+rnd_double(void)
+{
+	uint64_t x = unit_rand();
+
+	if (x % 500 == 0)
+		return NAN;
+	if (x % 97 == 0)
+		return -0.0;
+	return (double)(int64_t)(unit_rand() % 2000001 - 1000000) / 1000.0;
+}
+
+/* A value of type t: from a domain of card values (card 0: any). */
+static void
+gen(struct cell *c, struct core_coltype t, uint64_t card, bool key)
+{
+	uint64_t x = card ? unit_rand() % card : unit_rand();
+	char buf[64];
+
+	switch (t.id) {
+	case CORE_TYPE_INT32:
+		c->i = card ? (int64_t)x - (int64_t)card / 2 :
+		    (int32_t)(uint32_t)x;
+		break;
+	case CORE_TYPE_INT64:
+		c->i = card ? (int64_t)x * 1000000007ll :
+		    (int64_t)(x >> 24) - ((int64_t)1 << 39);
+		break;
+	case CORE_TYPE_FLOAT64:
+		if (key) {
+			c->f = x % 11 == 0 ? NAN : (double)x / 4.0;
+			if (c->f == 0 && unit_rand() % 2)
+				c->f = -0.0;
+		} else {
+			c->f = rnd_double();
+		}
+		break;
+	case CORE_TYPE_DECIMAL:
+		c->i = card ? (int64_t)x * 37 - 500 :
+		    (int64_t)(x % 200000000000ull) - 100000000000ll;
+		break;
+	case CORE_TYPE_DATE:
+		c->i = 18000 + (int64_t)(x % 40000);
+		break;
+	case CORE_TYPE_TIMESTAMP:
+		c->i = (int64_t)(x % 4000000000000ull) * 1000003;
+		break;
+	case CORE_TYPE_STRING: {
+		int len = card ? snprintf(buf, sizeof(buf), "%.*s%llu",
+		    (int)(x % 5), "kkkkkkk", (unsigned long long)x) :
+		    snprintf(buf, sizeof(buf), "%.*s", (int)(x % 12),
+		    "abcdefghijklmnopq" + x % 5);
+
+		if (x % 13 == 0)
+			len = 0;
+		c->s = core_xstrndup(buf, (size_t)len);
+		c->slen = (uint32_t)len;
+		break;
+	}
+	case CORE_TYPE_BOOL:
+		c->i = (int64_t)(x & 1);
+		break;
+	}
+}
+
+/* n rows; keys from domains of card (0: unique ids as the key). */
+static struct table *
+table_new(size_t n, uint64_t card, unsigned null_pct)
+{
+	struct table *t = core_xcalloc(1, sizeof(*t));
+	size_t r;
+	uint32_t c;
+	char name[8];
+
+	t->schema = core_schema_new(NCOLS);
+	for (c = 0; c < NCOLS; c++) {
+		if (c == COL_ID)
+			snprintf(name, sizeof(name), "id");
+		else
+			snprintf(name, sizeof(name), "%c%u", c < NT ? 'k' : 'v',
+			    c < NT ? c : c - NT - 1);
+		core_schema_set(t->schema, c, name, col_type(c));
+	}
+	t->n = n;
+	t->cells = core_xcalloc(n * NCOLS + 1, sizeof(*t->cells));
+	for (r = 0; r < n; r++)
+		for (c = 0; c < NCOLS; c++) {
+			struct cell *x = at(t, r, c);
+
+			if (c == COL_ID) {
+				x->i = (int64_t)r * 7 - 3;
+				continue;
+			}
+			if (unit_rand() % 100 < null_pct) {
+				x->null = true;
+				if (col_type(c).id == CORE_TYPE_STRING)
+					x->s = core_xstrdup("");
+				continue;
+			}
+			gen(x, col_type(c), c < NT ? card : 0, c < NT);
+		}
+	return t;
+}
+
+static void
+table_free(struct table *t)
+{
+	size_t i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->n * NCOLS; i++)
+		free(t->cells[i].s);
+	free(t->cells);
+	core_schema_free(t->schema);
+	free(t);
+}
+
+/* ---- the input: rows [off, off + len) as a batch ---- */
+
+struct src {
+	const struct table *t;
+	size_t pos;
+	uint32_t blen;
+	unsigned calls;
+	struct core_batch own;
+};
+
+static void
+fill(const struct table *t, size_t off, uint32_t n, struct core_batch *b)
+{
+	uint32_t c, r;
+	size_t bytes = 0;
+
+	core_batch_release(b);
+	core_batch_init(b, t->schema);
+	for (r = 0; r < n; r++)
+		for (c = 0; c < NCOLS; c++)
+			bytes += at(t, off + r, c)->slen;
+	core_batch_reserve(b, n, bytes);
+	for (c = 0; c < NCOLS; c++) {
+		struct core_column *col = &b->cols[c];
+		int32_t o = 0;
+
+		for (r = 0; r < n; r++) {
+			const struct cell *x = at(t, off + r, c);
+
+			switch (col->type.id) {
+			case CORE_TYPE_BOOL:
+				((uint8_t *)col->values)[r] = (uint8_t)x->i;
+				break;
+			case CORE_TYPE_INT32:
+			case CORE_TYPE_DATE:
+				((int32_t *)col->values)[r] = (int32_t)x->i;
+				break;
+			case CORE_TYPE_FLOAT64:
+				((double *)col->values)[r] = x->f;
+				break;
+			case CORE_TYPE_STRING:
+				col->offsets[r] = o;
+				memcpy((char *)col->values + o, x->s, x->slen);
+				o += (int32_t)x->slen;
+				col->offsets[r + 1] = o;
+				break;
+			default:
+				((int64_t *)col->values)[r] = x->i;
+				break;
+			}
+			if (x->null)
+				core_col_set_null(col, r, n);
+		}
+	}
+	b->nrows = n;
+}
+
+static int
+src_next(void *arg, struct core_batch *b, struct core_err *err)
+{
+	struct src *s = arg;
+	uint32_t n;
+
+	(void)err;
+	s->calls++;
+	/* Empty batches now and then, and only those at length 0. */
+	if (s->blen == 0)
+		return s->calls <= 3 ? (b->nrows = 0, 0) : CORE_EOF;
+	if (s->calls % 5 == 2) {
+		b->nrows = 0;
+		return 0;
+	}
+	if (s->pos >= s->t->n)
+		return CORE_EOF;
+	n = s->t->n - s->pos < s->blen ? (uint32_t)(s->t->n - s->pos) :
+	    s->blen;
+	fill(s->t, s->pos, n, &s->own);
+	s->pos += n;
+	/* Hand out views, as an MLSPILL3 reader does. */
+	{
+		uint32_t c;
+
+		for (c = 0; c < NCOLS; c++) {
+			b->cols[c].validity = s->own.cols[c].validity;
+			b->cols[c].values = s->own.cols[c].values;
+			b->cols[c].offsets = s->own.cols[c].offsets;
+		}
+		b->nrows = n;
+	}
+	return 0;
+}
+
+/* ---- rows of results ---- */
+
+struct rows {
+	uint32_t ncols;
+	size_t n, cap;
+	struct cell *c;		/* n * ncols */
+	const struct core_schema *schema;
+	unsigned empty_calls, calls_after_empty;
+};
+
+static void
+rows_free(struct rows *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n * r->ncols; i++)
+		free(r->c[i].s);
+	free(r->c);
+	memset(r, 0, sizeof(*r));
+}
+
+static struct cell *
+rows_add(struct rows *R)
+{
+	if (R->n == R->cap) {
+		R->cap = R->cap ? R->cap * 2 : 64;
+		R->c = core_xreallocarray(R->c, R->cap * R->ncols,
+		    sizeof(*R->c));
+	}
+	memset(&R->c[R->n * R->ncols], 0, R->ncols * sizeof(*R->c));
+	return &R->c[R->n++ * R->ncols];
+}
+
+static int
+emit_rows(void *arg, const struct core_batch *b, struct core_err *err)
+{
+	struct rows *R = arg;
+	uint32_t r, c;
+
+	(void)err;
+	if (R->empty_calls)
+		R->calls_after_empty++;
+	if (b->nrows == 0) {
+		R->empty_calls++;
+		return 0;
+	}
+	for (r = 0; r < b->nrows; r++) {
+		struct cell *row = rows_add(R);
+
+		for (c = 0; c < R->ncols; c++) {
+			const struct core_column *col = &b->cols[c];
+			struct cell *x = &row[c];
+
+			x->null = !core_col_is_valid(col, r);
+			switch (col->type.id) {
+			case CORE_TYPE_BOOL:
+				x->i = ((const uint8_t *)col->values)[r];
+				break;
+			case CORE_TYPE_INT32:
+			case CORE_TYPE_DATE:
+				x->i = ((const int32_t *)col->values)[r];
+				break;
+			case CORE_TYPE_FLOAT64:
+				x->f = ((const double *)col->values)[r];
+				break;
+			case CORE_TYPE_STRING:
+				x->slen = (uint32_t)(col->offsets[r + 1] -
+				    col->offsets[r]);
+				x->s = core_xstrndup((const char *)col->values +
+				    col->offsets[r], x->slen);
+				break;
+			default:
+				x->i = ((const int64_t *)col->values)[r];
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- the reference ---- */
+
+static int
+fcmp(double a, double b)
+{
+	/* NaN last, every NaN equal, -0.0 == 0.0 */
+	if (isnan(a) || isnan(b))
+		return isnan(a) - isnan(b);
+	return (a > b) - (a < b);
+}
+
+static int
+cell_cmp(const struct cell *a, const struct cell *b, enum core_type t)
+{
+	int c;
+
+	if (a->null || b->null)
+		return b->null - a->null ? (a->null ? 1 : -1) : 0;
+	switch (t) {
+	case CORE_TYPE_FLOAT64:
+		return fcmp(a->f, b->f);
+	case CORE_TYPE_STRING:
+		c = memcmp(a->s, b->s, a->slen < b->slen ? a->slen : b->slen);
+		return c ? c : (a->slen > b->slen) - (a->slen < b->slen);
+	default:
+		return (a->i > b->i) - (a->i < b->i);
+	}
+}
+
+static const struct table *sort_t;
+static const uint32_t *sort_keys;
+static uint32_t sort_nkeys;
+
+static int
+row_cmp(const void *pa, const void *pb)
+{
+	size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+	uint32_t k;
+	int c;
+
+	for (k = 0; k < sort_nkeys; k++) {
+		uint32_t col = sort_keys[k];
+
+		if ((c = cell_cmp(at(sort_t, a, col), at(sort_t, b, col),
+		    col_type(col).id)) != 0)
+			return c;
+	}
+	return (a > b) - (a < b);	/* stable: input order in a group */
+}
+
+/* Expected aggregate a over rows idx[0..n) of t; *tol the tolerance a
+ * float result gets (0: exact), *anyv for any_value. */
+static void
+ref_agg(const struct table *t, const size_t *idx, size_t n,
+    const struct core_agg_call *a, bool spilled, struct cell *out,
+    double *tol)
+{
+	struct core_coltype ty = a->arg >= 0 ? col_type((uint32_t)a->arg) :
+	    (struct core_coltype){ CORE_TYPE_INT64, 0, 0 };
+	double sc = ty.id == CORE_TYPE_DECIMAL ? pow(10, ty.scale) : 1;
+	size_t i, k = 0;
+	__int128 s = 0;
+	double fs = 0, fabs_s = 0;
+	const struct cell *best = NULL;
+
+	memset(out, 0, sizeof(*out));
+	*tol = 0;
+	for (i = 0; i < n; i++) {
+		const struct cell *x = a->arg >= 0 ?
+		    at(t, idx[i], (uint32_t)a->arg) : NULL;
+
+		if (x != NULL && x->null)
+			continue;
+		k++;
+		if (x == NULL)
+			continue;
+		s += x->i;
+		fs += x->f;
+		fabs_s += fabs(x->f);
+		if (best == NULL ||
+		    (a->fn == CORE_AGG_MIN && cell_cmp(x, best, ty.id) < 0) ||
+		    (a->fn == CORE_AGG_MAX && cell_cmp(x, best, ty.id) > 0))
+			best = x;
+		if (a->fn == CORE_AGG_BOOL_AND && best != x && best->i && !x->i)
+			best = x;
+		if (a->fn == CORE_AGG_BOOL_OR && best != x && !best->i && x->i)
+			best = x;
+	}
+	switch (a->fn) {
+	case CORE_AGG_COUNT_STAR:
+	case CORE_AGG_COUNT:
+		out->i = (int64_t)k;
+		return;
+	case CORE_AGG_SUM:
+	case CORE_AGG_AVG:
+		if (k == 0) {
+			out->null = true;
+			return;
+		}
+		if (ty.id == CORE_TYPE_FLOAT64) {
+			out->f = a->fn == CORE_AGG_SUM ? fs : fs / (double)k;
+			if (spilled)
+				*tol = 1e-12 * (fabs_s + 1);
+		} else if (a->fn == CORE_AGG_SUM) {
+			out->i = (int64_t)s;
+		} else {
+			out->f = (double)((long double)s / (long double)k / sc);
+		}
+		return;
+	case CORE_AGG_VAR_SAMP:
+	case CORE_AGG_VAR_POP:
+	case CORE_AGG_STDDEV_SAMP:
+	case CORE_AGG_STDDEV_POP: {
+		bool samp = a->fn == CORE_AGG_VAR_SAMP ||
+		    a->fn == CORE_AGG_STDDEV_SAMP;
+		double mean = 0, m2 = 0, v;
+
+		if (k == 0 || (samp && k < 2)) {
+			out->null = true;
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			const struct cell *x = at(t, idx[i], (uint32_t)a->arg);
+
+			if (!x->null)
+				mean += ty.id == CORE_TYPE_FLOAT64 ? x->f :
+				    (double)x->i / sc;
+		}
+		mean /= (double)k;
+		for (i = 0; i < n; i++) {
+			const struct cell *x = at(t, idx[i], (uint32_t)a->arg);
+			double d;
+
+			if (x->null)
+				continue;
+			d = (ty.id == CORE_TYPE_FLOAT64 ? x->f :
+			    (double)x->i / sc) - mean;
+			m2 += d * d;
+		}
+		v = m2 / (double)(samp ? k - 1 : k);
+		if (a->fn == CORE_AGG_STDDEV_SAMP ||
+		    a->fn == CORE_AGG_STDDEV_POP)
+			v = sqrt(v);
+		out->f = v;
+		*tol = 1e-7 * (fabs(v) + 1e-3);
+		return;
+	}
+	default:
+		if (best == NULL) {
+			out->null = true;
+			return;
+		}
+		*out = *best;
+		out->s = best->s ? core_xstrndup(best->s, best->slen) : NULL;
+		return;
+	}
+}
+
+struct tcase {
+	uint32_t keys[4];
+	uint32_t nkeys;
+	struct core_agg_call *aggs;
+	uint32_t naggs;
+};
+
+/* Every function over every value column that takes it. */
+static void
+all_aggs(struct tcase *tc)
+{
+	static const enum core_agg_fn fns[] = {
+		CORE_AGG_COUNT, CORE_AGG_SUM, CORE_AGG_AVG, CORE_AGG_MIN,
+		CORE_AGG_MAX, CORE_AGG_ANY_VALUE, CORE_AGG_VAR_SAMP,
+		CORE_AGG_VAR_POP, CORE_AGG_STDDEV_SAMP, CORE_AGG_STDDEV_POP,
+		CORE_AGG_BOOL_AND, CORE_AGG_BOOL_OR,
+	};
+	struct core_coltype rt;
+	uint32_t v, f;
+
+	tc->aggs = core_xcalloc(1 + NT * 12, sizeof(*tc->aggs));
+	tc->aggs[0].fn = CORE_AGG_COUNT_STAR;
+	tc->aggs[0].arg = -1;
+	tc->naggs = 1;
+	for (v = 0; v < NT; v++)
+		for (f = 0; f < sizeof(fns) / sizeof(fns[0]); f++) {
+			if (core_agg_result_type(fns[f], types[v], &rt, NULL)
+			    != 0)
+				continue;
+			tc->aggs[tc->naggs].fn = fns[f];
+			tc->aggs[tc->naggs].arg = (int32_t)COL_V(v);
+			tc->naggs++;
+		}
+}
+
+static bool
+keys_eq(const struct table *t, const struct tcase *tc, size_t a, size_t b)
+{
+	uint32_t k;
+
+	for (k = 0; k < tc->nkeys; k++)
+		if (cell_cmp(at(t, a, tc->keys[k]), at(t, b, tc->keys[k]),
+		    col_type(tc->keys[k]).id) != 0)
+			return false;
+	return true;
+}
+
+static const struct tcase *cmp_tc;
+
+static int
+out_cmp(const void *pa, const void *pb)
+{
+	const struct cell *a = pa, *b = pb;
+	uint32_t k;
+	int c;
+
+	for (k = 0; k < cmp_tc->nkeys; k++)
+		if ((c = cell_cmp(&a[k], &b[k],
+		    col_type(cmp_tc->keys[k]).id)) != 0)
+			return c;
+	return 0;
+}
+
+static bool
+any_member(const struct table *t, const size_t *idx, size_t n, uint32_t col,
+    const struct cell *got)
+{
+	size_t i;
+	bool none = true;
+
+	for (i = 0; i < n; i++) {
+		const struct cell *x = at(t, idx[i], col);
+
+		if (x->null)
+			continue;
+		none = false;
+		if (!got->null && cell_cmp(x, got, col_type(col).id) == 0)
+			return true;
+	}
+	return none && got->null;
+}
+
+static unsigned nspilled, ncompared, maxlevel;
+static double maxpeak;
+
+/* Runs tc over t at batch length blen under budget limit, checks it
+ * against the reference.  Returns false on a mismatch (reported once). */
+static bool
+check_case(const struct table *t, const struct tcase *tc, uint32_t blen,
+    uint64_t limit, const char *what)
+{
+	struct core_agg_spec spec = { tc->keys, tc->nkeys, tc->aggs,
+	    tc->naggs };
+	struct core_agg_plan *plan = NULL;
+	struct core_agg_options o;
+	struct core_agg_input in;
+	struct core_agg_stats st;
+	struct core_err err = { 0 };
+	struct core_mem mem;
+	struct src s;
+	struct rows got, want;
+	size_t *idx = NULL, *gs = NULL, i, g, n, ng = 0;
+	double *tols = NULL;
+	uint32_t ncols = tc->nkeys + tc->naggs, c;
+	bool ok = true, spilled;
+	int rc;
+
+	if (core_agg_plan_new(&spec, t->schema, &plan, &err) != 0) {
+		printf("# %s: plan: %s\n", what, err.msg);
+		return false;
+	}
+	memset(&o, 0, sizeof(o));
+	o.plan = plan;
+	memset(&s, 0, sizeof(s));
+	s.t = t;
+	s.blen = blen;
+	core_batch_init(&s.own, t->schema);
+	in.schema = t->schema;
+	in.next = src_next;
+	in.arg = &s;
+	in.size_hint = 0;
+	memset(&got, 0, sizeof(got));
+	got.ncols = ncols;
+	core_mem_init(&mem, limit);
+	rc = core_agg_hash(&o, &mem, &in, emit_rows, &got, &st, &err);
+	core_batch_release(&s.own);
+	if (rc != 0) {
+		printf("# %s: core_agg_hash: %d %s\n", what, rc, err.msg);
+		ok = false;
+		goto out;
+	}
+	spilled = st.levels > 0;
+	if (st.levels > maxlevel)
+		maxlevel = (unsigned)st.levels;
+	if (limit != CORE_MEM_UNLIMITED && (double)st.peak_mem / limit > maxpeak)
+		maxpeak = (double)st.peak_mem / (double)limit;
+	nspilled += spilled;
+	ncompared++;
+	if (mem.used != 0 || got.empty_calls != 1 ||
+	    got.calls_after_empty != 0) {
+		printf("# %s: used %llu after, %u empty batches, %u after\n",
+		    what, (unsigned long long)mem.used, got.empty_calls,
+		    got.calls_after_empty);
+		ok = false;
+	}
+	if (limit != CORE_MEM_UNLIMITED && st.peak_mem > limit + limit / 8) {
+		printf("# %s: peak %llu over budget %llu\n", what,
+		    (unsigned long long)st.peak_mem,
+		    (unsigned long long)limit);
+		ok = false;
+	}
+	/* The reference: rows sorted by key, groups scanned. */
+	n = blen == 0 ? 0 : t->n;
+	idx = core_xcalloc(n + 1, sizeof(*idx));
+	gs = core_xcalloc(n + 2, sizeof(*gs));
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	sort_t = t;
+	sort_keys = tc->keys;
+	sort_nkeys = tc->nkeys;
+	qsort(idx, n, sizeof(*idx), row_cmp);
+	if (tc->nkeys == 0) {
+		gs[ng++] = 0;
+	} else {
+		for (i = 0; i < n; i++)
+			if (i == 0 || !keys_eq(t, tc, idx[i - 1], idx[i]))
+				gs[ng++] = i;
+	}
+	gs[ng] = n;
+	memset(&want, 0, sizeof(want));
+	want.ncols = ncols;
+	tols = core_xcalloc(ng * ncols + 1, sizeof(*tols));
+	for (g = 0; g < ng; g++) {
+		struct cell *row = rows_add(&want);
+
+		for (c = 0; c < tc->nkeys; c++) {
+			const struct cell *k = at(t, idx[gs[g]], tc->keys[c]);
+
+			row[c] = *k;
+			row[c].s = k->s ? core_xstrndup(k->s, k->slen) : NULL;
+		}
+		for (c = 0; c < tc->naggs; c++)
+			ref_agg(t, idx + gs[g], gs[g + 1] - gs[g],
+			    &tc->aggs[c], spilled, &row[tc->nkeys + c],
+			    &tols[g * ncols + tc->nkeys + c]);
+	}
+	if (got.n != want.n) {
+		printf("# %s: %zu groups, want %zu\n", what, got.n, want.n);
+		ok = false;
+		goto done;
+	}
+	cmp_tc = tc;
+	qsort(got.c, got.n, ncols * sizeof(struct cell), out_cmp);
+	/* want is in key order already: the groups came sorted. */
+	for (g = 0; g < ng && ok; g++) {
+		const struct cell *w = &want.c[g * ncols];
+		const struct cell *gc = &got.c[g * ncols];
+
+		for (c = 0; c < ncols && ok; c++) {
+			struct core_coltype ty = plan->out->fields[c].type;
+			double tol = tols[g * ncols + c];
+			bool eq;
+
+			if (c >= tc->nkeys && tc->aggs[c - tc->nkeys].fn ==
+			    CORE_AGG_ANY_VALUE) {
+				eq = any_member(t, idx + gs[g],
+				    gs[g + 1] - gs[g],
+				    (uint32_t)tc->aggs[c - tc->nkeys].arg,
+				    &gc[c]);
+			} else if (w[c].null || gc[c].null) {
+				eq = w[c].null == gc[c].null;
+			} else if (ty.id == CORE_TYPE_FLOAT64) {
+				eq = fcmp(w[c].f, gc[c].f) == 0 || (tol > 0 &&
+				    fabs(w[c].f - gc[c].f) <= tol);
+			} else {
+				eq = cell_cmp(&w[c], &gc[c], ty.id) == 0;
+			}
+			if (!eq) {
+				printf("# %s: group %zu column %s: got %s%lld "
+				    "%.17g '%.*s', want %s%lld %.17g '%.*s'\n",
+				    what, g, plan->out->fields[c].name,
+				    gc[c].null ? "NULL " : "",
+				    (long long)gc[c].i, gc[c].f,
+				    (int)gc[c].slen, gc[c].s ? gc[c].s : "",
+				    w[c].null ? "NULL " : "", (long long)w[c].i,
+				    w[c].f, (int)w[c].slen,
+				    w[c].s ? w[c].s : "");
+				ok = false;
+			}
+		}
+	}
+	if (st.groups != want.n) {
+		printf("# %s: stats say %llu groups\n", what,
+		    (unsigned long long)st.groups);
+		ok = false;
+	}
+done:
+	free(tols);
+	free(idx);
+	free(gs);
+	rows_free(&want);
+out:
+	rows_free(&got);
+	core_agg_plan_free(plan);
+	return ok;
+}
+
+static const uint32_t blens[] = { 0, 1, 2, 3, 17, 4095, 4096, 4097 };
+#define NBLENS (sizeof(blens) / sizeof(blens[0]))
+
+/* tc over t at every batch length (rows capped for the short ones). */
+static bool
+sweep_lengths(struct table *t, struct tcase *tc, uint64_t limit,
+    const char *what)
+{
+	char buf[128];
+	size_t full = t->n;
+	unsigned i;
+	bool ok = true;
+
+	for (i = 0; i < NBLENS && ok; i++) {
+		/* Short batches over a prefix: the same code, fewer calls. */
+		t->n = blens[i] > 0 && blens[i] < 17 && full > 3000 ? 3000 :
+		    full;
+		snprintf(buf, sizeof(buf), "%s, batches of %u", what,
+		    blens[i]);
+		ok = check_case(t, tc, blens[i], limit, buf);
+		t->n = full;
+	}
+	return ok;
+}
+
+static void
+test_result_types(void)
+{
+	static const struct {
+		enum core_agg_fn fn;
+		struct core_coltype arg, want;
+	} cases[] = {
+		{ CORE_AGG_COUNT, { CORE_TYPE_STRING, 0, 0 },
+		    { CORE_TYPE_INT64, 0, 0 } },
+		{ CORE_AGG_SUM, { CORE_TYPE_INT32, 0, 0 },
+		    { CORE_TYPE_INT64, 0, 0 } },
+		{ CORE_AGG_SUM, { CORE_TYPE_BOOL, 0, 0 },
+		    { CORE_TYPE_INT64, 0, 0 } },
+		{ CORE_AGG_SUM, { CORE_TYPE_DECIMAL, 10, 2 },
+		    { CORE_TYPE_DECIMAL, 18, 2 } },
+		{ CORE_AGG_SUM, { CORE_TYPE_FLOAT64, 0, 0 },
+		    { CORE_TYPE_FLOAT64, 0, 0 } },
+		{ CORE_AGG_AVG, { CORE_TYPE_DECIMAL, 10, 2 },
+		    { CORE_TYPE_FLOAT64, 0, 0 } },
+		{ CORE_AGG_AVG, { CORE_TYPE_INT64, 0, 0 },
+		    { CORE_TYPE_FLOAT64, 0, 0 } },
+		{ CORE_AGG_MIN, { CORE_TYPE_DECIMAL, 10, 2 },
+		    { CORE_TYPE_DECIMAL, 10, 2 } },
+		{ CORE_AGG_MAX, { CORE_TYPE_DATE, 0, 0 },
+		    { CORE_TYPE_DATE, 0, 0 } },
+		{ CORE_AGG_ANY_VALUE, { CORE_TYPE_STRING, 0, 0 },
+		    { CORE_TYPE_STRING, 0, 0 } },
+		{ CORE_AGG_VAR_SAMP, { CORE_TYPE_DECIMAL, 10, 2 },
+		    { CORE_TYPE_FLOAT64, 0, 0 } },
+		{ CORE_AGG_BOOL_OR, { CORE_TYPE_BOOL, 0, 0 },
+		    { CORE_TYPE_BOOL, 0, 0 } },
+	};
+	static const struct {
+		enum core_agg_fn fn;
+		enum core_type arg;
+	} bad[] = {
+		{ CORE_AGG_SUM, CORE_TYPE_STRING },
+		{ CORE_AGG_SUM, CORE_TYPE_DATE },
+		{ CORE_AGG_AVG, CORE_TYPE_TIMESTAMP },
+		{ CORE_AGG_AVG, CORE_TYPE_BOOL },
+		{ CORE_AGG_STDDEV_POP, CORE_TYPE_STRING },
+		{ CORE_AGG_BOOL_AND, CORE_TYPE_INT32 },
+	};
+	struct core_coltype got;
+	struct core_err err = { 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK_EQ_INT(core_agg_result_type(cases[i].fn, cases[i].arg,
+		    &got, &err), 0);
+		CHECK(core_type_equal(got, cases[i].want));
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_EQ_INT(core_agg_result_type(bad[i].fn,
+		    (struct core_coltype){ bad[i].arg, 0, 0 }, &got, &err),
+		    CORE_EUSAGE);
+	CHECK(strstr(err.msg, "bool_and does not take int32") != NULL);
+}
+
+static void
+test_plan_errors(void)
+{
+	struct table *t = table_new(0, 10, 0);
+	struct core_agg_call c = { CORE_AGG_SUM, (int32_t)COL_V(6), false,
+	    NULL };
+	uint32_t key = 0, badkey = NCOLS;
+	struct core_agg_spec spec = { &key, 1, &c, 1 };
+	struct core_agg_plan *p = NULL;
+	struct core_err err = { 0 };
+
+	CHECK_EQ_INT(core_agg_plan_new(&spec, t->schema, &p, &err),
+	    CORE_EUSAGE);
+	CHECK(strstr(err.msg, "v6: sum does not take string") != NULL);
+	CHECK(p == NULL);
+	c.arg = (int32_t)COL_V(0);
+	c.distinct = true;
+	CHECK_EQ_INT(core_agg_plan_new(&spec, t->schema, &p, &err),
+	    CORE_EUSAGE);
+	c.distinct = false;
+	spec.keys = &badkey;
+	CHECK_EQ_INT(core_agg_plan_new(&spec, t->schema, &p, &err),
+	    CORE_EUSAGE);
+	spec.keys = &key;
+	c.name = "k0";
+	CHECK_EQ_INT(core_agg_plan_new(&spec, t->schema, &p, &err),
+	    CORE_EUSAGE);
+	CHECK(strstr(err.msg, "two output columns named k0") != NULL);
+	c.name = NULL;
+	CHECK_EQ_INT(core_agg_plan_new(&spec, t->schema, &p, &err), 0);
+	CHECK_EQ_STR(p->out->fields[1].name, "sum(v0)");
+	CHECK_EQ_INT(p->out->fields[1].type.id, CORE_TYPE_INT64);
+	core_agg_plan_free(p);
+	core_agg_plan_free(NULL);
+	table_free(t);
+}
+
+static void
+test_each_key_type(void)
+{
+	struct tcase tc;
+	uint32_t k;
+	char what[64];
+	bool ok = true;
+
+	memset(&tc, 0, sizeof(tc));
+	all_aggs(&tc);
+	tc.nkeys = 1;
+	for (k = 0; k < NT && ok; k++) {
+		struct table *t = table_new(6000, 60, 10);
+
+		tc.keys[0] = k;
+		snprintf(what, sizeof(what), "key %s",
+		    t->schema->fields[k].name);
+		ok = sweep_lengths(t, &tc, CORE_MEM_UNLIMITED, what);
+		CHECK(ok);
+		table_free(t);
+	}
+	free(tc.aggs);
+}
+
+static void
+test_several_keys(void)
+{
+	static const uint32_t sets[][3] = {
+		{ 0, 4, 0 },	/* two 32-bit ints: the packed path */
+		{ 6, 1, 0 },	/* string and int64 */
+		{ 2, 3, 7 },	/* float, decimal, bool */
+		{ 5, 6, 2 },
+	};
+	static const uint32_t nk[] = { 2, 2, 3, 3 };
+	struct tcase tc;
+	size_t i;
+	bool ok = true;
+
+	memset(&tc, 0, sizeof(tc));
+	all_aggs(&tc);
+	for (i = 0; i < sizeof(nk) / sizeof(nk[0]) && ok; i++) {
+		struct table *t = table_new(8000, 12, 15);
+
+		tc.nkeys = nk[i];
+		memcpy(tc.keys, sets[i], sizeof(sets[i]));
+		ok = sweep_lengths(t, &tc, CORE_MEM_UNLIMITED, "several keys");
+		CHECK(ok);
+		table_free(t);
+	}
+	free(tc.aggs);
+}
+
+static void
+test_one_group_and_every_row(void)
+{
+	struct tcase tc;
+	struct table *t = table_new(9000, 1, 0);
+
+	memset(&tc, 0, sizeof(tc));
+	all_aggs(&tc);
+	tc.nkeys = 1;
+	tc.keys[0] = 1;
+	CHECK(sweep_lengths(t, &tc, CORE_MEM_UNLIMITED, "one group"));
+	tc.keys[0] = COL_ID;
+	CHECK(sweep_lengths(t, &tc, CORE_MEM_UNLIMITED, "every row a group"));
+	CHECK(sweep_lengths(t, &tc, 1u << 20, "every row a group, 1 MiB"));
+	table_free(t);
+	free(tc.aggs);
+}
+
+static void
+test_no_keys_and_empty(void)
+{
+	struct tcase tc;
+	struct table *t = table_new(7000, 5, 20);
+	struct table *e = table_new(0, 5, 20);
+
+	memset(&tc, 0, sizeof(tc));
+	all_aggs(&tc);
+	CHECK(sweep_lengths(t, &tc, CORE_MEM_UNLIMITED, "no keys"));
+	CHECK(sweep_lengths(t, &tc, 256u << 10, "no keys, 256 KiB"));
+	CHECK(check_case(e, &tc, 4096, CORE_MEM_UNLIMITED, "empty, no keys"));
+	tc.nkeys = 1;
+	CHECK(check_case(e, &tc, 4096, CORE_MEM_UNLIMITED, "empty, keys"));
+	CHECK(check_case(e, &tc, 4096, 256u << 10, "empty, keys, 256K"));
+	table_free(t);
+	table_free(e);
+	free(tc.aggs);
+}
+
+static void
+test_budget_sweep(void)
+{
+	static const uint64_t limits[] = {
+		256u << 10, 1u << 20, 4u << 20, 16u << 20, CORE_MEM_UNLIMITED,
+	};
+	static const struct { uint32_t key; uint64_t card; } cases[] = {
+		{ 1, 20000 }, { COL_ID, 0 }, { 6, 3000 }, { 2, 5000 },
+	};
+	static const uint32_t lens[] = { 17, 4095, 4096, 4097 };
+	struct tcase tc;
+	char what[128];
+	size_t c, l, b;
+	bool ok = true;
+
+	memset(&tc, 0, sizeof(tc));
+	all_aggs(&tc);
+	tc.nkeys = 1;
+	nspilled = 0;
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]) && ok; c++) {
+		struct table *t = table_new(24000, cases[c].card, 10);
+
+		tc.keys[0] = cases[c].key;
+		for (l = 0; l < sizeof(lens) / sizeof(lens[0]) && ok; l++)
+			for (b = 0; b < sizeof(limits) / sizeof(limits[0]) &&
+			    ok; b++) {
+				/* Short batches: the ends of the sweep. */
+				if (lens[l] == 17 && b > 0 && b + 1 <
+				    sizeof(limits) / sizeof(limits[0]))
+					continue;
+				snprintf(what, sizeof(what), "key %s, batches "
+				    "of %u, budget %llu",
+				    t->schema->fields[cases[c].key].name,
+				    lens[l], (unsigned long long)limits[b]);
+				ok = check_case(t, &tc, lens[l], limits[b],
+				    what);
+			}
+		CHECK(ok);
+		table_free(t);
+	}
+	/* The small budgets did spill. */
+	printf("# %u of %u runs spilled, %u levels at most, peak %.3f of "
+	    "the budget at most\n", nspilled, ncompared, maxlevel, maxpeak);
+	CHECK(nspilled > 0);
+	free(tc.aggs);
+}
+
+static void
+test_overflow(void)
+{
+	struct table *t = table_new(3000, 3, 0);
+	struct core_agg_call c[2] = {
+		{ CORE_AGG_SUM, (int32_t)COL_V(1), false, NULL },
+		{ CORE_AGG_SUM, (int32_t)COL_V(3), false, NULL },
+	};
+	uint32_t key = 0;
+	struct core_agg_spec spec = { &key, 1, c, 1 };
+	struct core_agg_plan *p = NULL;
+	struct core_agg_options o;
+	struct core_agg_input in;
+	struct core_err err = { 0 };
+	struct core_mem mem;
+	struct rows got;
+	struct src s;
+	int which, rc;
+	size_t r;
+
+	for (which = 0; which < 2; which++) {
+		uint64_t limit = which ? 256u << 10 : CORE_MEM_UNLIMITED;
+		int v;
+
+		for (v = 0; v < 2; v++) {
+			for (r = 0; r < t->n; r++) {
+				at(t, r, COL_V(1))->i = INT64_MAX / 16;
+				at(t, r, COL_V(3))->i = 999999999999999ll;
+			}
+			spec.aggs = &c[v];
+			CHECK_EQ_INT(core_agg_plan_new(&spec, t->schema, &p,
+			    &err), 0);
+			memset(&o, 0, sizeof(o));
+			o.plan = p;
+			memset(&s, 0, sizeof(s));
+			s.t = t;
+			s.blen = 1000;
+			core_batch_init(&s.own, t->schema);
+			in.schema = t->schema;
+			in.next = src_next;
+			in.arg = &s;
+			in.size_hint = 0;
+			memset(&got, 0, sizeof(got));
+			got.ncols = 2;
+			core_mem_init(&mem, limit);
+			rc = core_agg_hash(&o, &mem, &in, emit_rows, &got, NULL,
+			    &err);
+			CHECK_EQ_INT(rc, CORE_EDATA);
+			CHECK(strstr(err.msg, v ? "sum(v3): sum overflows 18 "
+			    "digits" : "sum(v1): sum overflows int64") != NULL);
+			CHECK(mem.used == 0);
+			core_batch_release(&s.own);
+			rows_free(&got);
+			core_agg_plan_free(p);
+		}
+	}
+	table_free(t);
+}
+
+/* An argument runs only the tests whose names contain it. */
+#define RUN_IF(fn) do {							\
+	if (argc < 2 || strstr(#fn, argv[1]) != NULL)			\
+		RUN(fn);						\
+} while (0)
+
+int
+main(int argc, char **argv)
+{
+	RUN_IF(test_result_types);
+	RUN_IF(test_plan_errors);
+	RUN_IF(test_each_key_type);
+	RUN_IF(test_several_keys);
+	RUN_IF(test_one_group_and_every_row);
+	RUN_IF(test_no_keys_and_empty);
+	RUN_IF(test_budget_sweep);
+	RUN_IF(test_overflow);
+	return unit_done();
+}
