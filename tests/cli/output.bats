@@ -12,7 +12,9 @@ load helpers
 run_args() {
 	case $1 in
 	colsort) echo "-k k" ;;
-	colagg) echo "--by k count(*)" ;;
+	# Keys alone (SELECT DISTINCT): an aggregate's parentheses would need
+	# quoting in the bash -c runs below.
+	colagg) echo "--by k" ;;
 	colscan) echo "--where k%2=0" ;;
 	# Two inputs: in.col on the left, the file or stdin on the right.
 	coljoin) echo "--on k --suffix _r in.col" ;;

@@ -1,0 +1,426 @@
+/*
+ * colagg - group-by aggregation of MLSPILL3 streams and Parquet files
+ * under a memory budget.
+ *
+ * Options and wiring only: the --by list and the aggregate calls are
+ * planned by core_agg_query into a projection (core_scan) that evaluates
+ * the keys and the arguments, and a core_agg spec; the hash aggregation
+ * with its spill partitions is core_agg_hash; --having is one more
+ * core_scan over the groups; the inputs are core_source.  Every mistake
+ * in the text is reported before a row is read.  On any failure the
+ * output stream is left without its end-of-stream record, so a
+ * downstream stage reports it as truncated.
+ */
+#include <ctype.h>
+#include <inttypes.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core_agg.h"
+#include "core_agg_query.h"
+#include "core_alloc.h"
+#include "core_col.h"
+#include "core_io.h"
+#include "core_mem.h"
+#include "core_mlspill3.h"
+#include "core_pool.h"
+#include "core_scan.h"
+#include "core_source.h"
+#include "fe.h"
+
+static void usage(FILE *fp);
+
+static const struct fe_tool tool = {
+	.name = "colagg",
+	.opts = FE_OPT_OUTPUT | FE_OPT_THREADS | FE_OPT_COMPRESS |
+	    FE_OPT_BUDGET,
+	.max_threads = 2,
+	.threads_help = "decode Parquet columns on N threads (default and "
+	    "most: 2)",
+	.usage = usage,
+};
+
+/* Everything the command line decides. */
+struct options {
+	struct fe_common common;	/* -o -j -z -m -T --max-spill ... */
+	const char *by;			/* borrowed argv, or NULL */
+	const char *having;		/* borrowed argv, or NULL */
+	const char **aggs;		/* owned array of borrowed argv */
+	size_t naggs;
+	const char **inputs;		/* owned array of borrowed argv */
+	size_t ninputs;
+};
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp,
+	    "usage: %s [--by LIST] AGG... [options] [INPUT...]\n"
+	    "Group the rows of MLSPILL3 streams or Parquet files (stdin, or "
+	    "each INPUT;\n'-' is stdin) and aggregate each group, within a "
+	    "memory budget.\n"
+	    "Each AGG is FUNC(EXPR) [AS name], or several separated by "
+	    "commas: count(*),\ncount, sum, avg, min, max, any_value, "
+	    "var_samp, var_pop, stddev_samp,\nstddev_pop, stddev, bool_and, "
+	    "bool_or.\n"
+	    "\n"
+	    "  -b, --by LIST        group by these columns or EXPR AS name, "
+	    "separated\n"
+	    "                       by commas (default: one group, the whole "
+	    "input)\n"
+	    "      --having EXPR    keep the groups for which EXPR, over the "
+	    "output\n"
+	    "                       columns, is true\n", tool.name);
+	fe_usage_shared(fp);
+	fprintf(fp, "\n"
+	    "Exit status: 0 ok, 2 usage (a bad expression), 3 bad input or a "
+	    "value error\n(overflow), 4 --max-spill exceeded, 5 I/O error.  "
+	    "See colagg(1).\n");
+}
+
+enum { OPT_HAVING = 256 };
+
+static int
+option(void *arg, int c, const char *optarg, struct core_err *err)
+{
+	struct options *o = arg;
+
+	switch (c) {
+	case 'b':
+		if (o->by != NULL)
+			return core_err_set(err, CORE_EUSAGE, "--by given "
+			    "twice: give one list, separated by commas");
+		o->by = optarg;
+		break;
+	case OPT_HAVING:
+		if (o->having != NULL)
+			return core_err_set(err, CORE_EUSAGE, "--having given "
+			    "twice: join the conditions with AND");
+		o->having = optarg;
+		break;
+	default:
+		return core_err_set(err, CORE_EINTERNAL, "option %d", c);
+	}
+	return 0;
+}
+
+/*
+ * Whether operand s is an aggregate: it starts with a name and '('.  A
+ * file whose name looks so is still an input when no aggregate has that
+ * name and the file exists ("./sum(1).col" is always a file).
+ */
+static bool
+is_agg(const char *s)
+{
+	const char *p = s, *name;
+	struct core_err e = { 0, "" };
+	enum core_agg_fn fn;
+	struct stat st;
+	char buf[64];
+	size_t n;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	name = p;
+	while (isalnum((unsigned char)*p) || *p == '_')
+		p++;
+	n = (size_t)(p - name);
+	while (isspace((unsigned char)*p))
+		p++;
+	if (n == 0 || *p != '(' || isdigit((unsigned char)*name))
+		return false;
+	if (n < sizeof(buf)) {
+		memcpy(buf, name, n);
+		buf[n] = '\0';
+		if (core_agg_fn_parse(buf, &fn, &e) == 0)
+			return true;
+	}
+	return stat(s, &st) != 0;
+}
+
+static int
+parse_args(int argc, char **argv, struct options *o, struct core_err *err)
+{
+	static const struct option longopts[] = {
+		{ "by", required_argument, NULL, 'b' },
+		{ "having", required_argument, NULL, OPT_HAVING },
+		{ NULL, 0, NULL, 0 },
+	};
+	int rc, i;
+
+	memset(o, 0, sizeof(*o));
+	if ((rc = fe_parse(argc, argv, "b:", longopts, option, o, &o->common,
+	    err)) != 0)
+		return rc;
+	o->aggs = core_xmalloc((size_t)(argc - optind + 1) *
+	    sizeof(*o->aggs));
+	o->inputs = core_xmalloc((size_t)(argc - optind + 1) *
+	    sizeof(*o->inputs));
+	for (i = optind; i < argc; i++) {
+		if (is_agg(argv[i]))
+			o->aggs[o->naggs++] = argv[i];
+		else
+			o->inputs[o->ninputs++] = argv[i];
+	}
+	if (o->naggs == 0 && o->by == NULL)
+		return core_err_set(err, CORE_EUSAGE, "nothing to compute: "
+		    "give --by LIST or an aggregate such as 'count(*)'");
+	return 0;
+}
+
+static void
+options_release(struct options *o)
+{
+	free(o->aggs);
+	free(o->inputs);
+	fe_common_release(&o->common);
+}
+
+/* The run: inputs, the projection, the plan, the output. */
+struct run {
+	const struct options *o;
+	struct core_source *src;
+	struct core_scan *proj;		/* keys and arguments */
+	struct core_scan *having;	/* over the groups, or NULL */
+	struct core_agg_query *query;
+	struct core_agg_plan *plan;
+	struct core_batch in;
+	struct core_mlspill3_writer *w;
+	struct fe_progress *prog;
+	uint64_t rows_out;
+	char phase[40];
+};
+
+/* The text's mistakes, naming where the text came from. */
+static int
+plan(struct run *r, struct core_err *err)
+{
+	const struct options *o = r->o;
+	struct core_scan_spec spec;
+	struct core_err e;
+	char which;
+	int at, rc;
+
+	rc = core_agg_query_new(o->by, o->aggs, o->naggs,
+	    core_source_schema(r->src), &r->query, &at, err);
+	if (rc != 0) {
+		e = *err;
+		if (at < 0)
+			core_err_set(err, rc, "--by: %s", e.msg);
+		else
+			core_err_set(err, rc, "'%s': %s", o->aggs[at], e.msg);
+		return rc;
+	}
+	memset(&spec, 0, sizeof(spec));
+	spec.select = core_agg_query_select(r->query);
+	if ((rc = core_scan_new(&spec, core_source_schema(r->src), &r->proj,
+	    &which, err)) != 0)
+		return rc;
+	if ((rc = core_agg_plan_new(core_agg_query_spec(r->query),
+	    core_scan_schema(r->proj), &r->plan, err)) != 0)
+		return rc;
+	if (o->having != NULL) {
+		memset(&spec, 0, sizeof(spec));
+		spec.where = o->having;
+		rc = core_scan_new(&spec, r->plan->out, &r->having, &which,
+		    err);
+		if (rc != 0) {
+			e = *err;
+			core_err_set(err, rc, "--having: %s", e.msg);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+static void
+view(struct core_column *dst, const struct core_column *c)
+{
+	if (dst->values_cap)
+		core_free_aligned(dst->values);
+	if (dst->offsets_cap)
+		core_free_aligned(dst->offsets);
+	dst->values_cap = dst->offsets_cap = 0;
+	dst->validity = c->validity;
+	dst->values = c->values;
+	dst->offsets = c->offsets;
+}
+
+/* The aggregation's input: the next batch, projected. */
+static int
+next(void *arg, struct core_batch *b, struct core_err *err)
+{
+	struct run *r = arg;
+	const struct core_batch *p;
+	struct core_source_stats st;
+	struct core_err e;
+	uint32_t i;
+	int rc;
+
+	do {
+		if ((rc = core_source_next(r->src, &r->in, err)) != 0)
+			return rc;
+		if (r->prog != NULL) {
+			core_source_stats(r->src, &st);
+			fe_progress_update(r->prog, st.rows, st.bytes);
+		}
+		core_scan_set_row_base(r->proj,
+		    core_source_file_rows(r->src) - r->in.nrows + 1);
+		if ((rc = core_scan_batch(r->proj, &r->in, &p, err)) != 0) {
+			e = *err;
+			core_err_set(err, rc, "%s: %s",
+			    core_source_name(r->src), e.msg);
+			return rc;
+		}
+	} while (p->nrows == 0);
+	for (i = 0; i < b->ncols; i++)
+		view(&b->cols[i], &p->cols[i]);
+	b->nrows = p->nrows;
+	return 0;
+}
+
+static int
+emit(void *arg, const struct core_batch *b, struct core_err *err)
+{
+	struct run *r = arg;
+	const struct core_batch *h = b;
+	int rc;
+
+	if (r->having != NULL && b->nrows > 0) {
+		core_scan_set_row_base(r->having, r->rows_out + 1);
+		if ((rc = core_scan_batch(r->having, b, &h, err)) != 0)
+			return rc;
+		if (h->nrows == 0)
+			return 0;
+	}
+	r->rows_out += h->nrows;
+	return core_mlspill3_write_batch(r->w, h, err);
+}
+
+static void
+phase(void *arg, const char *name, unsigned i, unsigned n)
+{
+	struct run *r = arg;
+
+	if (n > 0)
+		snprintf(r->phase, sizeof(r->phase), "%s %u/%u", name, i, n);
+	else
+		snprintf(r->phase, sizeof(r->phase), "%s", name);
+	fe_progress_phase(r->prog, r->phase);
+}
+
+static void
+print_stats(const struct run *r, const struct core_agg_stats *st,
+    const struct core_mem *mem)
+{
+	fprintf(stderr, "%s: %" PRIu64 " rows in, %" PRIu64 " groups, "
+	    "%" PRIu64 " rows out, %.3f s\n", fe_prog(), st->rows_in,
+	    st->groups, r->rows_out, fe_elapsed());
+	fprintf(stderr, "%s: %" PRIu64 " partitions, %" PRIu64 " levels, "
+	    "%.1f MB spilled\n", fe_prog(), st->partitions, st->levels,
+	    (double)st->spill_bytes / 1e6);
+	fprintf(stderr, "%s: memory budget %.1f MB, peak charged %.1f MB, "
+	    "peak resident %.1f MB\n", fe_prog(),
+	    mem->limit == CORE_MEM_UNLIMITED ? 0.0 : (double)mem->limit / 1e6,
+	    (double)st->peak_mem / 1e6, (double)fe_peak_rss() / 1e6);
+	fe_print_mem_parts(mem);
+}
+
+static int
+run(const struct options *o, const struct fe_out *out, struct core_err *err)
+{
+	const struct fe_common *c = &o->common;
+	struct core_agg_options ao;
+	struct core_agg_input in;
+	struct core_agg_stats st;
+	struct core_pool *pool = NULL;
+	struct core_mem mem;
+	struct run r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	memset(&st, 0, sizeof(st));
+	r.o = o;
+	if ((rc = core_source_open(o->inputs, o->ninputs, &r.src, err)) != 0)
+		return rc;
+	if ((rc = plan(&r, err)) != 0)
+		goto out;
+	core_batch_init(&r.in, core_source_schema(r.src));
+	core_source_want(r.src, core_scan_needed(r.proj));
+	if (c->threads != 1) {
+		pool = core_pool_new(core_pool_default(c->threads, 2));
+		core_source_pool(r.src, pool);
+	}
+	core_mem_init(&mem, c->memory ? c->memory :
+	    core_mem_default_limit());
+	memset(&ao, 0, sizeof(ao));
+	ao.plan = r.plan;
+	ao.tmpdirs = c->tmpdirs;
+	ao.ntmpdirs = c->ntmpdirs;
+	ao.max_spill = c->max_spill;
+	ao.compress_spill = c->compress_spill;
+	ao.phase = phase;
+	ao.phase_arg = &r;
+	memset(&in, 0, sizeof(in));
+	in.schema = core_scan_schema(r.proj);
+	in.next = next;
+	in.arg = &r;
+	in.size_hint = core_paths_size(o->inputs, o->ninputs);
+	r.w = core_mlspill3_writer_new(out->fd, out->name, r.having ?
+	    core_scan_schema(r.having) : r.plan->out, c->zstd_level);
+	r.prog = fe_progress_new(c->progress, in.size_hint);
+	fe_progress_phase(r.prog, "reading");
+	rc = core_agg_hash(&ao, &mem, &in, emit, &r, &st, err);
+	if (rc == 0)
+		rc = core_mlspill3_writer_finish(r.w, err);
+	fe_progress_free(r.prog);
+	if (rc == 0 && c->stats)
+		print_stats(&r, &st, &mem);
+	if (rc == CORE_ELIMIT && c->max_spill != 0)
+		fe_err_append(err, " (--max-spill): raise it or --memory");
+	core_mlspill3_writer_free(r.w);
+out:
+	core_batch_release(&r.in);
+	core_scan_free(r.having);
+	core_agg_plan_free(r.plan);
+	core_scan_free(r.proj);
+	core_agg_query_free(r.query);
+	core_source_free(r.src);
+	core_pool_free(pool);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct core_err err = { 0, "" };
+	struct options o;
+	struct fe_out out;
+	int rc;
+
+	/* As in coljoin: large buffers go back to the kernel when freed,
+	 * so the resident size follows what is charged. */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+	fe_init(&tool);
+	fe_out_zero(&out);
+	if ((rc = parse_args(argc, argv, &o, &err)) != 0) {
+		options_release(&o);
+		return fe_usage_fail(&err);
+	}
+	if ((rc = fe_refuse_tty_input(o.inputs, o.ninputs, &err)) != 0)
+		goto out;
+	if ((rc = fe_out_open(&out, o.common.output, "MLSPILL3", o.inputs,
+	    o.ninputs, &err)) != 0)
+		goto out;
+	rc = run(&o, &out, &err);
+	if (rc == 0)
+		rc = fe_out_commit(&out, &err);
+out:
+	fe_out_release(&out);
+	options_release(&o);
+	return fe_finish(rc, &err);
+}
