@@ -279,6 +279,49 @@ rle_get(struct pq_rle *r, uint32_t *out, uint32_t n)
 	return 0;
 }
 
+/*
+ * n definition levels into lev (bytes), their sum in *sum and the or of
+ * them in *over: an RLE run (all rows valid, the common case) is one
+ * memset and one multiplication, bit-packed values go through tmp (room
+ * for n).  -1 when the data runs out or is malformed.
+ */
+static int
+rle_get_levels(struct pq_rle *r, uint8_t *lev, uint32_t n, uint32_t *tmp,
+    uint32_t *sum, uint32_t *over)
+{
+	uint32_t k, i, s = 0, o = 0;
+
+	while (n > 0) {
+		if (r->run == 0 && rle_next_run(r) != 0)
+			return -1;
+		if (r->run == 0)
+			continue;
+		if (!r->packed) {
+			k = n < r->run ? n : r->run;
+			memset(lev, (int)(r->value & 0xff), k);
+			s += r->value * k;
+			o |= r->value;
+			r->run -= k;
+		} else {
+			k = r->run < n ? r->run : n;
+			if (r->lit_pos != 8 && 8 - r->lit_pos < k)
+				k = 8 - r->lit_pos;
+			if (rle_get(r, tmp, k) != 0)
+				return -1;
+			for (i = 0; i < k; i++) {
+				lev[i] = (uint8_t)tmp[i];
+				s += tmp[i];
+				o |= tmp[i];
+			}
+		}
+		lev += k;
+		n -= k;
+	}
+	*sum = s;
+	*over = o;
+	return 0;
+}
+
 /* ---- DELTA_BINARY_PACKED ---- */
 
 /* Reads the header; at most max_values values are accepted. */
@@ -1312,15 +1355,14 @@ get_levels(struct pq_cursor *c, uint32_t k, uint32_t *m,
 			lev[i] = c->bp[c->bp_pos >> 3] >>
 			    (7 - (c->bp_pos & 7)) & 1;
 	} else {
-		if (rle_get(&c->def, c->idxbuf, k) != 0)
+		if (rle_get_levels(&c->def, lev, k, c->idxbuf, &n,
+		    &over) != 0)
 			return corrupt(err, "definition levels end early");
-		for (i = 0; i < k; i++) {
-			over |= c->idxbuf[i];
-			lev[i] = (uint8_t)c->idxbuf[i];
-		}
 		if (over > 1)
 			return bad_data(err, "definition level over 1 in a "
 			    "flat column");
+		*m = n;
+		return 0;
 	}
 	for (i = 0; i < k; i++)
 		n += lev[i];
