@@ -106,6 +106,7 @@ struct core_parquet_scan {
 	uint32_t rg;			/* row group being read */
 	uint64_t rg_left;		/* its rows not yet handed out */
 	bool *skip;			/* owned, nrg flags, or NULL */
+	const bool *pending;		/* next_cols' first, until next_rest */
 	bool started, done;
 	struct core_parquet_scan_stats stats;
 };
@@ -1172,6 +1173,8 @@ struct decode_job {
 	struct core_parquet_scan *s;
 	struct core_batch *b;
 	uint32_t n;
+	const bool *pick;		/* NULL, or decode where pick == val */
+	bool val;
 	uint32_t next;			/* atomic: next index into order */
 	struct core_err *errs;		/* one per column */
 };
@@ -1192,6 +1195,8 @@ decode_job(void *arg, unsigned who)
 		bool nulls = false;
 
 		i = s->order[k];
+		if (job->pick != NULL && job->pick[i] != job->val)
+			continue;
 		c = &job->b->cols[i];
 		e = &job->errs[i];
 		s->cur[i].cx = who == 0 ? s->cx : s->cx2;
@@ -1211,12 +1216,46 @@ decode_job(void *arg, unsigned who)
 	}
 }
 
+/* Decodes the columns i of the batch of n rows with pick == NULL or
+ * pick[i] == val, on the pool's threads; 0 or the first failing
+ * column's error in the file's order, whatever the timing. */
+static int
+decode_cols(struct core_parquet_scan *s, struct core_batch *b, uint32_t n,
+    const bool *pick, bool val, struct core_err *err)
+{
+	struct decode_job job;
+	uint32_t i;
+	int rc = 0;
+
+	memset(&job, 0, sizeof(job));
+	job.s = s;
+	job.b = b;
+	job.n = n;
+	job.pick = pick;
+	job.val = val;
+	job.errs = core_xcalloc(s->ncols ? s->ncols : 1, sizeof(*job.errs));
+	if (s->pool != NULL)
+		core_pool_run(s->pool, 2, decode_job, &job);
+	else
+		decode_job(&job, 0);
+	for (i = 0; i < s->ncols && rc == 0; i++) {
+		if (job.errs[i].code == 0)
+			continue;
+		rc = core_err_set(err, job.errs[i].code, "%s",
+		    job.errs[i].msg);
+	}
+	free(job.errs);
+	if (rc != 0)
+		s->done = true;
+	return rc;
+}
+
 int
-core_parquet_scan_next(struct core_parquet_scan *s, struct core_batch *b,
-    struct core_err *err)
+core_parquet_scan_next_cols(struct core_parquet_scan *s,
+    struct core_batch *b, const bool *first, struct core_err *err)
 {
 	struct core_parquet_file *f = s->f;
-	uint32_t n, i;
+	uint32_t n;
 	int rc;
 
 	if (s->done)
@@ -1248,37 +1287,40 @@ core_parquet_scan_next(struct core_parquet_scan *s, struct core_batch *b,
 	n = s->rg_left < CORE_PARQUET_READ_BATCH_ROWS ?
 	    (uint32_t)s->rg_left : CORE_PARQUET_READ_BATCH_ROWS;
 	core_batch_reserve(b, n, 0);
-	{
-		struct decode_job job;
-
-		memset(&job, 0, sizeof(job));
-		job.s = s;
-		job.b = b;
-		job.n = n;
-		job.errs = core_xcalloc(s->ncols ? s->ncols : 1,
-		    sizeof(*job.errs));
-		if (s->pool != NULL)
-			core_pool_run(s->pool, 2, decode_job, &job);
-		else
-			decode_job(&job, 0);
-		/* The first failing column in the file's order, whichever
-		 * thread saw it: the message does not depend on timing. */
-		rc = 0;
-		for (i = 0; i < s->ncols && rc == 0; i++) {
-			if (job.errs[i].code == 0)
-				continue;
-			rc = core_err_set(err, job.errs[i].code, "%s",
-			    job.errs[i].msg);
-		}
-		free(job.errs);
-		if (rc != 0) {
-			s->done = true;
-			return rc;
-		}
-	}
+	if ((rc = decode_cols(s, b, n, first, true, err)) != 0)
+		return rc;
 	b->nrows = n;
-	s->rg_left -= n;
+	s->pending = first;
+	if (first == NULL)
+		s->rg_left -= n;
 	return 0;
+}
+
+int
+core_parquet_scan_next_rest(struct core_parquet_scan *s,
+    struct core_batch *b, const uint8_t *mask, struct core_err *err)
+{
+	uint32_t i;
+	int rc;
+
+	if (s->pending == NULL)
+		return 0;
+	for (i = 0; i < s->ncols; i++)
+		s->cur[i].mask = mask;
+	rc = decode_cols(s, b, b->nrows, s->pending, false, err);
+	for (i = 0; i < s->ncols; i++)
+		s->cur[i].mask = NULL;
+	s->pending = NULL;
+	if (rc == 0)
+		s->rg_left -= b->nrows;
+	return rc;
+}
+
+int
+core_parquet_scan_next(struct core_parquet_scan *s, struct core_batch *b,
+    struct core_err *err)
+{
+	return core_parquet_scan_next_cols(s, b, NULL, err);
 }
 
 /* ---- statistics ---- */

@@ -135,6 +135,21 @@ const struct core_schema *core_parquet_scan_schema(
 int core_parquet_scan_next(struct core_parquet_scan *s, struct core_batch *b,
     struct core_err *err);
 
+/*
+ * One batch in two steps, for a filter that reads some columns and shows
+ * others: next_cols decodes the next rows of the scan's columns with
+ * first[i] set (first: borrowed until next_rest; NULL: every column, and
+ * it is next), leaving the others' buffers as they were; next_rest then
+ * decodes the other columns for the same rows, copying the strings of
+ * only the rows with mask[row] set (b->nrows bytes, borrowed for the
+ * call; the other rows' strings come out empty).  Each next_cols with
+ * first must be followed by its next_rest.
+ */
+int core_parquet_scan_next_cols(struct core_parquet_scan *s,
+    struct core_batch *b, const bool *first, struct core_err *err);
+int core_parquet_scan_next_rest(struct core_parquet_scan *s,
+    struct core_batch *b, const uint8_t *mask, struct core_err *err);
+
 struct core_parquet_scan_stats {
 	uint64_t row_groups;	/* row groups read */
 	uint64_t row_groups_skipped;	/* by core_parquet_scan_skip */

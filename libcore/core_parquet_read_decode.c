@@ -1301,19 +1301,32 @@ put_strings(struct pq_cursor *c, struct core_column *out, uint32_t row0,
     struct core_err *err)
 {
 	bool uuid = c->leaf->conv == PQ_CONV_UUID;
+	const uint8_t *want = c->mask != NULL ? c->mask + row0 : NULL;
 	size_t need = 0, u = *used;
 	uint32_t i, j = 0;
 	uint8_t *v;
 
-	for (i = 0; i < m; i++)
-		need += uuid ? 36 : c->sv[i].len;
+	if (want == NULL) {
+		for (i = 0; i < m; i++)
+			need += uuid ? 36 : c->sv[i].len;
+	} else {
+		for (i = 0; i < k; i++)
+			if (lev == NULL || lev[i]) {
+				if (want[i])
+					need += uuid ? 36 : c->sv[j].len;
+				j++;
+			}
+		j = 0;
+	}
 	if (need > (size_t)INT32_MAX - u)
 		return core_err_set(err, CORE_ELIMIT,
 		    "strings of one batch over 2 GiB");
 	core_col_reserve_bytes(out, u, need);
 	v = out->values;
 	for (i = 0; i < k; i++) {
-		if (lev == NULL || lev[i]) {
+		if ((lev == NULL || lev[i]) && want != NULL && !want[i]) {
+			j++;
+		} else if (lev == NULL || lev[i]) {
 			const struct pq_sv *s = &c->sv[j++];
 
 			if (uuid) {

@@ -131,6 +131,11 @@ struct pq_cursor {
 	size_t prev_len, prev_cap;
 	uint64_t bss_n, bss_i;		/* BYTE_STREAM_SPLIT stride, next */
 
+	/* Rows of the batch being read whose strings are wanted (borrowed,
+	 * indexed by the batch row); NULL: every row.  The others come
+	 * out as empty strings. */
+	const uint8_t *mask;
+
 	/* Scratch for one batch (owned). */
 	uint8_t *levbuf;		/* BATCH_ROWS definition levels */
 	uint8_t *dense;			/* BATCH_ROWS * 12 physical bytes */

@@ -501,3 +501,20 @@ core_scan_count(struct core_scan *s, const struct core_batch *in,
 
 	return filter(s, in, n, &all, err);
 }
+
+int
+core_scan_mark(struct core_scan *s, const struct core_batch *in,
+    uint8_t *mask, struct core_err *err)
+{
+	uint32_t k, i;
+	bool all;
+	int rc;
+
+	if ((rc = filter(s, in, &k, &all, err)) != 0)
+		return rc;
+	memset(mask, all, in->nrows);
+	if (!all)
+		for (i = 0; i < k; i++)
+			mask[s->sel[i]] = 1;
+	return 0;
+}

@@ -93,6 +93,12 @@ void core_scan_set_row_base(struct core_scan *s, uint64_t base);
 int core_scan_batch(struct core_scan *s, const struct core_batch *in,
     const struct core_batch **out, struct core_err *err);
 
+/* Sets mask[row] (in->nrows bytes) for the rows of in that pass the
+ * filter, reading only its columns (core_scan_filter_needed): the
+ * prefilter of core_source. */
+int core_scan_mark(struct core_scan *s, const struct core_batch *in,
+    uint8_t *mask, struct core_err *err);
+
 /* Counts the rows of in that pass the filter, computing nothing else. */
 int core_scan_count(struct core_scan *s, const struct core_batch *in,
     uint32_t *n, struct core_err *err);

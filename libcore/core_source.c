@@ -36,6 +36,12 @@ struct core_source {
 	const bool *want;		/* borrowed, or NULL */
 	const struct core_prune *prune;	/* borrowed, or NULL */
 	struct core_pool *pool;		/* borrowed, or NULL */
+	const bool *pre_cols;		/* borrowed: the prefilter's */
+	core_source_filter_fn pre_fn;
+	void *pre_arg;
+	bool *pb_first;			/* owned: pre_cols as pb columns */
+	bool split;			/* the batches come in two steps */
+	uint8_t *mask;			/* owned, BATCH_ROWS */
 
 	enum kind kind;			/* of the open input */
 	char *name;			/* owned: its message name */
@@ -231,6 +237,8 @@ core_source_free(struct core_source *s)
 	free(s->name);
 	free(s->pq_col);
 	free(s->pb_col);
+	free(s->pb_first);
+	free(s->mask);
 	free(s);
 }
 
@@ -260,6 +268,15 @@ core_source_want(struct core_source *s, const bool *want)
 	s->want = want;
 	if (s->rd != NULL)
 		core_mlspill3_reader_want(s->rd, want);
+}
+
+void
+core_source_prefilter(struct core_source *s, const bool *cols,
+    core_source_filter_fn fn, void *arg)
+{
+	s->pre_cols = cols;
+	s->pre_fn = fn;
+	s->pre_arg = arg;
 }
 
 void
@@ -308,13 +325,25 @@ parquet_start(struct core_source *s, struct core_err *err)
 	uint32_t *cols = core_xmalloc((ncols ? ncols : 1) * sizeof(*cols));
 	int rc;
 
+	uint32_t nfirst = 0;
+
+	free(s->pb_first);
+	s->pb_first = core_xcalloc(ncols ? ncols : 1, 1);
 	for (i = 0; i < ncols; i++) {
 		s->pb_col[i] = -1;
 		if (s->want == NULL || s->want[i]) {
+			if (s->pre_fn != NULL && s->pre_cols[i]) {
+				s->pb_first[n] = true;
+				nfirst++;
+			}
 			s->pb_col[i] = (int32_t)n;
 			cols[n++] = s->pq_col[i];
 		}
 	}
+	/* Two steps pay only when some column is not the filter's. */
+	s->split = s->pre_fn != NULL && nfirst > 0 && nfirst < n;
+	if (s->split && s->mask == NULL)
+		s->mask = core_xmalloc(CORE_PARQUET_READ_BATCH_ROWS);
 	rc = core_parquet_scan_new(s->pf, cols, n, &s->ps, err);
 	free(cols);
 	if (rc == 0) {
@@ -379,7 +408,17 @@ core_source_next(struct core_source *s, struct core_batch *b,
 			if (s->ps == NULL &&
 			    (rc = parquet_start(s, err)) != 0)
 				return rc;
-			rc = core_parquet_scan_next(s->ps, &s->pb, err);
+			if (!s->split) {
+				rc = core_parquet_scan_next(s->ps, &s->pb,
+				    err);
+			} else if ((rc = core_parquet_scan_next_cols(s->ps,
+			    &s->pb, s->pb_first, err)) == 0) {
+				parquet_fill(s, b);
+				if ((rc = s->pre_fn(s->pre_arg, b, s->mask,
+				    err)) == 0)
+					rc = core_parquet_scan_next_rest(s->ps,
+					    &s->pb, s->mask, err);
+			}
 			if (rc == 0) {
 				parquet_fill(s, b);
 				s->file_rows += b->nrows;

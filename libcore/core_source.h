@@ -59,6 +59,20 @@ void core_source_want(struct core_source *s, const bool *want);
 struct core_pool;
 void core_source_pool(struct core_source *s, struct core_pool *pool);
 
+/*
+ * A filter evaluated between the two halves of a Parquet batch: the
+ * columns with cols[i] set (one flag per schema column, borrowed) are
+ * decoded first, fn(arg, b, mask, err) sets mask[row] (b->nrows bytes)
+ * for the rows that may pass, reading only those columns of b, and the
+ * other columns' strings are then copied for those rows alone (the
+ * others' are empty; the caller must not look at them).  fn returns 0
+ * or an error, passed back.  Call before the first next.
+ */
+typedef int (*core_source_filter_fn)(void *arg, const struct core_batch *b,
+    uint8_t *mask, struct core_err *err);
+void core_source_prefilter(struct core_source *s, const bool *cols,
+    core_source_filter_fn fn, void *arg);
+
 /* Skips the Parquet row groups whose statistics prove that no row can
  * pass the filter p was made from (borrowed for the source's life; NULL:
  * none).  Call before the first next. */

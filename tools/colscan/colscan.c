@@ -212,6 +212,26 @@ next(struct run *r, struct core_err *err)
 	return rc;
 }
 
+/* The filter between a Parquet batch's two halves: the rows that pass
+ * are the only ones whose other strings are copied. */
+static int
+prefilter(void *arg, const struct core_batch *b, uint8_t *mask,
+    struct core_err *err)
+{
+	struct run *r = arg;
+	struct core_err e;
+	int rc;
+
+	core_scan_set_row_base(r->scan, core_source_file_rows(r->src) + 1);
+	rc = core_scan_mark(r->scan, b, mask, err);
+	if (rc == CORE_EDATA) {
+		e = *err;
+		core_err_set(err, rc, "%s: %s", core_source_name(r->src),
+		    e.msg);
+	}
+	return rc;
+}
+
 /* A row error names the input it is in: "FILE: row N: ...". */
 static int
 row_error(struct run *r, int rc, struct core_err *err)
@@ -298,6 +318,9 @@ run_scan(struct run *r, const struct fe_out *out, struct core_err *err)
 	core_source_want(r->src, core_scan_needed(r->scan));
 	if (!r->o->no_prune)
 		core_source_prune(r->src, core_scan_prune(r->scan));
+	if (core_scan_has_filter(r->scan))
+		core_source_prefilter(r->src, core_scan_filter_needed(r->scan),
+		    prefilter, r);
 	w = core_mlspill3_writer_new(out->fd, out->name,
 	    core_scan_schema(r->scan), c->zstd_level);
 	/* One thread: an output batch views the reader's buffer, which
