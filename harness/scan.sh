@@ -40,8 +40,11 @@
 #           DuckDB's SELECT count(*) of each Parquet file; then
 #           sum(l_quantity), which colpipe cannot do without colagg (the
 #           run says "colagg missing: skipped"), and DuckDB's for scale.
-#   DuckDB startup: node loading DuckDB and connecting, as context for
-#           every DuckDB figure; not subtracted from any.
+#   floors  context, subtracted from nothing: colscan --version (a
+#           process loading colscan's libraries and reading nothing),
+#           cat li.col > /dev/null, csv2col li.csv > /dev/null (the CSV
+#           cases' first stage alone) and DuckDB startup (node loading
+#           DuckDB and connecting).
 #
 # Answers before times: DuckDB's exact row count and decimal sum of
 # l_extendedprice * l_discount under each condition must be the same from
@@ -267,6 +270,12 @@ export bin csv tmp
 dd="node harness/scan_duckdb.mjs"
 
 printf '%-34s %9s %9s %9s %8s\n' case best_ms median_ms cpu_ms rss_MiB
+# Floors, as context for the cases after them: a process of colscan's
+# that reads nothing, the bytes of li.col, the CSV parse alone, and node
+# with DuckDB loaded.
+run - "floor colscan --version" "$cs" --version
+run - "floor cat li.col" cat "$col"
+run - "floor csv2col li.csv" "$bin/csv2col" "$csv"
 run - "DuckDB startup" $dd startup
 run q6_pipe "q6 csv2col|colscan" sh -c \
     '"$bin/csv2col" "$csv" | "$bin/colscan" -w "$SCAN_Q6" -s "$SCAN_SEL"'
