@@ -326,6 +326,27 @@ add_buffer(struct core_mlspill3_writer *w, unsigned char *desc,
 	*body_len += slen + pad8(slen);
 }
 
+int
+core_mlspill3_write_raw(struct core_mlspill3_writer *w, const void *p,
+    size_t len, uint32_t nrows, struct core_err *err)
+{
+	struct iovec iov;
+	int r;
+
+	if (w->pool != NULL || w->finished)
+		return core_err_set(err, CORE_EINTERNAL,
+		    "%s: raw frame on an async or finished writer", w->name);
+	if (!w->header_done && (r = write_header(w, err)) != 0)
+		return r;
+	iov.iov_base = (void *)p;
+	iov.iov_len = len;
+	if ((r = writev_all(w, &iov, 1, err)) != 0)
+		return r;
+	w->st.rows += nrows;
+	w->st.frames++;
+	return 0;
+}
+
 static int
 write_frame(struct core_mlspill3_writer *w, const struct core_batch *b,
     struct core_err *err)
@@ -523,6 +544,10 @@ struct core_mlspill3_reader {
 	const bool *want;		/* borrowed; NULL: every column */
 	bool count_only;		/* frames' row counts, no bodies */
 	uint64_t file_rows;		/* rows read from the open path */
+	bool raw;			/* next_raw: frames as bytes */
+	const unsigned char *raw_p;	/* the last raw frame */
+	size_t raw_len;
+	uint32_t raw_rows;
 	struct core_codec_ctx *codec;	/* owned */
 	void *zraw;			/* owned: expanded buffers */
 	size_t zraw_cap;
@@ -822,6 +847,23 @@ uint64_t
 core_mlspill3_reader_file_rows(const struct core_mlspill3_reader *r)
 {
 	return r->file_rows;
+}
+
+int
+core_mlspill3_reader_next_raw(struct core_mlspill3_reader *r,
+    const void **p, size_t *len, uint32_t *nrows, struct core_err *err)
+{
+	int rc;
+
+	r->raw = true;
+	rc = core_mlspill3_reader_next(r, NULL, err);
+	r->raw = false;
+	if (rc == 0) {
+		*p = r->raw_p;
+		*len = r->raw_len;
+		*nrows = r->raw_rows;
+	}
+	return rc;
 }
 
 void
@@ -1182,6 +1224,19 @@ read_frame(struct core_mlspill3_reader *r,
 	if (r->count_only) {
 		consume(r, (size_t)rec->len);
 		count_frame(r, rec, b);
+		return 0;
+	}
+	if (r->raw) {
+		/* The bytes stay where they are until the next read. */
+		r->raw_p = r->buf + r->start;
+		r->raw_len = (size_t)rec->len;
+		r->raw_rows = (uint32_t)rec->nrows;
+		consume(r, (size_t)rec->len);
+		r->file_rows += rec->nrows;
+		r->stream_rows += rec->nrows;
+		r->stream_frames++;
+		r->st.rows += rec->nrows;
+		r->st.frames++;
 		return 0;
 	}
 	if (zbytes > 0)

@@ -53,6 +53,11 @@ int core_mlspill3_write_batch(struct core_mlspill3_writer *w,
 struct core_pool;
 void core_mlspill3_writer_async(struct core_mlspill3_writer *w,
     struct core_pool *pool);
+/* Writes a frame record exactly as a reader of a stream of the same
+ * schema handed it out (core_mlspill3_reader_next_raw): len bytes, nrows
+ * rows.  Not on an async writer. */
+int core_mlspill3_write_raw(struct core_mlspill3_writer *w, const void *p,
+    size_t len, uint32_t nrows, struct core_err *err);
 /* Writes the end-of-stream record.  Without it readers report the
  * stream as truncated, which is what a failing producer wants. */
 int core_mlspill3_writer_finish(struct core_mlspill3_writer *w,
@@ -102,6 +107,15 @@ void core_mlspill3_reader_stats(const struct core_mlspill3_reader *r,
 const char *core_mlspill3_reader_name(const struct core_mlspill3_reader *r);
 uint64_t core_mlspill3_reader_file_rows(
     const struct core_mlspill3_reader *r);
+
+/*
+ * The next frame as its record's bytes (header and body, len of them,
+ * nrows rows; valid until the next read call), its checksum and layout
+ * verified but nothing decoded: for a stage that passes frames on as
+ * they are (core_mlspill3_write_raw).  0, CORE_EOF, or next's errors.
+ */
+int core_mlspill3_reader_next_raw(struct core_mlspill3_reader *r,
+    const void **p, size_t *len, uint32_t *nrows, struct core_err *err);
 
 /*
  * Leaves out of the batches next fills the columns with want[i] false

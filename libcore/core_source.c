@@ -431,6 +431,35 @@ core_source_next(struct core_source *s, struct core_batch *b,
 }
 
 int
+core_source_next_raw(struct core_source *s, struct core_batch *b,
+    bool *raw, const void **p, size_t *len, uint32_t *nrows,
+    struct core_err *err)
+{
+	int rc;
+
+	*raw = false;
+	for (;;) {
+		if (s->kind == NONE) {
+			if (s->next_path >= s->npaths)
+				return CORE_EOF;
+			if ((rc = open_input(s, err)) != 0)
+				return rc;
+		}
+		if (s->kind == PQ)
+			return core_source_next(s, b, err);
+		rc = core_mlspill3_reader_next_raw(s->rd, p, len, nrows, err);
+		if (rc == 0) {
+			s->file_rows = core_mlspill3_reader_file_rows(s->rd);
+			*raw = true;
+			return 0;
+		}
+		if (rc != CORE_EOF)
+			return rc;
+		close_input(s);
+	}
+}
+
+int
 core_source_count(struct core_source *s, uint64_t stop, uint64_t *rows,
     struct core_err *err)
 {

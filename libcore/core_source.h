@@ -88,6 +88,16 @@ int core_source_next(struct core_source *s, struct core_batch *b,
     struct core_err *err);
 
 /*
+ * As next, but a frame of an MLSPILL3 input comes as its record's bytes
+ * (*raw set; *p, *len, *nrows as core_mlspill3_reader_next_raw gives
+ * them), for a stage that passes it on unchanged; a Parquet input fills
+ * b as next does (*raw false).
+ */
+int core_source_next_raw(struct core_source *s, struct core_batch *b,
+    bool *raw, const void **p, size_t *len, uint32_t *nrows,
+    struct core_err *err);
+
+/*
  * The rows of every input from here on, counted without decoding them,
  * stopping once *rows reaches stop (UINT64_MAX: count all).  0 or an
  * error; a truncated MLSPILL3 input is still an error.

@@ -306,6 +306,35 @@ run_schema(struct run *r, const struct fe_out *out, struct core_err *err)
 	return rc;
 }
 
+/* The identity scan: frames through as bytes (Parquet batches written
+ * as usual). */
+static int
+run_raw(struct run *r, struct core_mlspill3_writer *w, struct core_err *err)
+{
+	struct core_source_stats st;
+	const void *p;
+	size_t len;
+	uint32_t n;
+	bool raw;
+	int rc;
+
+	while ((rc = core_source_next_raw(r->src, &r->in, &raw, &p, &len, &n,
+	    err)) == 0) {
+		if (r->prog != NULL) {
+			core_source_stats(r->src, &st);
+			fe_progress_update(r->prog, st.rows, st.bytes);
+		}
+		if (!raw)
+			n = r->in.nrows;
+		r->rows_out += n;
+		rc = raw ? core_mlspill3_write_raw(w, p, len, n, err) :
+		    core_mlspill3_write_batch(w, &r->in, err);
+		if (rc != 0)
+			return rc;
+	}
+	return rc;
+}
+
 static int
 run_scan(struct run *r, const struct fe_out *out, struct core_err *err)
 {
@@ -323,6 +352,13 @@ run_scan(struct run *r, const struct fe_out *out, struct core_err *err)
 		    prefilter, r);
 	w = core_mlspill3_writer_new(out->fd, out->name,
 	    core_scan_schema(r->scan), c->zstd_level);
+	/* A stage that changes nothing passes MLSPILL3 frames on as they
+	 * came, checked but neither decoded nor checksummed again. */
+	if (core_scan_is_identity(r->scan) && !r->o->has_limit &&
+	    c->zstd_level == 0) {
+		rc = run_raw(r, w, err);
+		goto finish;
+	}
 	/* One thread: an output batch views the reader's buffer, which
 	 * the next read reuses, so a frame written behind the scan could
 	 * overlap nothing but that read. */
@@ -342,6 +378,7 @@ run_scan(struct run *r, const struct fe_out *out, struct core_err *err)
 		if ((rc = core_mlspill3_write_batch(w, &part, err)) != 0)
 			break;
 	}
+finish:
 	if (rc == CORE_EOF || rc == 0)
 		rc = core_mlspill3_writer_finish(w, err);
 	core_mlspill3_writer_free(w);
