@@ -37,6 +37,7 @@
 #include "core_hash.h"
 #include "core_htab.h"
 #include "core_part.h"
+#include "core_sort.h"
 #include "core_spill.h"
 
 #define MAX_LEVEL 4
@@ -108,6 +109,11 @@ struct agg {
 	uint64_t out_charged;
 
 	struct core_part *top;		/* the first level's set */
+
+	/* The sorted path: groups found by comparing neighbours, not
+	 * indexed; the last group's key carried from batch to batch. */
+	bool indexed;
+	struct core_batch carry;	/* owned: one key row */
 };
 
 static const double pow10d[19] = {
@@ -482,6 +488,7 @@ static int
 table_init(struct agg *A, bool forced)
 {
 	A->forced = forced;
+	A->indexed = true;
 	core_htab_init(&A->ht, forced ? NULL : &A->p_tab);
 	if (A->nk == 0) {
 		/* The one group exists from the start: no input still
@@ -578,7 +585,8 @@ group_new(struct agg *A, const struct core_batch *sb, uint32_t r, uint64_t h)
 	}
 	if ((rc = key_append(A, kb, sb, r, cr)) != 0)
 		return rc;
-	if ((rc = core_htab_insert(&A->ht, &h, &cr, 1, c, A->err)) != 0)
+	if (A->indexed && (rc = core_htab_insert(&A->ht, &h, &cr, 1, c,
+	    A->err)) != 0)
 		return rc;
 	kb->nrows = cr + 1;
 	A->ngroups++;
@@ -1161,16 +1169,15 @@ out_charge(struct agg *A)
 	}
 }
 
-/* Emits every group of the table. */
+/* Emits groups [0, end) of the table. */
 static int
-table_emit(struct agg *A)
+table_emit_to(struct agg *A, uint32_t end)
 {
 	uint32_t g0, c = 0;
 	int rc;
 
-	for (g0 = 0; g0 < A->ngroups; g0 += A->chunk, c++) {
-		uint32_t n = A->ngroups - g0 < A->chunk ? A->ngroups - g0 :
-		    A->chunk;
+	for (g0 = 0; g0 < end; g0 += A->chunk, c++) {
+		uint32_t n = end - g0 < A->chunk ? end - g0 : A->chunk;
 
 		if (A->nk > 0)
 			keys_of(A, &A->ob, c);
@@ -1182,6 +1189,12 @@ table_emit(struct agg *A)
 			return rc;
 	}
 	return 0;
+}
+
+static int
+table_emit(struct agg *A)
+{
+	return table_emit_to(A, A->ngroups);
 }
 
 /* ---- partitions ---- */
@@ -1379,10 +1392,166 @@ run(struct agg *A, const struct core_agg_input *in)
 	return merge_set(A, p, 1);
 }
 
+/* ---- the sorted path ---- */
+
+/* Keeps only the table's last group, as group 0: the others are
+ * complete and emitted. */
+static int
+carry_last(struct agg *A)
+{
+	uint32_t last = A->ngroups - 1, i, c;
+	size_t tot = 0, pos = 0;
+	char *tmp;
+	int rc;
+
+	if (last == 0)
+		return 0;
+	core_batch_reset(&A->carry);
+	if ((rc = key_append(A, &A->carry, &A->chunks[last >> A->chunk_shift],
+	    last & (A->chunk - 1), 0)) != 0)
+		return rc;
+	for (c = 0; c < A->nchunks; c++)
+		core_batch_reset(&A->chunks[c]);
+	if ((rc = key_append(A, &A->chunks[0], &A->carry, 0, 0)) != 0)
+		return rc;
+	A->chunks[0].nrows = 1;
+#define MOVE(p) do {							\
+	if ((p) != NULL) {						\
+		(p)[0] = (p)[last];					\
+		memset((p) + 1, 0, (size_t)last * sizeof(*(p)));	\
+	}								\
+} while (0)
+	/* The last group's strings to the arena's start, through a copy:
+	 * they may overlap where they go. */
+	for (i = 0; i < A->na; i++)
+		if (A->P->aggs[i].st == ST_VS && A->acc[i].has[last])
+			tot += (size_t)A->acc[i].n[last];
+	tmp = core_xmalloc(tot + 1);
+	for (i = 0; i < A->na; i++) {
+		struct acc *a = &A->acc[i];
+
+		if (A->P->aggs[i].st != ST_VS || !a->has[last])
+			continue;
+		if (a->n[last] > 0)
+			memcpy(tmp + pos, A->arena + a->i[last],
+			    (size_t)a->n[last]);
+		a->i[last] = (int64_t)pos;
+		pos += (size_t)a->n[last];
+	}
+	if (tot > 0)
+		memcpy(A->arena, tmp, tot);
+	A->arena_len = tot;
+	free(tmp);
+	for (i = 0; i < A->na; i++) {
+		struct acc *a = &A->acc[i];
+
+		MOVE(a->w);
+		MOVE(a->n);
+		MOVE(a->i);
+		MOVE(a->d);
+		MOVE(a->m2);
+		MOVE(a->has);
+		MOVE(a->b);
+	}
+#undef MOVE
+	A->ngroups = 1;
+	return 0;
+}
+
+/*
+ * Aggregates input grouped by the keys in colsort's order (ascending,
+ * NULLs last): a row starts a group when its key is above the previous
+ * row's, and one below is CORE_EDATA.  The table holds the groups of one
+ * batch and keeps the last, which the next batch may continue.
+ */
+static int
+run_sorted(struct agg *A, const struct core_agg_input *in)
+{
+	struct core_sort_key sk[CORE_HASH_MAX_KEYS];
+	struct core_batch ib;
+	uint64_t base = 0;
+	uint32_t i, r;
+	int rc, cmp;
+
+	memset(sk, 0, sizeof(sk));
+	for (i = 0; i < A->nk; i++)
+		sk[i].col = i;
+	core_batch_init(&ib, in->schema);
+	core_batch_init(&A->carry, A->P->keyschema);
+	core_batch_reserve(&A->carry, 1, 0);
+	table_init(A, true);
+	A->indexed = false;
+	phase(A, "aggregating", 0, 0);
+	while ((rc = in->next(in->arg, &ib, A->err)) == 0) {
+		uint32_t n = ib.nrows;
+
+		A->st->rows_in += n;
+		if (n == 0)
+			continue;
+		to_state(A, &ib);
+		scratch(A, n);
+		if ((rc = arena_room(A, &A->sb)) != 0)
+			break;
+		for (r = 0; r < n && rc == 0; r++) {
+			if (r > 0)
+				cmp = core_sort_compare(sk, A->nk, &A->sb,
+				    r - 1, &A->sb, r);
+			else if (A->ngroups > 0)
+				cmp = core_sort_compare(sk, A->nk,
+				    &A->chunks[0], 0, &A->sb, 0);
+			else
+				cmp = -1;
+			if (cmp > 0) {
+				rc = core_err_set(A->err, CORE_EDATA, "row "
+				    "%llu: key below the previous row's: the "
+				    "input is not sorted by the group keys",
+				    (unsigned long long)(base + r + 1));
+			} else if (cmp < 0) {
+				rc = group_new(A, &A->sb, r, 0);
+				A->gid[r] = A->ngroups - 1;
+			} else {
+				A->gid[r] = r > 0 ? A->gid[r - 1] : 0;
+			}
+		}
+		if (rc != 0)
+			break;
+		base += n;
+		merge(A, &A->sb);
+		if ((rc = table_emit_to(A, A->ngroups - 1)) != 0 ||
+		    (rc = carry_last(A)) != 0)
+			break;
+	}
+	core_batch_release(&ib);
+	core_batch_release(&A->carry);
+	if (rc != CORE_EOF)
+		return rc;
+	return table_emit(A);
+}
+
+static int agg_main(const struct core_agg_options *o, struct core_mem *mem,
+    const struct core_agg_input *in, core_agg_emit_fn emit, void *arg,
+    struct core_agg_stats *st, struct core_err *err, bool sorted);
+
 int
 core_agg_hash(const struct core_agg_options *o, struct core_mem *mem,
     const struct core_agg_input *in, core_agg_emit_fn emit, void *arg,
     struct core_agg_stats *st, struct core_err *err)
+{
+	return agg_main(o, mem, in, emit, arg, st, err, false);
+}
+
+int
+core_agg_sorted(const struct core_agg_options *o, struct core_mem *mem,
+    const struct core_agg_input *in, core_agg_emit_fn emit, void *arg,
+    struct core_agg_stats *st, struct core_err *err)
+{
+	return agg_main(o, mem, in, emit, arg, st, err, true);
+}
+
+static int
+agg_main(const struct core_agg_options *o, struct core_mem *mem,
+    const struct core_agg_input *in, core_agg_emit_fn emit, void *arg,
+    struct core_agg_stats *st, struct core_err *err, bool sorted)
 {
 	struct core_agg_stats dummy;
 	struct agg *A;
@@ -1438,7 +1607,7 @@ core_agg_hash(const struct core_agg_options *o, struct core_mem *mem,
 	core_batch_init(&A->ob, o->plan->out);
 	A->obufs = core_xcalloc(o->plan->out->ncols + 1, sizeof(*A->obufs));
 	scratch(A, 1);
-	rc = run(A, in);
+	rc = sorted && A->nk > 0 ? run_sorted(A, in) : run(A, in);
 	if (rc == 0) {
 		core_batch_init(&empty, o->plan->out);
 		rc = emit(arg, &empty, err);

@@ -161,4 +161,17 @@ int core_agg_hash(const struct core_agg_options *o, struct core_mem *mem,
     const struct core_agg_input *in, core_agg_emit_fn emit, void *arg,
     struct core_agg_stats *st, struct core_err *err);
 
+/*
+ * The same over input grouped by the keys in colsort's order
+ * (colsort -k K1 -k K2 ...: ascending, NULLs last), streaming: it holds
+ * the groups of one input batch, emits each group once the next one
+ * starts, and never spills.  A row whose key is below the previous
+ * row's is CORE_EDATA naming the row (1-based), before any output of a
+ * group it would have split.  Without keys it is core_agg_hash.  Codes
+ * and st as core_agg_hash.
+ */
+int core_agg_sorted(const struct core_agg_options *o, struct core_mem *mem,
+    const struct core_agg_input *in, core_agg_emit_fn emit, void *arg,
+    struct core_agg_stats *st, struct core_err *err);
+
 #endif
