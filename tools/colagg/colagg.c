@@ -49,6 +49,7 @@ struct options {
 	struct fe_common common;	/* -o -j -z -m -T --max-spill ... */
 	const char *by;			/* borrowed argv, or NULL */
 	const char *having;		/* borrowed argv, or NULL */
+	bool sorted;
 	const char **aggs;		/* owned array of borrowed argv */
 	size_t naggs;
 	const char **inputs;		/* owned array of borrowed argv */
@@ -74,7 +75,11 @@ usage(FILE *fp)
 	    "input)\n"
 	    "      --having EXPR    keep the groups for which EXPR, over the "
 	    "output\n"
-	    "                       columns, is true\n", tool.name);
+	    "                       columns, is true\n"
+	    "      --sorted         the input is grouped by the keys (as "
+	    "colsort -k\n"
+	    "                       sorts it): aggregate as it streams, "
+	    "groups in order\n", tool.name);
 	fe_usage_shared(fp);
 	fprintf(fp, "\n"
 	    "Exit status: 0 ok, 2 usage (a bad expression), 3 bad input or a "
@@ -82,7 +87,7 @@ usage(FILE *fp)
 	    "See colagg(1).\n");
 }
 
-enum { OPT_HAVING = 256 };
+enum { OPT_HAVING = 256, OPT_SORTED };
 
 static int
 option(void *arg, int c, const char *optarg, struct core_err *err)
@@ -95,6 +100,9 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 			return core_err_set(err, CORE_EUSAGE, "--by given "
 			    "twice: give one list, separated by commas");
 		o->by = optarg;
+		break;
+	case OPT_SORTED:
+		o->sorted = true;
 		break;
 	case OPT_HAVING:
 		if (o->having != NULL)
@@ -148,6 +156,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 	static const struct option longopts[] = {
 		{ "by", required_argument, NULL, 'b' },
 		{ "having", required_argument, NULL, OPT_HAVING },
+		{ "sorted", no_argument, NULL, OPT_SORTED },
 		{ NULL, 0, NULL, 0 },
 	};
 	int rc, i;
@@ -374,7 +383,10 @@ run(const struct options *o, const struct fe_out *out, struct core_err *err)
 	    core_scan_schema(r.having) : r.plan->out, c->zstd_level);
 	r.prog = fe_progress_new(c->progress, in.size_hint);
 	fe_progress_phase(r.prog, "reading");
-	rc = core_agg_hash(&ao, &mem, &in, emit, &r, &st, err);
+	if (o->sorted)
+		rc = core_agg_sorted(&ao, &mem, &in, emit, &r, &st, err);
+	else
+		rc = core_agg_hash(&ao, &mem, &in, emit, &r, &st, err);
 	if (rc == 0)
 		rc = core_mlspill3_writer_finish(r.w, err);
 	fe_progress_free(r.prog);
