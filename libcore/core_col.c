@@ -30,6 +30,8 @@ core_type_width(enum core_type id)
 	case CORE_TYPE_DECIMAL:
 	case CORE_TYPE_TIMESTAMP:
 		return 8;
+	case CORE_TYPE_DECIMAL128:
+		return 16;
 	case CORE_TYPE_STRING:
 		return 0;
 	}
@@ -50,6 +52,7 @@ core_type_name(struct core_coltype t, char buf[CORE_TYPE_NAME_MAX])
 	case CORE_TYPE_TIMESTAMP: s = "timestamp"; break;
 	case CORE_TYPE_STRING: s = "string"; break;
 	case CORE_TYPE_DECIMAL:
+	case CORE_TYPE_DECIMAL128:
 		snprintf(buf, CORE_TYPE_NAME_MAX, "decimal(%u,%u)",
 		    (unsigned)t.precision, (unsigned)t.scale);
 		return buf;
@@ -135,17 +138,15 @@ core_type_parse(const char *s, size_t len, struct core_coltype *out,
 		}
 		if (p + 1 != end || *p != ')')
 			goto bad;
-		if (prec < 1 || prec > CORE_DECIMAL_MAX_PRECISION)
+		if (prec < 1 || prec > CORE_DECIMAL128_MAX_PRECISION)
 			return core_err_set(err, CORE_EUSAGE,
 			    "decimal precision must be 1 to %d: %.*s",
-			    CORE_DECIMAL_MAX_PRECISION, (int)len, s);
+			    CORE_DECIMAL128_MAX_PRECISION, (int)len, s);
 		if (scale > prec)
 			return core_err_set(err, CORE_EUSAGE,
 			    "decimal scale exceeds precision: %.*s", (int)len,
 			    s);
-		out->id = CORE_TYPE_DECIMAL;
-		out->precision = (uint8_t)prec;
-		out->scale = (uint8_t)scale;
+		*out = core_type_decimal(prec, scale);
 		return 0;
 	}
 bad:
@@ -158,6 +159,18 @@ core_type_equal(struct core_coltype a, struct core_coltype b)
 {
 	return a.id == b.id && a.precision == b.precision &&
 	    a.scale == b.scale;
+}
+
+struct core_coltype
+core_type_decimal(unsigned precision, unsigned scale)
+{
+	struct core_coltype t;
+
+	t.id = precision > CORE_DECIMAL_MAX_PRECISION ? CORE_TYPE_DECIMAL128 :
+	    CORE_TYPE_DECIMAL;
+	t.precision = (uint8_t)precision;
+	t.scale = (uint8_t)scale;
+	return t;
 }
 
 struct core_schema *

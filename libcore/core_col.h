@@ -6,8 +6,10 @@
  *   - validity: LSB-first bitmap, bit i set = row i is valid (not NULL).
  *     validity == NULL means no row of the column is NULL.
  *   - fixed-width values: bool (1 byte, 0 or 1), int32, int64, float64,
- *     decimal (int64 scaled by 10^scale), date (int32 days since
- *     1970-01-01), timestamp (int64 microseconds since the epoch, UTC).
+ *     decimal (int64 scaled by 10^scale, precision <= 18), decimal128
+ *     (16-byte little-endian two's complement, core_i128, scaled by
+ *     10^scale, precision 19..38), date (int32 days since 1970-01-01),
+ *     timestamp (int64 microseconds since the epoch, UTC).
  *     The value slot of a NULL row holds zero.
  *   - strings: nrows+1 int32 offsets into a byte buffer of UTF-8 text;
  *     offsets[0] == 0, offsets non-decreasing, a NULL string is empty.
@@ -26,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core_err.h"
 
@@ -38,12 +41,46 @@ enum core_type {
 	CORE_TYPE_DATE = 6,
 	CORE_TYPE_TIMESTAMP = 7,
 	CORE_TYPE_STRING = 8,
+	CORE_TYPE_DECIMAL128 = 9,
 };
 
+/*
+ * Users see one decimal(p,s) type; the id is its physical width.  DECIMAL
+ * holds p <= 18 in an int64 (its bytes, on the wire and in Parquet, are
+ * what they always were), DECIMAL128 holds 19 <= p <= 38 in a 128-bit
+ * integer, as DuckDB does.  core_type_parse and core_type_decimal pick the
+ * id from p, so a type of either id always has the precision of its range.
+ */
 #define CORE_DECIMAL_MAX_PRECISION 18
+#define CORE_DECIMAL128_MAX_PRECISION 38
+
+/* gcc and clang's 128-bit integer; __extension__ keeps -Wpedantic quiet
+ * about a type C17 does not name.  Values sit in memory in the machine's
+ * order, which colpipe (x86-64, aarch64) requires to be little-endian. */
+__extension__ typedef __int128 core_i128;
+__extension__ typedef unsigned __int128 core_u128;
+
+/* Loads and stores of one value through memcpy: a 16-byte slot in a
+ * borrowed buffer need not be 16-byte aligned (an MLSPILL3 payload is
+ * 8-byte aligned), and the compiler may assume alignment for core_i128. */
+static inline core_i128
+core_i128_load(const void *p)
+{
+	core_i128 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline void
+core_i128_store(void *p, core_i128 v)
+{
+	memcpy(p, &v, sizeof(v));
+}
 
 /* A column type.  precision/scale only mean something for DECIMAL
- * (1 <= precision <= 18, 0 <= scale <= precision); zero otherwise. */
+ * (1 <= precision <= 18) and DECIMAL128 (19 <= precision <= 38), with
+ * 0 <= scale <= precision; zero otherwise. */
 struct core_coltype {
 	enum core_type id;
 	uint8_t precision;
@@ -65,6 +102,17 @@ int core_type_parse(const char *s, size_t len, struct core_coltype *out,
     struct core_err *err);
 
 bool core_type_equal(struct core_coltype a, struct core_coltype b);
+
+/* The decimal type of precision 1..38 (DECIMAL or DECIMAL128 by width)
+ * and scale 0..precision; the caller checks the ranges. */
+struct core_coltype core_type_decimal(unsigned precision, unsigned scale);
+
+/* DECIMAL or DECIMAL128. */
+static inline bool
+core_type_is_decimal(enum core_type id)
+{
+	return id == CORE_TYPE_DECIMAL || id == CORE_TYPE_DECIMAL128;
+}
 
 struct core_field {
 	char *name;			/* owned, NUL-terminated UTF-8 */

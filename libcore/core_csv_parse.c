@@ -882,6 +882,15 @@ value:
 			rc = core_parse_decimal(p, len, c->type.precision,
 			    c->type.scale, (int64_t *)c->values + row);
 			break;
+		case CORE_TYPE_DECIMAL128: {
+			core_i128 v = 0;
+
+			rc = core_parse_decimal128(p, len, c->type.precision,
+			    c->type.scale, &v);
+			core_i128_store((char *)c->values + 16 * (size_t)row,
+			    v);
+			break;
+		}
 		case CORE_TYPE_DATE:
 			rc = core_parse_date(p, len,
 			    (int32_t *)c->values + row);
@@ -927,6 +936,10 @@ null:
 			break;
 		case CORE_TYPE_STRING:
 			c->offsets[row + 1] = c->offsets[row];
+			break;
+		case CORE_TYPE_DECIMAL128:
+			core_i128_store((char *)c->values + 16 * (size_t)row,
+			    0);
 			break;
 		default:
 			((int64_t *)c->values)[row] = 0;
@@ -1373,6 +1386,10 @@ block_fixed(const struct csv_conf *cf, const struct csv_field *f,
 			case CORE_TYPE_DATE:
 				((int32_t *)c->values)[at] = 0;
 				break;
+			case CORE_TYPE_DECIMAL128:
+				core_i128_store((char *)c->values +
+				    16 * (size_t)at, 0);
+				break;
 			default:
 				((int64_t *)c->values)[at] = 0;
 				break;
@@ -1436,6 +1453,15 @@ block_fixed(const struct csv_conf *cf, const struct csv_field *f,
 			rc = core_parse_timestamp(f->p, f->len,
 			    (int64_t *)c->values + at);
 			break;
+		case CORE_TYPE_DECIMAL128: {
+			core_i128 v = 0;
+
+			rc = core_parse_decimal128(f->p, f->len,
+			    c->type.precision, c->type.scale, &v);
+			core_i128_store((char *)c->values + 16 * (size_t)at,
+			    v);
+			break;
+		}
 		default:
 			rc = -1;
 			break;
@@ -1596,6 +1622,10 @@ block_put(struct csv_parser *ps, const struct block *b, const char *bufend,
 		case CORE_TYPE_TIMESTAMP:
 			ok = block_fixed(cf, f + j, n, bufend, c, row0,
 			    nm, CORE_TYPE_TIMESTAMP);
+			break;
+		case CORE_TYPE_DECIMAL128:
+			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			    nm, CORE_TYPE_DECIMAL128);
 			break;
 		default:
 			ok = block_strings(cf, f + j, n, bufend, c, row0,

@@ -114,6 +114,11 @@ gather_text(const char *const *vals, const int32_t *const *offs,
 	return at;
 }
 
+/* One decimal128 slot as two words: 8-byte aligned as every buffer. */
+struct gather_w16 {
+	uint64_t w[2];
+};
+
 /* Copies the w-byte values of refs[0..n) (per-source table vals) to p. */
 static void
 gather_fixed(const unsigned char *const *vals, const uint64_t *refs,
@@ -142,6 +147,9 @@ gather_fixed(const unsigned char *const *vals, const uint64_t *refs,
 		break;
 	case 4:
 		GATHER_LOOP(uint32_t);
+		break;
+	case 16:
+		GATHER_LOOP(struct gather_w16);
 		break;
 	default:
 		GATHER_LOOP(uint64_t);

@@ -192,8 +192,8 @@ side_init(struct join *J, int s, struct core_err *err)
 		    .type;
 		struct core_coltype r = J->in[1]->schema->fields[key->rcol]
 		    .type;
-		unsigned so = o.id == CORE_TYPE_DECIMAL ? o.scale : 0;
-		unsigned sr = r.id == CORE_TYPE_DECIMAL ? r.scale : 0;
+		unsigned so = core_type_is_decimal(o.id) ? o.scale : 0;
+		unsigned sr = core_type_is_decimal(r.id) ? r.scale : 0;
 		enum conv cv = CONV_NONE;
 
 		if (key->common.id == CORE_TYPE_FLOAT64 &&
@@ -207,8 +207,8 @@ side_init(struct join *J, int s, struct core_err *err)
 		if (cv != CONV_NONE) {
 			sd->conv_col[sd->nconv] = c;
 			sd->conv_kind[sd->nconv] = (uint8_t)cv;
-			sd->conv_scale[sd->nconv] = t.id ==
-			    CORE_TYPE_DECIMAL ? t.scale : 0;
+			sd->conv_scale[sd->nconv] =
+			    core_type_is_decimal(t.id) ? t.scale : 0;
 			cols[k] = sd->schema->ncols + sd->nconv;
 			sd->nconv++;
 		} else if (key->common.id != CORE_TYPE_FLOAT64 &&
@@ -259,9 +259,12 @@ side_release(struct side *sd)
 	core_schema_free(sd->aug);
 }
 
-static const double pow10d[19] = {
+/* To the scale of a decimal128 (38): a literal each, correctly rounded. */
+static const double pow10d[39] = {
 	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
-	1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+	1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22, 1e23,
+	1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31, 1e32, 1e33, 1e34,
+	1e35, 1e36, 1e37, 1e38,
 };
 
 /* The augmented view of input batch b: its columns, then its keys
@@ -331,6 +334,14 @@ side_augment(struct side *sd, const struct core_batch *b)
 
 				for (r = 0; r < n; r++)
 					o[r] = (double)v[r] / div;
+				break;
+			}
+			case CORE_TYPE_DECIMAL128: {
+				const char *v = c->values;
+
+				for (r = 0; r < n; r++)
+					o[r] = (double)core_i128_load(v +
+					    16 * (size_t)r) / div;
 				break;
 			}
 			default: {

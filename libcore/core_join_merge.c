@@ -207,13 +207,21 @@ normalise(const struct core_column *c, struct core_coltype own,
 	uint32_t i;
 
 	if (common.id == CORE_TYPE_FLOAT64) {
-		double div = own.id == CORE_TYPE_DECIMAL ?
-		    (double)pow10_tab[own.scale] : 1;
+		double div = 1;
 
+		/* 10^scale exact to 10^22, then within an ulp. */
+		if (core_type_is_decimal(own.id))
+			for (i = 0; i < own.scale; i++)
+				div *= 10;
 		switch (own.id) {
 		case CORE_TYPE_FLOAT64:
 			for (i = 0; i < n; i++)
 				out[i] = float_order(((const double *)v)[i]);
+			break;
+		case CORE_TYPE_DECIMAL128:
+			for (i = 0; i < n; i++)
+				out[i] = float_order((double)core_i128_load(
+				    (const char *)v + 16 * (size_t)i) / div);
 			break;
 		case CORE_TYPE_INT32:
 			for (i = 0; i < n; i++)

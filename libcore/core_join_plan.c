@@ -81,6 +81,7 @@ exact_digits(struct core_coltype t, unsigned *idig, unsigned *scale)
 		*scale = 0;
 		return true;
 	case CORE_TYPE_DECIMAL:
+	case CORE_TYPE_DECIMAL128:
 		*idig = (unsigned)(t.precision - t.scale);
 		*scale = t.scale;
 		return true;
@@ -93,7 +94,7 @@ static bool
 is_number(enum core_type id)
 {
 	return id == CORE_TYPE_INT32 || id == CORE_TYPE_INT64 ||
-	    id == CORE_TYPE_DECIMAL || id == CORE_TYPE_FLOAT64;
+	    core_type_is_decimal(id) || id == CORE_TYPE_FLOAT64;
 }
 
 int
@@ -104,7 +105,7 @@ core_join_common_type(struct core_coltype a, struct core_coltype b,
 	char na[CORE_TYPE_NAME_MAX], nb[CORE_TYPE_NAME_MAX];
 
 	memset(out, 0, sizeof(*out));
-	if (a.id == b.id && a.id != CORE_TYPE_DECIMAL) {
+	if (a.id == b.id && !core_type_is_decimal(a.id)) {
 		out->id = a.id;
 		return 0;
 	}

@@ -722,10 +722,16 @@ read_stream_header(struct core_mlspill3_reader *r, struct core_err *err)
 		nl = get32(h + off + 4);
 		if (nl > 24 + (size_t)schema_len - off - 8)
 			goto corrupt;
-		if (t.id < CORE_TYPE_BOOL || t.id > CORE_TYPE_STRING)
+		if (t.id < CORE_TYPE_BOOL || t.id > CORE_TYPE_DECIMAL128)
 			goto corrupt;
+		/* Each decimal precision has one code (core_col.h), so a
+		 * precision outside its code's range is damage. */
 		if (t.id == CORE_TYPE_DECIMAL ? (t.precision < 1 ||
 		    t.precision > CORE_DECIMAL_MAX_PRECISION ||
+		    t.scale > t.precision) :
+		    t.id == CORE_TYPE_DECIMAL128 ? (t.precision <=
+		    CORE_DECIMAL_MAX_PRECISION ||
+		    t.precision > CORE_DECIMAL128_MAX_PRECISION ||
 		    t.scale > t.precision) : (t.precision || t.scale))
 			goto corrupt;
 		s->fields[i].name = core_xstrndup((const char *)h + off + 8,

@@ -1581,6 +1581,7 @@ col_setup(struct col *c, const struct core_field *f,
 		c->kind = K_DBL, c->ptype = PT_DOUBLE, c->width = 8;
 		break;
 	case CORE_TYPE_STRING:
+	case CORE_TYPE_DECIMAL128:	/* refused by core_parquet_writer_new */
 		c->kind = K_STR, c->ptype = PT_BYTE_ARRAY, c->width = 0;
 		break;
 	}
@@ -1684,6 +1685,11 @@ core_parquet_writer_new(struct core_output *out,
 	    o->page_bytes == 0)
 		return core_err_set(err, CORE_EUSAGE,
 		    "row group and page sizes must be at least 1");
+	for (i = 0; i < schema->ncols; i++)
+		if (schema->fields[i].type.id == CORE_TYPE_DECIMAL128)
+			return core_err_set(err, CORE_EUSAGE, "column %s: "
+			    "decimal of precision over 18 not supported in "
+			    "Parquet output", schema->fields[i].name);
 	w = core_xcalloc(1, sizeof(*w));
 	w->out = out;
 	w->schema = schema;

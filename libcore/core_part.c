@@ -426,6 +426,18 @@ append(struct buf *bf, const struct core_batch *src, const uint32_t *sel,
 				dv[j] = sv[sel[j]];
 			break;
 		}
+		case 16: {
+			/* decimal128 as two words: its buffers are only
+			 * 8-byte aligned when borrowed from a stream. */
+			const uint64_t *sv = s->values;
+			uint64_t *dv = (uint64_t *)d->values + 2 * (size_t)at;
+
+			for (j = 0; j < n; j++) {
+				dv[2 * j] = sv[2 * (size_t)sel[j]];
+				dv[2 * j + 1] = sv[2 * (size_t)sel[j] + 1];
+			}
+			break;
+		}
 		default: {
 			const int32_t *so = s->offsets;
 			const char *sv = s->values;

@@ -136,6 +136,15 @@ core_sort_compare_key(const struct core_sort_key *k,
 		c = cmp_f64(((const double *)ca->values)[ra],
 		    ((const double *)cb->values)[rb]);
 		break;
+	case CORE_TYPE_DECIMAL128: {
+		core_i128 x = core_i128_load((const char *)ca->values +
+		    16 * (size_t)ra);
+		core_i128 y = core_i128_load((const char *)cb->values +
+		    16 * (size_t)rb);
+
+		c = (x > y) - (x < y);
+		break;
+	}
 	case CORE_TYPE_STRING: {
 		int32_t la = ca->offsets[ra + 1] - ca->offsets[ra];
 		int32_t lb = cb->offsets[rb + 1] - cb->offsets[rb];
@@ -195,6 +204,10 @@ core_sort_plan_init(struct core_sort_plan *p, const struct core_sort_key *keys,
 			break;
 		case CORE_TYPE_STRING:
 			e->kind = SORTK_STRING;
+			e->null_word = e->nulls_first ? 0 : UINT64_MAX;
+			break;
+		case CORE_TYPE_DECIMAL128:
+			e->kind = SORTK_CLAMP;
 			e->null_word = e->nulls_first ? 0 : UINT64_MAX;
 			break;
 		default:
@@ -275,6 +288,19 @@ encode_key(const struct core_sort_enc *e, const struct core_column *c,
 
 		for (r = 0; r < n; r++)
 			out[r * stride] = f64_word(v[r]) ^ inv;
+		break;
+	}
+	case CORE_TYPE_DECIMAL128: {
+		const char *v = c->values;
+
+		for (r = 0; r < n; r++) {
+			core_i128 x = core_i128_load(v + 16 * (size_t)r);
+			int64_t y = x > INT64_MAX ? INT64_MAX :
+			    x < INT64_MIN ? INT64_MIN : (int64_t)x;
+
+			out[r * stride] = ((uint64_t)y ^
+			    (uint64_t)1 << 63) ^ inv;
+		}
 		break;
 	}
 	case CORE_TYPE_STRING: {

@@ -18,6 +18,11 @@
  *                       NaN.  NULL takes 0 (nulls-first) or UINT64_MAX,
  *                       which a value can share: a tie on that word is
  *                       compared in full.
+ *   decimal128          the value clamped to the int64 range, then as
+ *                       int64: exact within that range (where nearly all
+ *                       data lies), 0 and UINT64_MAX shared by every
+ *                       value beyond it and by NULL, so a tie on either
+ *                       extreme is compared in full.
  *   string              first 7 bytes big-endian, then min(len, 8) + 1
  *                       in the low byte (inverted when desc); NULL as
  *                       above, which no string can produce.  A tie is
@@ -37,7 +42,7 @@
 
 #define CORE_SORT_MAX_WORDS 4
 
-enum { SORTK_EXACT, SORTK_EXTREME, SORTK_STRING };
+enum { SORTK_EXACT, SORTK_EXTREME, SORTK_STRING, SORTK_CLAMP };
 
 struct core_sort_enc {
 	uint32_t col;
@@ -76,6 +81,8 @@ core_sort_word_needs_full(const struct core_sort_enc *e, uint64_t w)
 		return true;
 	if (e->kind == SORTK_STRING)
 		return ((e->desc ? ~w : w) & 0xff) == 9;
+	if (e->kind == SORTK_CLAMP)
+		return w == 0 || w == UINT64_MAX;
 	return false;
 }
 

@@ -296,6 +296,122 @@ core_format_decimal(int64_t v, uint8_t scale, char *buf)
 	return (size_t)(p + scale - buf);
 }
 
+/*
+ * 128-bit decimals.  Up to 38 digits, so the magnitude stays below 2^127
+ * and accumulates in a core_u128 without overflow.  Formatting splits it
+ * at 10^19 so that all but one division are 64-bit ones.
+ */
+int
+core_parse_decimal128(const char *s, size_t len, uint8_t precision,
+    uint8_t scale, core_i128 *out)
+{
+	const char *p = s, *end = s + len, *ip, *fp = NULL;
+	size_t nint, nfrac = 0;
+	core_u128 v = 0;
+	bool neg = false;
+
+	if (precision > 38 || scale > precision)
+		return -1;
+	if (p < end && (*p == '-' || *p == '+')) {
+		neg = *p == '-';
+		p++;
+	}
+	ip = p;
+	while (p < end && is_digit(*p))
+		p++;
+	nint = (size_t)(p - ip);
+	if (p < end && *p == '.') {
+		fp = ++p;
+		while (p < end && is_digit(*p))
+			p++;
+		nfrac = (size_t)(p - fp);
+	}
+	if (p != end || nint + nfrac == 0)
+		return -1;
+	while (nint > 0 && *ip == '0') {
+		ip++;
+		nint--;
+	}
+	if (nint > (size_t)(precision - scale) || nfrac > scale)
+		return -1;
+	for (size_t i = 0; i < nint; i++)
+		v = v * 10 + digit_of(ip[i]);
+	for (size_t i = 0; i < nfrac; i++)
+		v = v * 10 + digit_of(fp[i]);
+	for (size_t i = nfrac; i < scale; i++)
+		v *= 10;
+	*out = neg ? -(core_i128)v : (core_i128)v;
+	return 0;
+}
+
+/* Exactly n digits of v (v < 10^n), zero padded, at p. */
+static void
+put_digits(char *p, uint64_t v, unsigned n)
+{
+	while (n > 0) {
+		p[--n] = (char)('0' + v % 10);
+		v /= 10;
+	}
+}
+
+/* Decimal digits of v into buf; returns their count (1..39). */
+static size_t
+u128_to_dec(core_u128 v, char *buf)
+{
+	const uint64_t e19 = core_pow10_u64[19];
+	uint64_t part[3];
+	size_t n;
+	int k = 0;
+
+	while (v >= e19) {
+		part[k++] = (uint64_t)(v % e19);
+		v /= e19;
+	}
+	n = u64_to_dec((uint64_t)v, buf);
+	while (k > 0) {
+		put_digits(buf + n, part[--k], 19);
+		n += 19;
+	}
+	return n;
+}
+
+size_t
+core_format_decimal128(core_i128 v, uint8_t scale, char *buf)
+{
+	char digits[40], *p = buf;
+	core_u128 mag;
+	size_t nd;
+
+	assert(scale <= 38);
+	if (scale > 38)
+		scale = 38;
+	if (v < 0) {
+		*p++ = '-';
+		mag = 0 - (core_u128)v;
+	} else {
+		mag = (core_u128)v;
+	}
+	nd = u128_to_dec(mag, digits);
+	if (scale == 0) {
+		memcpy(p, digits, nd);
+		return (size_t)(p - buf) + nd;
+	}
+	/* At least one integer digit: "0.5", as for DECIMAL. */
+	if (nd <= scale) {
+		*p++ = '0';
+		*p++ = '.';
+		memset(p, '0', scale - nd);
+		p += scale - nd;
+		memcpy(p, digits, nd);
+		return (size_t)(p + nd - buf);
+	}
+	memcpy(p, digits, nd - scale);
+	p += nd - scale;
+	*p++ = '.';
+	memcpy(p, digits + nd - scale, scale);
+	return (size_t)(p + scale - buf);
+}
+
 /* ---- float64 ---- */
 
 /* Longest significant-digit string handed to strtod: correct rounding of

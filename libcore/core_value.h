@@ -16,7 +16,8 @@
  *              '-', leading zeros, range checked (never wraps)
  *   decimal    -?[0-9]+(.[0-9]{scale})?  exactly `scale` fraction digits;
  *              parse: optional sign, "1." and ".5" accepted, no exponent,
- *              never rounded (see core_parse_decimal)
+ *              never rounded (see core_parse_decimal); the same for
+ *              decimal128, whose text is DuckDB's for its decimals
  *   float64    the shortest digits that read back to the same double, laid
  *              out like ECMAScript's Number.prototype.toString: plain for
  *              1e-6 <= |v| < 1e21 ("0.1", "100", "0.000001"), otherwise
@@ -42,6 +43,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core_col.h"
+
 /* Enough for any value but strings. */
 #define CORE_VALUE_TEXT_MAX 48
 
@@ -55,6 +58,11 @@ int core_parse_float64(const char *s, size_t len, double *out);
  * scale > precision. */
 int core_parse_decimal(const char *s, size_t len, uint8_t precision,
     uint8_t scale, int64_t *out);
+/* The same for 128-bit decimals: precision 1..38 (DECIMAL128 uses 19..38;
+ * smaller ones are accepted so callers need not care).  Fails when
+ * precision > 38 or scale > precision. */
+int core_parse_decimal128(const char *s, size_t len, uint8_t precision,
+    uint8_t scale, core_i128 *out);
 int core_parse_date(const char *s, size_t len, int32_t *out);
 /* Accepts "YYYY-MM-DD" alone (midnight), or date, 'T'/'t'/' ', HH:MM:SS
  * (00:00:00-23:59:59), an optional fraction of 1 to 6 digits, and an
@@ -69,6 +77,8 @@ int core_parse_timestamp(const char *s, size_t len, int64_t *out);
 size_t core_format_bool(uint8_t v, char *buf);
 size_t core_format_int64(int64_t v, char *buf);
 size_t core_format_decimal(int64_t v, uint8_t scale, char *buf);
+/* Any v (also beyond +-(10^38 - 1)), scale 0..38; at most 42 bytes. */
+size_t core_format_decimal128(core_i128 v, uint8_t scale, char *buf);
 size_t core_format_float64(double v, char *buf);
 size_t core_format_date(int32_t days, char *buf);
 size_t core_format_timestamp(int64_t micros, char *buf);

@@ -322,3 +322,27 @@ make_mixed() {
 	grep -q '^[0-9]*:-*[0-9]*\.[0-9][0-9]:[0-9-]*:"2024-01-[0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9.]*":' colon.csv ||
 	    fail "timestamps not quoted under -d :"
 }
+
+@test "decimal(38,s) prints every digit with its scale in csv, jsonl and table" {
+	need csv2col col2csv
+	printf '%s\n' 'a' '-9999999999999999999999999999.9999999999' '1.5' \
+	    '0' >in.csv
+	csv2col --schema 'a:decimal(38,10)' in.csv >in.col
+	run --separate-stderr col2csv --format jsonl in.col
+	status_is 0
+	assert_output "$(printf '%s\n' \
+	    '{"a":-9999999999999999999999999999.9999999999}' \
+	    '{"a":1.5000000000}' '{"a":0.0000000000}')"
+	run --separate-stderr col2csv --format table in.col
+	status_is 0
+	assert_output "$(printf '%s\n' \
+	    '                                       a' \
+	    '----------------------------------------' \
+	    '-9999999999999999999999999999.9999999999' \
+	    '                            1.5000000000' \
+	    '                            0.0000000000' '(3 rows)')"
+	printf '%s\n' 'b' '12345678901234567890123456789012345678' >z.csv
+	run --separate-stderr bash -c "set -o pipefail; csv2col --schema 'b:decimal(38,0)' z.csv | col2csv --format tsv"
+	status_is 0
+	assert_output "$(printf '%s\n' b 12345678901234567890123456789012345678)"
+}

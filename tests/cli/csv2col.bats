@@ -465,3 +465,33 @@ load helpers
 	status_is 3
 	stderr_matches '^csv2col: in\.csv:3:[0-9]+: '
 }
+
+@test "--schema decimal(38,10): 38-digit values read exactly, one digit more is exit 3 with its place" {
+	need csv2col col2csv
+	printf '%s\n' 'a,n' '9999999999999999999999999999.9999999999,1' \
+	    '-9999999999999999999999999999.9999999999,2' '.0000000001,3' \
+	    '-0.5,4' '+00012345678901234567890.123,5' ',6' '0,7' >in.csv
+	run --separate-stderr bash -c "set -o pipefail; csv2col --schema 'a:decimal(38,10)' in.csv | col2csv"
+	status_is 0
+	stderr_empty
+	assert_output "$(printf '%s\n' 'a,n' \
+	    '9999999999999999999999999999.9999999999,1' \
+	    '-9999999999999999999999999999.9999999999,2' '0.0000000001,3' \
+	    '-0.5000000000,4' '12345678901234567890.1230000000,5' ',6' \
+	    '0.0000000000,7')"
+	# 29 integer digits, or 11 fraction digits, do not fit.
+	printf '%s\n' 'n,a' '1,2' '2,99999999999999999999999999999' >big.csv
+	run --separate-stderr csv2col --schema 'a:decimal(38,10)' big.csv
+	status_is 3
+	assert_output ''
+	stderr_matches '^csv2col: big\.csv:3:2: value does not fit column a of type decimal\(38,10\)'
+	stderr_has '99999999999999999999999999999'
+	printf '%s\n' 'n,a' '1,0.00000000001' >frac.csv
+	run --separate-stderr csv2col --schema 'a:decimal(38,10)' frac.csv
+	status_is 3
+	stderr_matches '^csv2col: frac\.csv:2:2: '
+	# Precision 39 is a usage error.
+	run --separate-stderr csv2col --schema 'a:decimal(39,2)' in.csv
+	status_is 2
+	stderr_has 'decimal precision must be 1 to 38'
+}

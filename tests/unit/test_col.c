@@ -2,6 +2,7 @@
  * test_col.c - types, schemas and batches.
  */
 #include "core_alloc.h"
+#include <stdio.h>
 #include <string.h>
 
 #include "core_col.h"
@@ -25,15 +26,117 @@ test_type_parse(void)
 	CHECK_EQ_INT(t.id, CORE_TYPE_INT64);
 	CHECK_EQ_INT(core_type_parse("date", 4, &t, &err), 0);
 	CHECK_EQ_STR(core_type_name(t, buf), "date");
-	CHECK_EQ_INT(core_type_parse("decimal(19,2)", 13, &t, &err),
+	CHECK_EQ_INT(core_type_parse("decimal(39,2)", 13, &t, &err),
 	    CORE_EUSAGE);
-	CHECK(strstr(err.msg, "precision") != NULL);
+	CHECK(strstr(err.msg, "precision must be 1 to 38") != NULL);
+	CHECK_EQ_INT(core_type_parse("decimal(0,0)", 12, &t, &err),
+	    CORE_EUSAGE);
 	CHECK_EQ_INT(core_type_parse("decimal(5,6)", 12, &t, &err),
 	    CORE_EUSAGE);
 	CHECK_EQ_INT(core_type_parse("decimal(5,2", 11, &t, &err),
 	    CORE_EUSAGE);
 	CHECK_EQ_INT(core_type_parse("integer8", 8, &t, &err), CORE_EUSAGE);
 	CHECK(strstr(err.msg, "unknown type 'integer8'") != NULL);
+}
+
+/* One decimal type to users, two physical widths split at 18 digits. */
+static void
+test_type_decimal128(void)
+{
+	struct core_coltype t;
+	struct core_err err;
+	char buf[CORE_TYPE_NAME_MAX], spell[32];
+	unsigned p, s;
+
+	for (p = 1; p <= 38; p++)
+		for (s = 0; s <= p; s++) {
+			int n = snprintf(spell, sizeof(spell), "Decimal(%u,%u)",
+			    p, s);
+
+			t.id = 0;
+			CHECK_EQ_INT(core_type_parse(spell, (size_t)n, &t,
+			    &err), 0);
+			CHECK_EQ_INT(t.id, p <= 18 ? CORE_TYPE_DECIMAL :
+			    CORE_TYPE_DECIMAL128);
+			CHECK_EQ_INT(t.precision, p);
+			CHECK_EQ_INT(t.scale, s);
+			CHECK(core_type_equal(t, core_type_decimal(p, s)));
+			CHECK(core_type_is_decimal(t.id));
+			snprintf(spell, sizeof(spell), "decimal(%u,%u)", p, s);
+			CHECK_EQ_STR(core_type_name(t, buf), spell);
+			CHECK_EQ_INT(core_type_width(t.id), p <= 18 ? 8 : 16);
+		}
+	CHECK_EQ_INT(core_type_parse("numeric(38)", 11, &t, &err), 0);
+	CHECK_EQ_INT(t.id, CORE_TYPE_DECIMAL128);
+	CHECK_EQ_INT(t.scale, 0);
+	CHECK_EQ_INT(core_type_parse("decimal(38,39)", 14, &t, &err),
+	    CORE_EUSAGE);
+	CHECK(strstr(err.msg, "scale exceeds precision") != NULL);
+	CHECK(!core_type_is_decimal(CORE_TYPE_INT64));
+	CHECK_EQ_INT(sizeof(core_i128), 16);
+}
+
+/* A decimal128 batch: reserve, NULLs, equality and check at the awkward
+ * lengths, with values over the whole range. */
+static void
+test_decimal128_batch(void)
+{
+	static const uint32_t lens[] = { 0, 1, 2, 3, 17, 4095, 4096, 4097 };
+	struct core_schema *s = core_schema_new(1);
+	struct core_batch a, b;
+	core_i128 max = 0;
+	size_t k;
+	int i;
+
+	for (i = 0; i < 38; i++)
+		max = max * 10 + 9;
+	core_schema_set(s, 0, "x", core_type_decimal(38, 4));
+	core_batch_init(&a, s);
+	core_batch_init(&b, s);
+	for (k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		uint32_t n = lens[k], r;
+		bool ok = true;
+
+		core_batch_reset(&a);
+		core_batch_reset(&b);
+		core_batch_reserve(&a, n, 0);
+		core_batch_reserve(&b, n, 0);
+		CHECK(a.cols[0].values_cap >= (size_t)n * 16);
+		for (r = 0; r < n; r++) {
+			core_i128 v = (core_i128)((core_u128)unit_rand() <<
+			    64 | unit_rand()) % max;
+
+			if (r == 0)
+				v = max;
+			else if (r == 1)
+				v = -max;
+			core_i128_store((char *)a.cols[0].values + 16 * r, v);
+			core_i128_store((char *)b.cols[0].values + 16 * r, v);
+			if (unit_rand() % 5 == 0) {
+				core_col_set_null(&a.cols[0], r, n);
+				core_col_set_null(&b.cols[0], r, n);
+			}
+		}
+		a.nrows = b.nrows = n;
+		CHECK(core_batch_check(&a) == NULL);
+		for (r = 0; r < n; r++)
+			ok &= core_col_value_equal(&a.cols[0], r, &b.cols[0],
+			    r);
+		CHECK(ok);
+		if (n > 2) {
+			/* The high word alone differs. */
+			char *p = (char *)b.cols[0].values + 16 * 2 + 8;
+
+			p[0] ^= 1;
+			CHECK(!core_col_is_valid(&a.cols[0], 2) ||
+			    !core_col_value_equal(&a.cols[0], 2, &b.cols[0],
+			    2));
+			p[0] ^= 1;
+		}
+	}
+	core_batch_release(&a);
+	core_batch_release(&b);
+	core_schema_free(s);
 }
 
 static void
@@ -157,6 +260,8 @@ int
 main(void)
 {
 	RUN(test_type_parse);
+	RUN(test_type_decimal128);
+	RUN(test_decimal128_batch);
 	RUN(test_schema);
 	RUN(test_nulls_vs_reference);
 	RUN(test_batch_check);

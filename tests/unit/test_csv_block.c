@@ -382,7 +382,8 @@ gen_value(struct unit_buf *o, struct core_coltype t)
 			unit_buf_str(o, tmp);
 		}
 		break;
-	case CORE_TYPE_DECIMAL: {
+	case CORE_TYPE_DECIMAL:
+	case CORE_TYPE_DECIMAL128: {
 		unsigned ni = t.precision - t.scale, nf = t.scale;
 
 		add_sign(o);
@@ -536,9 +537,12 @@ rnd_type(void)
 {
 	struct core_coltype t = { CORE_TYPE_STRING, 0, 0 };
 
-	t.id = (enum core_type)(1 + rnd(8));
+	t.id = (enum core_type)(1 + rnd(9));
 	if (t.id == CORE_TYPE_DECIMAL) {
 		t.precision = (uint8_t)(1 + rnd(18));
+		t.scale = (uint8_t)rnd(t.precision + 1u);
+	} else if (t.id == CORE_TYPE_DECIMAL128) {
+		t.precision = (uint8_t)(19 + rnd(20));
 		t.scale = (uint8_t)rnd(t.precision + 1u);
 	}
 	return t;
@@ -716,6 +720,8 @@ test_numbers_exhaustive(void)
 		{ CORE_TYPE_DECIMAL, 3, 3 }, { CORE_TYPE_DECIMAL, 18, 18 },
 		{ CORE_TYPE_DECIMAL, 1, 0 }, { CORE_TYPE_DECIMAL, 18, 8 },
 		{ CORE_TYPE_DECIMAL, 12, 2 }, { CORE_TYPE_DECIMAL, 9, 1 },
+		{ CORE_TYPE_DECIMAL128, 38, 0 }, { CORE_TYPE_DECIMAL128, 38, 38 },
+		{ CORE_TYPE_DECIMAL128, 19, 2 }, { CORE_TYPE_DECIMAL128, 38, 10 },
 	};
 	struct unit_buf vals = { 0 };
 	char s[40];
@@ -735,7 +741,7 @@ test_numbers_exhaustive(void)
 			add_val(&vals, &nv, s);
 		}
 	}
-	for (len = 1; len <= 21; len++)
+	for (len = 1; len <= 40; len++)
 		for (sign = 0; sign < 3; sign++)
 			for (lead = 0; lead < 3; lead++)
 				for (pos = 0; pos <= len + 1; pos++)

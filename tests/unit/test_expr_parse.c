@@ -732,7 +732,7 @@ static const struct {
 	{ "x::foo + 1", "column 4: unknown type 'foo'\n  x::foo + 1\n"
 	    "     ^^^" },
 	{ "x::decimal(40,2)",
-	    "column 4: decimal precision must be 1 to 18: decimal(40,2)\n"
+	    "column 4: decimal precision must be 1 to 38: decimal(40,2)\n"
 	    "  x::decimal(40,2)\n     ^^^^^^^^^^^^^" },
 	{ "x::decimal(15,2", "column 16: expected ')'\n"
 	    "  x::decimal(15,2\n                 ^" },

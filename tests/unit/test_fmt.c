@@ -59,7 +59,8 @@ tb_view(const struct tbatch *t, const struct core_schema *s, uint32_t from,
 		size_t w = core_type_width(tc->id);
 
 		c->type.id = tc->id;
-		c->type.precision = tc->id == CORE_TYPE_DECIMAL ? 18 : 0;
+		c->type.precision = tc->id == CORE_TYPE_DECIMAL ? 18 :
+		    tc->id == CORE_TYPE_DECIMAL128 ? 38 : 0;
 		c->type.scale = tc->scale;
 		if (tc->valid) {
 			c->validity = calloc(core_bitmap_bytes(n) + 1, 1);
@@ -191,6 +192,8 @@ schema_of(const struct tbatch *t, const char *const *names)
 
 		if (ty.id == CORE_TYPE_DECIMAL)
 			ty.precision = 18;
+		if (ty.id == CORE_TYPE_DECIMAL128)
+			ty.precision = 38;
 		core_schema_set(s, i, names[i], ty);
 	}
 	return s;
@@ -558,6 +561,9 @@ ref_value(const struct tcol *c, uint32_t r, char *buf)
 	case CORE_TYPE_DECIMAL:
 		return core_format_decimal(((const int64_t *)v)[r], c->scale,
 		    buf);
+	case CORE_TYPE_DECIMAL128:
+		return core_format_decimal128(core_i128_load(v + 16 * (size_t)r),
+		    c->scale, buf);
 	case CORE_TYPE_DATE:
 		return core_format_date(((const int32_t *)v)[r], buf);
 	case CORE_TYPE_TIMESTAMP:
@@ -671,7 +677,8 @@ static bool
 right_aligned(enum core_type id)
 {
 	return id == CORE_TYPE_INT32 || id == CORE_TYPE_INT64 ||
-	    id == CORE_TYPE_FLOAT64 || id == CORE_TYPE_DECIMAL;
+	    id == CORE_TYPE_FLOAT64 || id == CORE_TYPE_DECIMAL ||
+	    id == CORE_TYPE_DECIMAL128;
 }
 
 /* The cell text as the table shows it, into o; returns its width. */
@@ -918,6 +925,7 @@ rand_batch(struct tbatch *t, uint32_t nrows)
 		CORE_TYPE_STRING, CORE_TYPE_BOOL, CORE_TYPE_INT32,
 		CORE_TYPE_INT64, CORE_TYPE_FLOAT64, CORE_TYPE_DECIMAL,
 		CORE_TYPE_DATE, CORE_TYPE_TIMESTAMP, CORE_TYPE_STRING,
+		CORE_TYPE_DECIMAL128,
 	};
 
 	t->nrows = nrows;
@@ -929,7 +937,8 @@ rand_batch(struct tbatch *t, uint32_t nrows)
 
 		c->id = ids[i];
 		c->scale = ids[i] == CORE_TYPE_DECIMAL ?
-		    (uint8_t)(unit_rand() % 5) : 0;
+		    (uint8_t)(unit_rand() % 5) : ids[i] ==
+		    CORE_TYPE_DECIMAL128 ? (uint8_t)(unit_rand() % 39) : 0;
 		if (i % 2 == 0) {
 			c->valid = malloc((size_t)nrows + 1);
 			for (uint32_t r = 0; r < nrows; r++)
@@ -974,6 +983,21 @@ rand_batch(struct tbatch *t, uint32_t nrows)
 				    (int64_t)(x % 253402300800000000ull) -
 				    62135596800000000ll;
 				break;
+			case CORE_TYPE_DECIMAL128: {
+				/* Every magnitude up to 38 nines. */
+				core_i128 max = 0, v;
+
+				for (int k = 0; k < 38; k++)
+					max = max * 10 + 9;
+				v = (core_i128)((core_u128)x << 64 |
+				    unit_rand()) % max;
+				v >>= x % 120;
+				if (x % 17 == 0)
+					v = x & 32 ? max : -max;
+				core_i128_store((char *)c->vals + 16 * (size_t)r,
+				    valid ? v : 0);
+				break;
+			}
 			default:
 				((int64_t *)c->vals)[r] = !valid ? 0 :
 				    (int64_t)(x >> (x % 64));
@@ -1005,7 +1029,7 @@ test_random_vs_reference(void)
 	};
 	static const char *const names[] = {
 		"s", "b,\"q\"", "i32", "i64", "f\tx", "dec", "day", "t\xc3\xa9",
-		"s2",
+		"s2", "wide",
 	};
 	static const enum core_fmt_kind kinds[] = {
 		CORE_FMT_CSV, CORE_FMT_TSV, CORE_FMT_JSONL, CORE_FMT_TABLE,

@@ -33,16 +33,16 @@ all_types_schema(void)
 {
 	static const char *const spec[] = {
 		"bool", "int32", "int64", "float64", "decimal(15,2)", "date",
-		"timestamp", "string",
+		"timestamp", "string", "decimal(38,4)",
 	};
-	struct core_schema *s = core_schema_new(8);
+	struct core_schema *s = core_schema_new(9);
 	struct core_coltype t;
 	char name[16];
 	uint32_t i;
 
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < 9; i++) {
 		core_type_parse(spec[i], strlen(spec[i]), &t, NULL);
-		snprintf(name, sizeof(name), "c_%s", spec[i]);
+		snprintf(name, sizeof(name), "c_%s%u", spec[i], i);
 		name[strcspn(name, "(")] = '\0';
 		core_schema_set(s, i, name, t);
 	}
@@ -92,6 +92,11 @@ random_batch(struct core_batch *b, uint32_t n, unsigned null_every)
 				c->offsets[r + 1] = (int32_t)used;
 				break;
 			}
+			case CORE_TYPE_DECIMAL128:
+				core_i128_store((char *)c->values + 16 * r,
+				    null ? 0 : (core_i128)((core_u128)x << 61 |
+				    unit_rand()) * (x & 1 ? -1 : 1));
+				break;
 			default:
 				((int64_t *)c->values)[r] = null ? 0 :
 				    (int64_t)x;
@@ -103,6 +108,7 @@ random_batch(struct core_batch *b, uint32_t n, unsigned null_every)
 	}
 	b->nrows = n;
 }
+
 
 /* An in-memory file holding len bytes of p, rewound. */
 static int
@@ -271,6 +277,119 @@ test_async_writer(void)
 	for (f = 0; f < 12; f++)
 		core_batch_release(&b[f]);
 	core_pool_free(pair);
+	core_schema_free(s);
+}
+
+/* Round trips of decimal128 frames at the awkward lengths, with the
+ * extremes of the range, read back value for value; then a header whose
+ * decimal128 precision or scale is out of range, behind a good checksum,
+ * is rejected as corrupt. */
+static void
+test_decimal128(void)
+{
+	static const uint32_t lens[] = { 0, 1, 2, 3, 17, 4095, 4096, 4097 };
+	static const struct {
+		unsigned char prec, scale;
+		bool ok;
+	} hdr[] = {
+		{ 38, 4, true }, { 19, 0, true }, { 38, 38, true },
+		{ 18, 4, false }, { 39, 4, false }, { 0, 0, false },
+		{ 38, 39, false }, { 255, 0, false },
+	};
+	struct core_schema *s = core_schema_new(2);
+	struct core_coltype i64 = { CORE_TYPE_INT64, 0, 0 };
+	struct core_mlspill3_writer *w;
+	struct core_mlspill3_reader *r;
+	struct core_batch want[8], got;
+	struct core_err err;
+	core_i128 max = 0;
+	uint64_t rows;
+	size_t k, len;
+	char *p;
+	int fd;
+
+	for (k = 0; k < 38; k++)
+		max = max * 10 + 9;
+	core_schema_set(s, 0, "d", core_type_decimal(38, 4));
+	core_schema_set(s, 1, "n", i64);
+	for (int level = 0; level <= 3; level += 3) {
+		fd = memfd_create("d", 0);
+		w = core_mlspill3_writer_new(fd, "mem", s, level);
+		for (k = 0; k < 8; k++) {
+			uint32_t n = lens[k];
+
+			core_batch_init(&want[k], s);
+			random_batch(&want[k], n, 1 + (unsigned)k % 3);
+			for (uint32_t j = 0; j < n; j++) {
+				core_i128 v = (core_i128)((core_u128)
+				    unit_rand() << 64 | unit_rand()) % max;
+
+				if (j % 7 == 0)
+					v = j % 14 ? max : -max;
+				if (core_col_is_valid(&want[k].cols[0], j))
+					core_i128_store((char *)want[k].cols[0]
+					    .values + 16 * j, v);
+			}
+			CHECK_EQ_INT(core_mlspill3_write_batch(w, &want[k],
+			    &err), 0);
+		}
+		CHECK_EQ_INT(core_mlspill3_writer_finish(w, &err), 0);
+		core_mlspill3_writer_free(w);
+		lseek(fd, 0, SEEK_SET);
+		CHECK_EQ_INT(core_mlspill3_reader_new_fd(fd, "mem", &r, &err),
+		    0);
+		CHECK(core_schema_equal(core_mlspill3_reader_schema(r), s));
+		core_batch_init(&got, core_mlspill3_reader_schema(r));
+		for (k = 0; k < 8; k++) {
+			bool same = true;
+
+			if (lens[k] == 0)
+				continue;	/* an empty batch writes no frame */
+			CHECK_EQ_INT(core_mlspill3_reader_next(r, &got, &err),
+			    0);
+			CHECK_EQ_INT(got.nrows, lens[k]);
+			for (uint32_t j = 0; j < got.nrows && j < lens[k]; j++)
+				same &= core_col_value_equal(&got.cols[0], j,
+				    &want[k].cols[0], j) &&
+				    core_col_value_equal(&got.cols[1], j,
+				    &want[k].cols[1], j);
+			CHECK(same);
+		}
+		CHECK_EQ_INT(core_mlspill3_reader_next(r, &got, &err),
+		    CORE_EOF);
+		core_batch_release(&got);
+		core_mlspill3_reader_free(r);
+		for (k = 0; k < 8; k++)
+			core_batch_release(&want[k]);
+		if (level == 0) {
+			p = slurp(fd, &len);
+			/* The first descriptor: code 9, then p and s. */
+			CHECK_EQ_INT((unsigned char)p[24], 9);
+			CHECK_EQ_INT((unsigned char)p[25], 38);
+			CHECK_EQ_INT((unsigned char)p[26], 4);
+			for (k = 0; k < sizeof(hdr) / sizeof(hdr[0]); k++) {
+				/* 24 + two descriptors of 8 + 1 and 8 + 1
+				 * name bytes = 42, padded to 48. */
+				uint64_t h;
+				int rfd;
+
+				p[25] = (char)hdr[k].prec;
+				p[26] = (char)hdr[k].scale;
+				h = XXH3_64bits(p, 48);
+				memcpy(p + 48, &h, 8);
+				rfd = memfile(p, len);
+				memset(&err, 0, sizeof(err));
+				CHECK_EQ_INT(read_all(rfd, &rows, &err),
+				    hdr[k].ok ? CORE_EOF : CORE_ECORRUPT);
+				if (!hdr[k].ok)
+					CHECK(strstr(err.msg, "bad schema") !=
+					    NULL);
+				close(rfd);
+			}
+			free(p);
+		}
+		close(fd);
+	}
 	core_schema_free(s);
 }
 
@@ -786,6 +905,7 @@ int
 main(void)
 {
 	RUN(test_round_trip_raw);
+	RUN(test_decimal128);
 	RUN(test_round_trip_raw_nulls);
 	RUN(test_round_trip_zstd_nulls);
 	RUN(test_truncated_every_offset);

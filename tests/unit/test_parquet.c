@@ -25,6 +25,7 @@
 
 #include "core_alloc.h"
 #include "core_col.h"
+#include "core_value.h"
 #include "core_io.h"
 #include "core_parquet_write.h"
 #include "core_thrift.h"
@@ -512,6 +513,14 @@ fill_batch(struct core_batch *b, uint32_t n, uint64_t first)
 			case CORE_TYPE_TIMESTAMP:
 				((int64_t *)c->values)[r] = null ? 0 :
 				    (int64_t)x;
+				break;
+			case CORE_TYPE_DECIMAL128:
+				/* 19 digits and more: |v| < 10^19 * 2^-1 *
+				 * 10^(p - 19). */
+				core_i128_store((char *)c->values + 16 * r,
+				    null ? 0 : (core_i128)((int64_t)x / 2) *
+				    (core_i128)core_pow10_u64[
+				    c->type.precision - 19]);
 				break;
 			case CORE_TYPE_FLOAT64: {
 				double d = (double)(int64_t)x / 1e9;

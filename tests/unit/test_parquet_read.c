@@ -41,6 +41,7 @@
 #include <lz4.h>
 
 #include "core_alloc.h"
+#include "core_value.h"
 #include "core_codec.h"
 #include "core_col.h"
 #include "core_io.h"
@@ -122,6 +123,12 @@ fill_random(struct core_batch *b, uint32_t n)
 			case CORE_TYPE_TIMESTAMP:
 				((int64_t *)c->values)[r] = null ? 0 :
 				    (int64_t)v;
+				break;
+			case CORE_TYPE_DECIMAL128:
+				core_i128_store((char *)c->values + 16 * r,
+				    null ? 0 : (core_i128)((int64_t)v / 2) *
+				    (core_i128)core_pow10_u64[
+				    c->type.precision - 19]);
 				break;
 			case CORE_TYPE_FLOAT64:
 				((double *)c->values)[r] = null ? 0 :

@@ -210,6 +210,170 @@ test_decimal_roundtrip(void)
 	}
 }
 
+/*
+ * 128-bit decimals against digit strings: a value is made from its
+ * digits with schoolbook arithmetic on four 32-bit limbs (no 128-bit
+ * integer involved), and its canonical text is the same digits laid
+ * out by hand.
+ */
+static core_i128
+ref_from_digits(const char *d, size_t n, bool neg)
+{
+	uint32_t limb[4] = { 0, 0, 0, 0 };
+	core_u128 u = 0;
+	size_t i;
+	int k;
+
+	for (i = 0; i < n; i++) {
+		uint64_t carry = (uint64_t)(d[i] - '0');
+
+		for (k = 0; k < 4; k++) {
+			uint64_t x = (uint64_t)limb[k] * 10 + carry;
+
+			limb[k] = (uint32_t)x;
+			carry = x >> 32;
+		}
+	}
+	for (k = 3; k >= 0; k--)
+		u = u << 32 | limb[k];
+	return neg ? -(core_i128)u : (core_i128)u;
+}
+
+/* Random digits: n of them, the first nonzero when lead is set. */
+static void
+rand_digits(char *d, size_t n, bool lead)
+{
+	for (size_t i = 0; i < n; i++)
+		d[i] = (char)('0' + unit_rand() % 10);
+	if (lead && n > 0 && d[0] == '0')
+		d[0] = (char)('1' + unit_rand() % 9);
+}
+
+static void
+test_decimal128_roundtrip(void)
+{
+	char ip[40], fp[40], canon[96], alt[128], all[80];
+	int fails = 0;
+
+	for (int i = 0; i < 200000; i++) {
+		unsigned prec = 1 + (unsigned)(unit_rand() % 38);
+		unsigned scale = (unsigned)(unit_rand() % (prec + 1));
+		unsigned ni = (unsigned)(unit_rand() % (prec - scale + 1));
+		bool neg = unit_rand() & 1, zero;
+		core_i128 want, got = 1;
+		size_t n, nc = 0, na;
+
+		/* Mostly full-width values: the edges of the range. */
+		if (unit_rand() % 4 == 0)
+			ni = prec - scale;
+		rand_digits(ip, ni, true);
+		rand_digits(fp, scale, false);
+		if (unit_rand() % 16 == 0) {
+			memset(ip, '9', ni);
+			memset(fp, '9', scale);
+		}
+		memcpy(all, ip, ni);
+		memcpy(all + ni, fp, scale);
+		want = ref_from_digits(all, ni + scale, neg);
+		zero = want == 0;
+		if (neg && !zero)
+			canon[nc++] = '-';
+		if (ni == 0)
+			canon[nc++] = '0';
+		memcpy(canon + nc, ip, ni);
+		nc += ni;
+		if (scale > 0) {
+			canon[nc++] = '.';
+			memcpy(canon + nc, fp, scale);
+			nc += scale;
+		}
+		canon[nc] = '\0';
+		n = core_format_decimal128(want, (uint8_t)scale, txt);
+		fails += strcmp(ftxt(n), canon) != 0;
+		fails += core_parse_decimal128(canon, nc, (uint8_t)prec,
+		    (uint8_t)scale, &got) != 0 || got != want;
+		/* Sign, leading zeros and a shorter fraction read the same. */
+		na = (size_t)snprintf(alt, sizeof(alt), "%s000%.*s.%.*s",
+		    neg ? "-" : "+", (int)ni, ip, (int)scale, fp);
+		while (na > 0 && alt[na - 1] == '0')
+			na--;
+		got = 1;
+		fails += core_parse_decimal128(alt, na, (uint8_t)prec,
+		    (uint8_t)scale, &got) != 0 || got != want;
+		/* One digit too many on either side is refused. */
+		if (ni == prec - scale) {
+			na = (size_t)snprintf(alt, sizeof(alt), "1%s", canon +
+			    (neg && !zero));
+			fails += core_parse_decimal128(alt, na, (uint8_t)prec,
+			    (uint8_t)scale, &got) != -1;
+		}
+		na = (size_t)snprintf(alt, sizeof(alt), "%s%s5", canon,
+		    scale == 0 ? "." : "");
+		fails += core_parse_decimal128(alt, na, (uint8_t)prec,
+		    (uint8_t)scale, &got) != -1;
+		/* Up to 18 digits the int64 decimal agrees. */
+		if (prec <= 18) {
+			int64_t v64 = 1;
+
+			fails += core_parse_decimal(canon, nc, (uint8_t)prec,
+			    (uint8_t)scale, &v64) != 0 || v64 != want;
+			n = core_format_decimal(v64, (uint8_t)scale, txt);
+			fails += strcmp(ftxt(n), canon) != 0;
+		}
+	}
+	CHECK_EQ_INT(fails, 0);
+}
+
+static void
+test_decimal128_cases(void)
+{
+	const char *nines = "99999999999999999999999999999999999999";
+	char buf[64];
+	core_i128 v, max = 0;
+
+	for (int i = 0; i < 38; i++)
+		max = max * 10 + 9;
+	CHECK(core_parse_decimal128(nines, 38, 38, 0, &v) == 0 && v == max);
+	CHECK_EQ_STR(ftxt(core_format_decimal128(max, 0, txt)), nines);
+	CHECK(core_parse_decimal128(S("-99999999999999999999999999999999999999"),
+	    38, 0, &v) == 0 && v == -max);
+	snprintf(buf, sizeof(buf), "0.%s", nines);
+	CHECK(core_parse_decimal128(buf, strlen(buf), 38, 38, &v) == 0 &&
+	    v == max);
+	CHECK_EQ_STR(ftxt(core_format_decimal128(-max, 38, txt)),
+	    "-0.99999999999999999999999999999999999999");
+	CHECK_EQ_STR(ftxt(core_format_decimal128(-max, 10, txt)),
+	    "-9999999999999999999999999999.9999999999");
+	/* 10^38 has 39 digits: out of range for every precision. */
+	CHECK(core_parse_decimal128(S("100000000000000000000000000000000000000"),
+	    38, 0, &v) == -1);
+	CHECK(core_parse_decimal128(S("10000000000000000000000000000"), 38, 10,
+	    &v) == -1);
+	CHECK(core_parse_decimal128(S("1"), 39, 0, &v) == -1);
+	CHECK(core_parse_decimal128(S("1"), 20, 21, &v) == -1);
+	CHECK(core_parse_decimal128(S("1e5"), 38, 0, &v) == -1);
+	CHECK(core_parse_decimal128(S(""), 38, 0, &v) == -1);
+	CHECK(core_parse_decimal128(S("-"), 38, 0, &v) == -1);
+	CHECK(core_parse_decimal128(S("."), 38, 2, &v) == -1);
+	CHECK(core_parse_decimal128(S("1.2.3"), 38, 2, &v) == -1);
+	CHECK(core_parse_decimal128(S(" 1"), 38, 2, &v) == -1);
+	CHECK(core_parse_decimal128(S("-.5"), 38, 2, &v) == 0 && v == -50);
+	CHECK(core_parse_decimal128(S("1."), 38, 2, &v) == 0 && v == 100);
+	CHECK(core_parse_decimal128(S("-0.00"), 38, 2, &v) == 0 && v == 0);
+	CHECK_EQ_STR(ftxt(core_format_decimal128(0, 4, txt)), "0.0000");
+	CHECK_EQ_STR(ftxt(core_format_decimal128(-5, 3, txt)), "-0.005");
+	CHECK_EQ_STR(ftxt(core_format_decimal128(
+	    (core_i128)10000000000000000000ull * 10, 1, txt)),
+	    "10000000000000000000.0");
+	/* Beyond 38 digits (no parser makes them) still prints exactly. */
+	v = (core_i128)(~(core_u128)0 >> 1);
+	CHECK_EQ_STR(ftxt(core_format_decimal128(v, 0, txt)),
+	    "170141183460469231731687303715884105727");
+	CHECK_EQ_STR(ftxt(core_format_decimal128(-v - 1, 38, txt)),
+	    "-1.70141183460469231731687303715884105728");
+	CHECK(core_format_decimal128(-v - 1, 38, txt) <= CORE_VALUE_TEXT_MAX);
+}
+
 static void
 test_decimal_cases(void)
 {
@@ -840,6 +1004,8 @@ main(void)
 	RUN(test_int_cases);
 	RUN(test_decimal_roundtrip);
 	RUN(test_decimal_cases);
+	RUN(test_decimal128_roundtrip);
+	RUN(test_decimal128_cases);
 	RUN(test_float_roundtrip);
 	RUN(test_float_cases);
 	RUN(test_float_parse_vs_strtod);
