@@ -14,7 +14,9 @@
  * compared value for value, NULLs included; bool expressions also as
  * filters, against the rows whose reference value is TRUE.  An error
  * must be an error on both sides.  Bind errors are checked for their
- * message and caret.
+ * message and caret, result types against DuckDB's, and the edge cases
+ * of substring, the date functions and exact rounding against answers
+ * DuckDB gave (test_duckdb_answers).
  */
 
 #include <math.h>
@@ -1733,6 +1735,9 @@ static const char *const exprs[] = {
 	"ceil(e)", "floor(e)", "ceil(d)", "round(d * d, -1)",
 	"round(i, -1)", "round(l, -3)", "round(i, -9)",
 	"round(l * 1000000000000, -18)", "round(d, NULL)", "ceil(l)",
+	"round(CAST(j % 10 AS decimal(1,0)), -1)",
+	"CASE WHEN j < 5 AND j > -5 THEN round(CAST(j AS decimal(1,0)), "
+	    "-1) END",
 	"sign(i)", "sign(d)", "sign(f)", "sqrt(f)", "sqrt(abs(f))",
 	"ln(abs(f) + 1)", "ln(f)", "log10(abs(d) + 1)", "exp(f)",
 	"power(f, 2)", "pow(i, j)", "power(2, f)",
