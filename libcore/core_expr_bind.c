@@ -733,12 +733,23 @@ bind_arith(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 		type_range(n->type, &n->lo, &n->hi);
 		return fold(bd, out);
 	}
-	if (e->op == CORE_OP_MOD)
-		return err_at(bd, e->op_off, e->op_len,
-		    "'%' on decimals is not supported yet");
 	dec_view(a, &pa, &sa);
 	dec_view(b, &pb, &sb);
-	if (e->op == CORE_OP_MUL) {
+	if (e->op == CORE_OP_MOD) {
+		/* DuckDB sizes % by the operands' types, an integer
+		 * literal as the int32 or int64 it is (d % 2 on a
+		 * decimal(9,2) is decimal(12,2)); both sides go to the
+		 * larger scale, and the remainder has no more integer
+		 * digits than the smaller side. */
+		if (a->type.id != CORE_TYPE_DECIMAL)
+			pa = a->type.id == CORE_TYPE_INT32 ? 10 : 19;
+		if (b->type.id != CORE_TYPE_DECIMAL)
+			pb = b->type.id == CORE_TYPE_INT32 ? 10 : 19;
+		s = sa > sb ? sa : sb;
+		p = (pa - sa > pb - sb ? pa - sa : pb - sb) + s;
+		n->fa = pow10i(s - sa);
+		n->fb = pow10i(s - sb);
+	} else if (e->op == CORE_OP_MUL) {
 		p = pa + pb;
 		s = sa + sb;
 	} else {
@@ -1270,32 +1281,213 @@ static const struct {
 	const char *name;
 	enum core_bfunc fn;
 	uint32_t min, max;	/* arguments */
+	enum core_dpart part;	/* DATE_PART of one argument */
 } funcs[] = {
-	{ "abs", CORE_BF_ABS, 1, 1 },
-	{ "lower", CORE_BF_LOWER, 1, 1 },
-	{ "lcase", CORE_BF_LOWER, 1, 1 },
-	{ "upper", CORE_BF_UPPER, 1, 1 },
-	{ "ucase", CORE_BF_UPPER, 1, 1 },
-	{ "length", CORE_BF_LENGTH, 1, 1 },
-	{ "len", CORE_BF_LENGTH, 1, 1 },
-	{ "coalesce", CORE_BF_COALESCE, 1, 1000 },
-	{ "year", CORE_BF_YEAR, 1, 1 },
-	{ "month", CORE_BF_MONTH, 1, 1 },
-	{ "day", CORE_BF_DAY, 1, 1 },
-	{ "concat", CORE_BF_CONCAT, 1, 1000 },
-	{ "nullif", CORE_BF_NULLIF, 2, 2 },
-	{ "greatest", CORE_BF_GREATEST, 1, 1000 },
-	{ "least", CORE_BF_LEAST, 1, 1000 },
-	{ "starts_with", CORE_BF_STARTS_WITH, 2, 2 },
-	{ "contains", CORE_BF_CONTAINS, 2, 2 },
-	{ "trim", CORE_BF_TRIM, 1, 1 },
-	{ "ltrim", CORE_BF_LTRIM, 1, 1 },
-	{ "rtrim", CORE_BF_RTRIM, 1, 1 },
-	{ "floor", CORE_BF_FLOOR, 1, 1 },
-	{ "ceil", CORE_BF_CEIL, 1, 1 },
-	{ "ceiling", CORE_BF_CEIL, 1, 1 },
-	{ "round", CORE_BF_ROUND, 1, 2 },
+	{ "abs", CORE_BF_ABS, 1, 1, 0 },
+	{ "lower", CORE_BF_LOWER, 1, 1, 0 },
+	{ "lcase", CORE_BF_LOWER, 1, 1, 0 },
+	{ "upper", CORE_BF_UPPER, 1, 1, 0 },
+	{ "ucase", CORE_BF_UPPER, 1, 1, 0 },
+	{ "length", CORE_BF_LENGTH, 1, 1, 0 },
+	{ "len", CORE_BF_LENGTH, 1, 1, 0 },
+	{ "coalesce", CORE_BF_COALESCE, 1, 1000, 0 },
+	{ "concat", CORE_BF_CONCAT, 1, 1000, 0 },
+	{ "nullif", CORE_BF_NULLIF, 2, 2, 0 },
+	{ "greatest", CORE_BF_GREATEST, 1, 1000, 0 },
+	{ "least", CORE_BF_LEAST, 1, 1000, 0 },
+	{ "starts_with", CORE_BF_STARTS_WITH, 2, 2, 0 },
+	{ "prefix", CORE_BF_STARTS_WITH, 2, 2, 0 },
+	{ "contains", CORE_BF_CONTAINS, 2, 2, 0 },
+	{ "ends_with", CORE_BF_ENDS_WITH, 2, 2, 0 },
+	{ "suffix", CORE_BF_ENDS_WITH, 2, 2, 0 },
+	{ "trim", CORE_BF_TRIM, 1, 1, 0 },
+	{ "ltrim", CORE_BF_LTRIM, 1, 1, 0 },
+	{ "rtrim", CORE_BF_RTRIM, 1, 1, 0 },
+	{ "floor", CORE_BF_FLOOR, 1, 1, 0 },
+	{ "ceil", CORE_BF_CEIL, 1, 1, 0 },
+	{ "ceiling", CORE_BF_CEIL, 1, 1, 0 },
+	{ "round", CORE_BF_ROUND, 1, 2, 0 },
+	{ "substring", CORE_BF_SUBSTR, 2, 3, 0 },
+	{ "substr", CORE_BF_SUBSTR, 2, 3, 0 },
+	{ "left", CORE_BF_LEFT, 2, 2, 0 },
+	{ "right", CORE_BF_RIGHT, 2, 2, 0 },
+	{ "strpos", CORE_BF_STRPOS, 2, 2, 0 },
+	{ "instr", CORE_BF_STRPOS, 2, 2, 0 },
+	{ "position", CORE_BF_STRPOS, 2, 2, 0 },
+	{ "replace", CORE_BF_REPLACE, 3, 3, 0 },
+	{ "sign", CORE_BF_SIGN, 1, 1, 0 },
+	{ "sqrt", CORE_BF_SQRT, 1, 1, 0 },
+	{ "ln", CORE_BF_LN, 1, 1, 0 },
+	{ "log10", CORE_BF_LOG10, 1, 1, 0 },
+	{ "exp", CORE_BF_EXP, 1, 1, 0 },
+	{ "power", CORE_BF_POWER, 2, 2, 0 },
+	{ "pow", CORE_BF_POWER, 2, 2, 0 },
+	{ "date_part", CORE_BF_DATE_PART, 2, 2, 0 },
+	{ "datepart", CORE_BF_DATE_PART, 2, 2, 0 },
+	{ "date_trunc", CORE_BF_DATE_TRUNC, 2, 2, 0 },
+	{ "datetrunc", CORE_BF_DATE_TRUNC, 2, 2, 0 },
+	{ "date_diff", CORE_BF_DATE_DIFF, 3, 3, 0 },
+	{ "datediff", CORE_BF_DATE_DIFF, 3, 3, 0 },
+	{ "date_add", CORE_BF_DATE_PART, 2, 2, 0 },	/* see bind_func */
+	{ "year", CORE_BF_DATE_PART, 1, 1, CORE_DP_YEAR },
+	{ "quarter", CORE_BF_DATE_PART, 1, 1, CORE_DP_QUARTER },
+	{ "month", CORE_BF_DATE_PART, 1, 1, CORE_DP_MONTH },
+	{ "week", CORE_BF_DATE_PART, 1, 1, CORE_DP_WEEK },
+	{ "weekofyear", CORE_BF_DATE_PART, 1, 1, CORE_DP_WEEK },
+	{ "day", CORE_BF_DATE_PART, 1, 1, CORE_DP_DAY },
+	{ "dayofmonth", CORE_BF_DATE_PART, 1, 1, CORE_DP_DAY },
+	{ "hour", CORE_BF_DATE_PART, 1, 1, CORE_DP_HOUR },
+	{ "minute", CORE_BF_DATE_PART, 1, 1, CORE_DP_MINUTE },
+	{ "second", CORE_BF_DATE_PART, 1, 1, CORE_DP_SECOND },
+	{ "millisecond", CORE_BF_DATE_PART, 1, 1, CORE_DP_MILLISECOND },
+	{ "microsecond", CORE_BF_DATE_PART, 1, 1, CORE_DP_MICROSECOND },
+	{ "dayofweek", CORE_BF_DATE_PART, 1, 1, CORE_DP_DOW },
+	{ "isodow", CORE_BF_DATE_PART, 1, 1, CORE_DP_ISODOW },
+	{ "dayofyear", CORE_BF_DATE_PART, 1, 1, CORE_DP_DOY },
+	{ "isoyear", CORE_BF_DATE_PART, 1, 1, CORE_DP_ISOYEAR },
+	{ "epoch", CORE_BF_DATE_PART, 1, 1, CORE_DP_EPOCH },
 };
+
+/* DuckDB's names of date parts, as date_part, extract, date_trunc and
+ * date_diff take them (case insensitive). */
+static const struct {
+	const char *name;
+	enum core_dpart part;
+} dparts[] = {
+	{ "year", CORE_DP_YEAR }, { "years", CORE_DP_YEAR },
+	{ "y", CORE_DP_YEAR }, { "yr", CORE_DP_YEAR },
+	{ "yrs", CORE_DP_YEAR },
+	{ "quarter", CORE_DP_QUARTER }, { "quarters", CORE_DP_QUARTER },
+	{ "month", CORE_DP_MONTH }, { "months", CORE_DP_MONTH },
+	{ "mon", CORE_DP_MONTH }, { "mons", CORE_DP_MONTH },
+	{ "week", CORE_DP_WEEK }, { "weeks", CORE_DP_WEEK },
+	{ "w", CORE_DP_WEEK }, { "weekofyear", CORE_DP_WEEK },
+	{ "day", CORE_DP_DAY }, { "days", CORE_DP_DAY },
+	{ "d", CORE_DP_DAY }, { "dayofmonth", CORE_DP_DAY },
+	{ "hour", CORE_DP_HOUR }, { "hours", CORE_DP_HOUR },
+	{ "h", CORE_DP_HOUR }, { "hr", CORE_DP_HOUR },
+	{ "hrs", CORE_DP_HOUR },
+	{ "minute", CORE_DP_MINUTE }, { "minutes", CORE_DP_MINUTE },
+	{ "m", CORE_DP_MINUTE }, { "min", CORE_DP_MINUTE },
+	{ "mins", CORE_DP_MINUTE },
+	{ "second", CORE_DP_SECOND }, { "seconds", CORE_DP_SECOND },
+	{ "s", CORE_DP_SECOND }, { "sec", CORE_DP_SECOND },
+	{ "secs", CORE_DP_SECOND },
+	{ "millisecond", CORE_DP_MILLISECOND },
+	{ "milliseconds", CORE_DP_MILLISECOND },
+	{ "ms", CORE_DP_MILLISECOND }, { "msec", CORE_DP_MILLISECOND },
+	{ "msecs", CORE_DP_MILLISECOND },
+	{ "microsecond", CORE_DP_MICROSECOND },
+	{ "microseconds", CORE_DP_MICROSECOND },
+	{ "us", CORE_DP_MICROSECOND }, { "usec", CORE_DP_MICROSECOND },
+	{ "usecs", CORE_DP_MICROSECOND },
+	{ "dow", CORE_DP_DOW }, { "dayofweek", CORE_DP_DOW },
+	{ "weekday", CORE_DP_DOW },
+	{ "isodow", CORE_DP_ISODOW },
+	{ "doy", CORE_DP_DOY }, { "dayofyear", CORE_DP_DOY },
+	{ "isoyear", CORE_DP_ISOYEAR },
+	{ "epoch", CORE_DP_EPOCH },
+};
+
+static enum core_dpart
+find_dpart(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(dparts) / sizeof(dparts[0]); i++)
+		if (strlen(dparts[i].name) == len &&
+		    strncasecmp(dparts[i].name, s, len) == 0)
+			return dparts[i].part;
+	return 0;
+}
+
+/*
+ * The part of date_trunc or date_diff as the field it works on, as
+ * DuckDB maps them: a day-of-something is the day, epoch the second.
+ */
+static enum core_dpart
+step_part(enum core_dpart p)
+{
+	switch (p) {
+	case CORE_DP_DOW:
+	case CORE_DP_ISODOW:
+	case CORE_DP_DOY:
+		return CORE_DP_DAY;
+	case CORE_DP_EPOCH:
+		return CORE_DP_SECOND;
+	default:
+		return p;
+	}
+}
+
+/* Takes n->kids[0], which must be a constant string naming a date part,
+ * into n->part and drops it; a NULL part makes *null true. */
+static int
+take_part(struct binder *bd, struct core_bnode *n, const char *name,
+    bool *null)
+{
+	char msg[200];
+	struct core_bnode *k = n->kids[0];
+	uint32_t i;
+
+	*null = false;
+	if (is_null_const(k)) {
+		*null = true;
+	} else if (k->kind != CORE_BN_CONST ||
+	    k->type.id != CORE_TYPE_STRING) {
+		snprintf(msg, sizeof(msg), "%s takes the part as a constant "
+		    "string ('year', 'month', 'day', ...)", name);
+		return err_at(bd, k->off, k->len, msg);
+	} else if ((n->part = find_dpart(k->k.s, k->k.slen)) == 0) {
+		snprintf(msg, sizeof(msg), "unknown date part '%.40s'",
+		    k->k.s);
+		return err_at(bd, k->off, k->len, msg);
+	}
+	bnode_free(k);
+	for (i = 1; i < n->nkids; i++)
+		n->kids[i - 1] = n->kids[i];
+	n->nkids--;
+	return 0;
+}
+
+/* Whether kids[i] is a date or a timestamp (a NULL becomes a date). */
+static bool
+is_datelike(struct core_bnode *k)
+{
+	if (is_null_const(k))
+		set_type(k, mktype(CORE_TYPE_DATE, 0, 0));
+	return k->type.id == CORE_TYPE_DATE ||
+	    k->type.id == CORE_TYPE_TIMESTAMP;
+}
+
+/* round, floor, ceil (n->fn; n->days digits of round) over a decimal or
+ * an integer a: an exact DEC_ROUND node, or a copy (n->fn kept) where
+ * the rounding changes nothing.  DuckDB's types: a decimal(p,s) rounds
+ * to decimal(p,0), or to decimal(p,d) for round(x, d) with 0 <= d < s;
+ * an integer keeps its type. */
+static void
+type_dec_round(struct core_bnode *n, struct core_coltype t)
+{
+	int s = t.id == CORE_TYPE_DECIMAL ? t.scale : 0;
+	int d = n->fn == CORE_BF_ROUND ? n->days : 0, k, up = 0;
+
+	set_type(n, t);
+	if (d >= s)
+		return;		/* identity */
+	n->part = n->fn == CORE_BF_FLOOR ? CORE_RM_FLOOR :
+	    n->fn == CORE_BF_CEIL ? CORE_RM_CEIL : CORE_RM_HALF_AWAY;
+	n->fn = CORE_BF_DEC_ROUND;
+	k = s - d;		/* digits dropped */
+	if (d < 0)
+		up = -d;	/* zeros put back */
+	if (t.id == CORE_TYPE_DECIMAL)
+		set_type(n, mktype(CORE_TYPE_DECIMAL, t.precision,
+		    d > 0 ? (unsigned)d : 0));
+	/* fa 0: more digits dropped than a value has, every result 0. */
+	n->fa = k > 18 ? 0 : pow10i((unsigned)k);
+	n->fb = up > 18 ? 0 : pow10i((unsigned)up);
+	type_range(n->type, &n->lo, &n->hi);
+}
 
 /* Types the FUNC node n (fn, kids bound). */
 static int
@@ -1340,15 +1532,87 @@ type_func(struct binder *bd, struct core_bnode *n, const char *name)
 				return rc;
 		}
 		return 0;
-	case CORE_BF_YEAR:
-	case CORE_BF_MONTH:
-	case CORE_BF_DAY:
-		if (is_null_const(a))
-			set_type(a, mktype(CORE_TYPE_DATE, 0, 0));
-		if (a->type.id != CORE_TYPE_DATE &&
-		    a->type.id != CORE_TYPE_TIMESTAMP)
+	case CORE_BF_DATE_PART:
+	case CORE_BF_DATE_TRUNC:
+		if (!is_datelike(a))
 			goto bad;
+		set_type(n, n->fn == CORE_BF_DATE_TRUNC ?
+		    mktype(CORE_TYPE_TIMESTAMP, 0, 0) :
+		    n->part == CORE_DP_EPOCH ?
+		    mktype(CORE_TYPE_FLOAT64, 0, 0) :
+		    mktype(CORE_TYPE_INT64, 0, 0));
+		if (n->fn == CORE_BF_DATE_TRUNC)
+			n->part = step_part(n->part);
+		return 0;
+	case CORE_BF_DATE_DIFF:
+		for (i = 0; i < 2; i++)
+			if (!is_datelike(a = n->kids[i]))
+				goto bad;
+		n->part = step_part(n->part);
+		if (n->kids[0]->type.id != n->kids[1]->type.id) {
+			t = mktype(CORE_TYPE_TIMESTAMP, 0, 0);
+			if ((rc = cast_to(bd, &n->kids[0], t)) != 0 ||
+			    (rc = cast_to(bd, &n->kids[1], t)) != 0)
+				return rc;
+		}
 		set_type(n, mktype(CORE_TYPE_INT64, 0, 0));
+		return 0;
+	case CORE_BF_SUBSTR:
+	case CORE_BF_LEFT:
+	case CORE_BF_RIGHT:
+		if (is_null_const(a))
+			set_type(a, mktype(CORE_TYPE_STRING, 0, 0));
+		if (a->type.id != CORE_TYPE_STRING)
+			goto bad;
+		for (i = 1; i < n->nkids; i++) {
+			a = n->kids[i];
+			if (is_null_const(a))
+				set_type(a, mktype(CORE_TYPE_INT64, 0, 0));
+			if (!is_int(a->type.id))
+				goto bad;
+			if ((rc = cast_to(bd, &n->kids[i],
+			    mktype(CORE_TYPE_INT64, 0, 0))) != 0)
+				return rc;
+		}
+		set_type(n, mktype(CORE_TYPE_STRING, 0, 0));
+		return 0;
+	case CORE_BF_STRPOS:
+	case CORE_BF_REPLACE:
+		for (i = 0; i < n->nkids; i++) {
+			a = n->kids[i];
+			if (is_null_const(a))
+				set_type(a, mktype(CORE_TYPE_STRING, 0, 0));
+			if (a->type.id != CORE_TYPE_STRING)
+				goto bad;
+		}
+		set_type(n, n->fn == CORE_BF_STRPOS ?
+		    mktype(CORE_TYPE_INT64, 0, 0) :
+		    mktype(CORE_TYPE_STRING, 0, 0));
+		return 0;
+	case CORE_BF_SIGN:
+		/* DuckDB's tinyint, which core_col does not have. */
+		if (is_null_const(a))
+			set_type(a, mktype(CORE_TYPE_INT32, 0, 0));
+		if (!is_num(a->type.id))
+			goto bad;
+		set_type(n, mktype(CORE_TYPE_INT32, 0, 0));
+		return 0;
+	case CORE_BF_SQRT:
+	case CORE_BF_LN:
+	case CORE_BF_LOG10:
+	case CORE_BF_EXP:
+	case CORE_BF_POWER:
+		for (i = 0; i < n->nkids; i++) {
+			a = n->kids[i];
+			if (is_null_const(a))
+				set_type(a, mktype(CORE_TYPE_FLOAT64, 0, 0));
+			if (!is_num(a->type.id))
+				goto bad;
+			if ((rc = cast_to(bd, &n->kids[i],
+			    mktype(CORE_TYPE_FLOAT64, 0, 0))) != 0)
+				return rc;
+		}
+		set_type(n, mktype(CORE_TYPE_FLOAT64, 0, 0));
 		return 0;
 	case CORE_BF_CONCAT:
 		for (i = 0; i < n->nkids; i++)
@@ -1365,6 +1629,7 @@ type_func(struct binder *bd, struct core_bnode *n, const char *name)
 		return 0;
 	case CORE_BF_STARTS_WITH:
 	case CORE_BF_CONTAINS:
+	case CORE_BF_ENDS_WITH:
 		for (i = 0; i < 2; i++) {
 			a = n->kids[i];
 			if (is_null_const(a))
@@ -1379,11 +1644,6 @@ type_func(struct binder *bd, struct core_bnode *n, const char *name)
 	case CORE_BF_ROUND:
 		if (is_null_const(a))
 			set_type(a, mktype(CORE_TYPE_FLOAT64, 0, 0));
-		if (a->type.id == CORE_TYPE_DECIMAL) {
-			snprintf(msg, sizeof(msg), "%s on decimals is not "
-			    "supported yet", name);
-			return err_at(bd, a->off, a->len, msg);
-		}
 		if (!is_num(a->type.id))
 			goto bad;
 		if (n->nkids == 2) {
@@ -1400,10 +1660,19 @@ type_func(struct binder *bd, struct core_bnode *n, const char *name)
 			bnode_free(d);
 			n->nkids = 1;
 		}
-		if (is_int(a->type.id)) {
-			/* Identity on integers: the node stays, typed as
-			 * its argument, and evaluates as a copy. */
-			set_type(n, a->type);
+		if (is_int(a->type.id) && n->fn != CORE_BF_ROUND) {
+			/* DuckDB's floor and ceil of an integer are
+			 * doubles. */
+			if ((rc = cast_to(bd, &n->kids[0],
+			    mktype(CORE_TYPE_FLOAT64, 0, 0))) != 0)
+				return rc;
+			a = n->kids[0];
+		}
+		if (a->type.id != CORE_TYPE_FLOAT64) {
+			/* Exact on decimals and integers; where nothing
+			 * is dropped the node stays, typed as its
+			 * argument, and evaluates as a copy. */
+			type_dec_round(n, a->type);
 			return 0;
 		}
 		set_type(n, mktype(CORE_TYPE_FLOAT64, 0, 0));
@@ -1424,6 +1693,8 @@ type_func(struct binder *bd, struct core_bnode *n, const char *name)
 				return rc;
 		set_type(n, t);
 		return 0;
+	case CORE_BF_DEC_ROUND:
+		break;
 	}
 	return err_at(bd, n->off, n->len, "unknown function");
 bad:
@@ -1436,7 +1707,7 @@ static int
 bind_func(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 {
 	char msg[200];
-	struct core_bnode *n;
+	struct core_bnode *n, *k;
 	size_t i;
 	int rc;
 
@@ -1460,8 +1731,19 @@ bind_func(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 			    funcs[i].max);
 		return err_at(bd, e->off, e->len, msg);
 	}
+	if (strcasecmp(funcs[i].name, "date_add") == 0) {
+		struct core_bnode *x;
+
+		if (!is_interval(e->kids[1]))
+			return err_at(bd, e->kids[1]->off, e->kids[1]->len,
+			    "date_add takes an INTERVAL");
+		if ((rc = bind(bd, e->kids[0], &x)) != 0)
+			return rc;
+		return bind_date_add(bd, e, x, e->kids[1], false, out);
+	}
 	n = bnode_new(CORE_BN_FUNC, e);
 	n->fn = funcs[i].fn;
+	n->part = funcs[i].part;
 	/* concat() skips NULLs, where || is NULL. */
 	n->negated = n->fn == CORE_BF_CONCAT;
 	*out = n;
@@ -1480,6 +1762,25 @@ bind_func(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 	} else if ((rc = bind_kids(bd, e, n, 0)) != 0) {
 		return rc;
 	}
+	if (n->part == 0 && (n->fn == CORE_BF_DATE_PART ||
+	    n->fn == CORE_BF_DATE_TRUNC || n->fn == CORE_BF_DATE_DIFF)) {
+		bool null;
+
+		if ((rc = take_part(bd, n, funcs[i].name, &null)) != 0)
+			return rc;
+		if (null) {
+			/* A NULL part: NULL, of the type a part gives. */
+			n->part = CORE_DP_DAY;
+			if ((rc = type_func(bd, n, funcs[i].name)) != 0)
+				return rc;
+			k = bnode_new(CORE_BN_CONST, e);
+			k->k.null = true;
+			set_type(k, n->type);
+			bnode_free(n);
+			*out = k;
+			return 0;
+		}
+	}
 	if ((rc = type_func(bd, n, funcs[i].name)) != 0)
 		return rc;
 	return fold(bd, out);
@@ -1489,20 +1790,17 @@ static int
 bind_extract(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 {
 	struct core_bnode *n;
-	enum core_bfunc fn;
+	enum core_dpart part;
 	int rc;
 
-	if (strcmp(e->text, "year") == 0)
-		fn = CORE_BF_YEAR;
-	else if (strcmp(e->text, "month") == 0)
-		fn = CORE_BF_MONTH;
-	else if (strcmp(e->text, "day") == 0)
-		fn = CORE_BF_DAY;
-	else
+	if ((part = find_dpart(e->text, e->text_len)) == 0)
 		return err_at(bd, e->op_off, e->op_len, "extract takes year, "
-		    "month or day for now");
+		    "quarter, month, week, day, hour, minute, second, "
+		    "millisecond, microsecond, dow, isodow, doy, isoyear or "
+		    "epoch");
 	n = bnode_new(CORE_BN_FUNC, e);
-	n->fn = fn;
+	n->fn = CORE_BF_DATE_PART;
+	n->part = part;
 	*out = n;
 	if ((rc = bind_kids(bd, e, n, 0)) != 0 ||
 	    (rc = type_func(bd, n, e->text)) != 0)

@@ -22,7 +22,9 @@
  *   - / is always float64 division (DuckDB's "/" on integers and
  *     decimals), IEEE: x / 0 is inf, -inf or nan; % on integers is the
  *     C remainder (sign of the dividend), x % 0 is NULL; % on floats is
- *     fmod; % on decimals is not supported yet;
+ *     fmod; decimal % decimal (or integer) is decimal(max(p1-s1,p2-s2) +
+ *     max(s1,s2), max(s1,s2)), an integer literal counting as the int32
+ *     or int64 it is (so d % 2 on a decimal(9,2) is decimal(12,2));
  *   - any operation with a float64 is float64;
  *   - comparisons take any two numbers (compared exactly: decimals at
  *     the larger scale, floats as doubles), strings (bytewise), bools,
@@ -30,23 +32,58 @@
  *     next to a date or timestamp reads as one;
  *   - DATE +/- INTERVAL n DAY|MONTH|YEAR and TIMESTAMP +/- INTERVAL are
  *     timestamps (DuckDB's types; a month step keeps the day of month,
- *     clamped to the month's length); DATE +/- integer is a date;
- *     DATE - DATE is int64 days;
+ *     clamped to the month's length), and so is date_add(x, INTERVAL
+ *     ...); DATE +/- integer is a date; DATE - DATE is int64 days;
  *   - NULL alone takes the type its context needs; an expression that is
  *     NULL and nothing else is bool;
  *   - a || b is a string (other types cast to their text); greatest and
- *     least skip NULLs (NULL only when all are); floor, ceil and round
- *     take float64 only for now (round half away from zero, round(x, n)
- *     with a constant n); on integers they are the identity.
+ *     least skip NULLs (NULL only when all are);
+ *   - round(x[, n]) (n a constant, half away from zero), floor and ceil:
+ *     float64 on float64; on decimal(p,s) exact, decimal(p,0), or
+ *     decimal(p,n) for round(x, n) with 0 <= n < s, the type unchanged
+ *     for n >= s; round on an integer keeps its type (n < 0 rounds to
+ *     tens); floor and ceil of an integer are float64 (DuckDB's double);
+ *     a result beyond its type (round(999::decimal(3,0), -1)) is a
+ *     run-time overflow, where DuckDB lets it through;
+ *   - substring(s, start[, len]), also substr and substring(s FROM a
+ *     FOR b): 1-based over UTF-8 characters; start 0 is just before the
+ *     first character, a negative start counts from the end, a
+ *     negative len takes the characters before start; start or len
+ *     outside [-2^32, 2^32) is a run-time error (DuckDB's limits);
+ *     left(s, n) and right(s, n) (n < 0: all but |n|) are strings;
+ *     strpos/instr/position(s, x) is the int64 character position of
+ *     the first match (0 none, 1 for ''); replace(s, a, b) replaces
+ *     every a (an empty a nothing); ends_with/suffix are bool;
+ *   - date_part('part', x) and extract(part FROM x), and the functions
+ *     year, quarter, month, week/weekofyear (ISO), day/dayofmonth, hour,
+ *     minute, second, millisecond, microsecond, dayofweek (Sunday 0),
+ *     isodow (Monday 1), dayofyear, isoyear: int64, DuckDB's fields
+ *     (millisecond and microsecond count the seconds too); epoch is
+ *     float64 seconds.  The part is a constant string, DuckDB's names and
+ *     abbreviations ('y', 'mon', 'h', 'ms', ...);
+ *   - date_trunc('part', x) on a date or a timestamp is a timestamp
+ *     (DuckDB's type for either), for year, quarter, month, week (ISO,
+ *     from Monday), day, hour, minute, second, millisecond, microsecond
+ *     and isoyear;
+ *   - date_diff/datediff('part', a, b) is int64: the part boundaries
+ *     crossed from a to b (year, quarter, month on the calendar; day on
+ *     dates; hour and below on the timestamps' floors); a week is whole
+ *     7-day spans of the day difference, toward zero, as in DuckDB;
+ *   - sign is int32 (DuckDB's tinyint, which core_col lacks); sqrt, ln,
+ *     log10, exp, power/pow are float64, and the square root of a
+ *     negative number or the logarithm of one <= 0 a run-time error.
  *
  * Supported: columns, every literal, + - * / %, ||, comparisons, AND OR
  * NOT, IS [NOT] NULL, [NOT] BETWEEN, [NOT] IN, [NOT] LIKE / ILIKE
  * (no ESCAPE; ILIKE folds ASCII only), CASE, CAST and ::, and abs,
  * lower/lcase, upper/ucase (ASCII), length/len (UTF-8 characters),
- * coalesce, nullif, greatest, least, concat, starts_with, contains,
- * trim, ltrim, rtrim, floor, ceil/ceiling, round, year, month, day and
- * extract(year|month|day).  Not yet: substring, date_trunc, date_diff,
- * date_add, other extract fields, aggregates.
+ * coalesce, nullif, greatest, least, concat, starts_with/prefix,
+ * contains, ends_with/suffix, trim, ltrim, rtrim, substring/substr, left,
+ * right, strpos/instr/position, replace, floor, ceil/ceiling, round,
+ * sign, sqrt, ln, log10, exp, power/pow, the date functions above,
+ * date_trunc/datetrunc, date_diff/datediff and date_add.  Not yet:
+ * date_sub (DuckDB's whole-unit difference), position(x IN s), decade
+ * and century parts, trim of other characters, aggregates.
  *
  * Invariants of a bound tree: every node's type is a core_col type; the
  * children of an arithmetic or comparison node have the physical class
@@ -118,15 +155,41 @@ enum core_bnode_kind {
 
 enum core_bfunc {
 	CORE_BF_ABS = 1, CORE_BF_LOWER, CORE_BF_UPPER, CORE_BF_LENGTH,
-	CORE_BF_COALESCE, CORE_BF_YEAR, CORE_BF_MONTH, CORE_BF_DAY,
+	CORE_BF_COALESCE,
 	CORE_BF_CONCAT,		/* ||: kids strings */
 	CORE_BF_NULLIF,		/* kids a, (a = b) */
 	CORE_BF_GREATEST, CORE_BF_LEAST,
-	CORE_BF_STARTS_WITH, CORE_BF_CONTAINS,
+	CORE_BF_STARTS_WITH, CORE_BF_CONTAINS, CORE_BF_ENDS_WITH,
 	CORE_BF_TRIM, CORE_BF_LTRIM, CORE_BF_RTRIM,	/* spaces */
 	CORE_BF_FLOOR, CORE_BF_CEIL, CORE_BF_ROUND,	/* float64; ROUND:
 							 * digits in days */
+	CORE_BF_DEC_ROUND,	/* I64: floor, ceil or round (part) by fa,
+				 * then times fb, within lo..hi */
+	CORE_BF_SUBSTR,		/* kids s, start, [len] (int64) */
+	CORE_BF_LEFT, CORE_BF_RIGHT,	/* kids s, n (int64) */
+	CORE_BF_STRPOS,		/* kids s, needle */
+	CORE_BF_REPLACE,	/* kids s, from, to */
+	CORE_BF_DATE_PART,	/* part; kids[0] date or timestamp */
+	CORE_BF_DATE_TRUNC,	/* part; kids[0] date or timestamp */
+	CORE_BF_DATE_DIFF,	/* part; kids a, b both date or both
+				 * timestamp */
+	CORE_BF_SIGN,
+	CORE_BF_SQRT, CORE_BF_LN, CORE_BF_LOG10, CORE_BF_EXP,
+	CORE_BF_POWER,		/* float64 */
 };
+
+/* The fields of date_part, extract, date_trunc and date_diff. */
+enum core_dpart {
+	CORE_DP_YEAR = 1, CORE_DP_QUARTER, CORE_DP_MONTH, CORE_DP_WEEK,
+	CORE_DP_DAY, CORE_DP_HOUR, CORE_DP_MINUTE, CORE_DP_SECOND,
+	CORE_DP_MILLISECOND, CORE_DP_MICROSECOND,
+	/* date_part and extract only: */
+	CORE_DP_DOW, CORE_DP_ISODOW, CORE_DP_DOY, CORE_DP_ISOYEAR,
+	CORE_DP_EPOCH,
+};
+
+/* The rounding of CORE_BF_DEC_ROUND. */
+enum core_rmode { CORE_RM_FLOOR = 1, CORE_RM_CEIL, CORE_RM_HALF_AWAY };
 
 /* A compiled LIKE pattern; see core_expr_bind.c. */
 enum core_like_kind {
@@ -181,6 +244,8 @@ struct core_bnode {
 	int64_t fa, fb, lo, hi;
 	int32_t months, days;		/* DATE_ADD */
 	enum core_bfunc fn;
+	int part;			/* DATE_*: core_dpart; DEC_ROUND:
+					 * core_rmode */
 	struct core_like like;
 	struct core_inset set;
 

@@ -440,10 +440,12 @@ eval_arith(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 
 		nulview(&ka->out, &pa, &xa);
 		nulview(&kb->out, &pb, &xb);
+		/* Decimals at one scale: fa, fb (1 for integers). */
 		for (i = 0; i < cnt; i++) {
 			r = sel[i];
-			x = A[r & ma];
-			y = B[r & mb];
+			/* (No overflow but in the NULL rows' slots.) */
+			(void)__builtin_mul_overflow(A[r & ma], fa, &x);
+			(void)__builtin_mul_overflow(B[r & mb], fb, &y);
 			N[r] = pa[r & xa] | pb[r & xb] | (y == 0);
 			O[r] = y == 0 || y == -1 ? 0 : x % y;
 		}
@@ -1556,6 +1558,640 @@ eval_extreme(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 	return 0;
 }
 
+/* ---- dates: fields, truncation, differences ---- */
+
+#define US_PER_HOUR 3600000000ll
+#define US_PER_MIN 60000000ll
+#define US_PER_SEC 1000000ll
+
+/* Day of the week, Monday 1 .. Sunday 7 (1970-01-01 was a Thursday). */
+static inline int64_t
+iso_dow(int64_t d)
+{
+	return d + 3 - floor_div(d + 3, 7) * 7 + 1;
+}
+
+/* The ISO year of day d and, in *week, its ISO week (1 .. 53): the week
+ * is the one of its Thursday, and week 1 holds the year's first one. */
+static int64_t
+iso_year_week(int64_t d, int64_t *week)
+{
+	int64_t th = d - iso_dow(d) + 4, y;
+	unsigned m, dd;
+
+	civil_from_days(th, &y, &m, &dd);
+	*week = (th - days_from_civil(y, 1, 1)) / 7 + 1;
+	return y;
+}
+
+/* The field part of day d, microsecond us of that day. */
+static inline int64_t
+date_field(int part, int64_t d, int64_t us)
+{
+	int64_t y, w;
+	unsigned m, dd;
+
+	switch (part) {
+	case CORE_DP_HOUR:
+		return us / US_PER_HOUR;
+	case CORE_DP_MINUTE:
+		return us / US_PER_MIN % 60;
+	case CORE_DP_SECOND:
+		return us / US_PER_SEC % 60;
+	case CORE_DP_MILLISECOND:
+		return us % US_PER_MIN / 1000;
+	case CORE_DP_MICROSECOND:
+		return us % US_PER_MIN;
+	case CORE_DP_DOW:
+		return iso_dow(d) % 7;
+	case CORE_DP_ISODOW:
+		return iso_dow(d);
+	case CORE_DP_WEEK:
+		iso_year_week(d, &w);
+		return w;
+	case CORE_DP_ISOYEAR:
+		return iso_year_week(d, &w);
+	default:
+		break;
+	}
+	civil_from_days(d, &y, &m, &dd);
+	switch (part) {
+	case CORE_DP_YEAR:
+		return y;
+	case CORE_DP_QUARTER:
+		return (m - 1) / 3 + 1;
+	case CORE_DP_MONTH:
+		return m;
+	case CORE_DP_DOY:
+		return d - days_from_civil(y, 1, 1) + 1;
+	default:
+		return dd;
+	}
+}
+
+static int
+eval_date_part(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
+    uint32_t cnt)
+{
+	struct core_bnode *k = n->kids[0];
+	uint32_t nrows = cx->batch->nrows, i, r, m = k->out.m;
+	const int64_t *A = k->out.v;
+	bool is_date = k->type.id == CORE_TYPE_DATE;
+	int part = n->part;
+	int64_t d, us;
+
+	if (part == CORE_DP_EPOCH) {
+		double *O = vals(n, nrows, sizeof(double));
+
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			O[r] = is_date ? (double)A[r & m] * 86400.0 :
+			    (double)A[r & m] / 1e6;
+		}
+		n->out.v = O;
+		return 0;
+	}
+
+	int64_t *O = vals(n, nrows, sizeof(int64_t));
+
+	for (i = 0; i < cnt; i++) {
+		r = sel[i];
+		d = is_date ? A[r & m] : floor_div(A[r & m], US_PER_DAY);
+		us = is_date ? 0 : A[r & m] - d * US_PER_DAY;
+		O[r] = date_field(part, d, us);
+	}
+	n->out.v = O;
+	return 0;
+}
+
+/* The first day of the part of day d (date_trunc above a day). */
+static int64_t
+trunc_days(int part, int64_t d)
+{
+	int64_t y, w;
+	unsigned m, dd;
+
+	switch (part) {
+	case CORE_DP_WEEK:
+		return d - iso_dow(d) + 1;
+	case CORE_DP_ISOYEAR:
+		y = iso_year_week(d, &w);
+		d = days_from_civil(y, 1, 4);
+		return d - iso_dow(d) + 1;
+	case CORE_DP_DAY:
+		return d;
+	default:
+		break;
+	}
+	civil_from_days(d, &y, &m, &dd);
+	if (part == CORE_DP_YEAR)
+		m = 1;
+	else if (part == CORE_DP_QUARTER)
+		m = (m - 1) / 3 * 3 + 1;
+	return days_from_civil(y, m, 1);
+}
+
+static int64_t
+part_us(int part)
+{
+	switch (part) {
+	case CORE_DP_HOUR:
+		return US_PER_HOUR;
+	case CORE_DP_MINUTE:
+		return US_PER_MIN;
+	case CORE_DP_SECOND:
+		return US_PER_SEC;
+	case CORE_DP_MILLISECOND:
+		return 1000;
+	case CORE_DP_MICROSECOND:
+		return 1;
+	default:
+		return 0;	/* a day or more */
+	}
+}
+
+static int
+eval_date_trunc(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
+    uint32_t cnt)
+{
+	struct core_bnode *k = n->kids[0];
+	uint32_t nrows = cx->batch->nrows, i, r, m = k->out.m, nm;
+	const int64_t *A = k->out.v;
+	int64_t *O = vals(n, nrows, sizeof(int64_t)), x, d, z;
+	int64_t u = part_us(n->part);
+	bool is_date = k->type.id == CORE_TYPE_DATE;
+	const uint8_t *nn;
+	unsigned bad = 0;
+
+	nulview(&n->out, &nn, &nm);
+	for (i = 0; i < cnt; i++) {
+		r = sel[i];
+		x = A[r & m];
+		if (nn[r & nm]) {
+			O[r] = 0;
+			continue;
+		}
+		if (is_date) {
+			/* Days of int32 dates: no overflow before the
+			 * product. */
+			d = u ? x : trunc_days(n->part, x);
+			bad |= __builtin_mul_overflow(d, US_PER_DAY, &z);
+		} else if (u) {
+			bad |= __builtin_mul_overflow(floor_div(x, u), u, &z);
+		} else {
+			d = trunc_days(n->part, floor_div(x, US_PER_DAY));
+			bad |= __builtin_mul_overflow(d, US_PER_DAY, &z);
+		}
+		O[r] = z;
+		if (bad)
+			return row_err(cx, n, r, "timestamp overflow");
+	}
+	n->out.v = O;
+	return 0;
+}
+
+/* date_diff's count of part boundaries from a to b (days da, db;
+ * microseconds ua, ub since the epoch, as 128-bit). */
+static inline __int128
+date_diff_one(int part, int64_t da, int64_t db, __int128 ua, __int128 ub,
+    int64_t u)
+{
+	int64_t ya, yb, w;
+	unsigned ma, mb, dd;
+
+	switch (part) {
+	case CORE_DP_DAY:
+		return (__int128)db - da;
+	case CORE_DP_WEEK:
+		/* DuckDB: whole weeks of days, toward zero. */
+		return ((__int128)db - da) / 7;
+	case CORE_DP_ISOYEAR:
+		return (__int128)iso_year_week(db, &w) - iso_year_week(da, &w);
+	case CORE_DP_YEAR:
+	case CORE_DP_QUARTER:
+	case CORE_DP_MONTH:
+		civil_from_days(da, &ya, &ma, &dd);
+		civil_from_days(db, &yb, &mb, &dd);
+		if (part == CORE_DP_YEAR)
+			return (__int128)yb - ya;
+		if (part == CORE_DP_QUARTER)
+			return ((__int128)yb - ya) * 4 + ((mb - 1) / 3) -
+			    ((ma - 1) / 3);
+		return ((__int128)yb - ya) * 12 + mb - ma;
+	default: {
+		/* Floors: a boundary crossed counts one. */
+		__int128 qa = ua / u, qb = ub / u;
+
+		qa -= ua % u != 0 && ua < 0;
+		qb -= ub % u != 0 && ub < 0;
+		return qb - qa;
+	}
+	}
+}
+
+static int
+eval_date_diff(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
+    uint32_t cnt)
+{
+	struct core_bnode *ka = n->kids[0], *kb = n->kids[1];
+	uint32_t nrows = cx->batch->nrows, i, r, ma = ka->out.m,
+	    mb = kb->out.m, nm;
+	const int64_t *A = ka->out.v, *B = kb->out.v;
+	int64_t *O = vals(n, nrows, sizeof(int64_t)), u = part_us(n->part);
+	bool is_date = ka->type.id == CORE_TYPE_DATE;
+	const uint8_t *nn;
+	int64_t da, db;
+	__int128 ua, ub, z;
+
+	nulview(&n->out, &nn, &nm);
+	for (i = 0; i < cnt; i++) {
+		r = sel[i];
+		if (nn[r & nm]) {
+			O[r] = 0;
+			continue;
+		}
+		if (is_date) {
+			da = A[r & ma];
+			db = B[r & mb];
+			ua = (__int128)da * US_PER_DAY;
+			ub = (__int128)db * US_PER_DAY;
+		} else {
+			ua = A[r & ma];
+			ub = B[r & mb];
+			da = floor_div(A[r & ma], US_PER_DAY);
+			db = floor_div(B[r & mb], US_PER_DAY);
+		}
+		z = date_diff_one(n->part, da, db, ua, ub, u);
+		if (z < INT64_MIN || z > INT64_MAX)
+			return row_err(cx, n, r, "int64 overflow");
+		O[r] = (int64_t)z;
+	}
+	n->out.v = O;
+	return 0;
+}
+
+/* ---- strings: substring, left, right, strpos, replace ---- */
+
+/* The byte offset of character c (0 <= c <= its characters) of s. */
+static inline uint32_t
+char_off(const struct core_bstr *s, int64_t c, bool ascii)
+{
+	uint32_t j = 0;
+
+	if (ascii)
+		return (uint32_t)c;
+	while (c > 0) {
+		j += utf8_len((uint8_t)s->p[j]);
+		if (j > s->n)
+			j = s->n;	/* a cut sequence at the end */
+		c--;
+	}
+	return j;
+}
+
+/* The characters of s and whether each is one byte. */
+static inline int64_t
+char_count(const struct core_bstr *s, bool *ascii)
+{
+	int64_t c = 0;
+	uint32_t j;
+
+	for (j = 0; j < s->n; j++)
+		c += ((uint8_t)s->p[j] & 0xc0) != 0x80;
+	*ascii = c == s->n;
+	return c;
+}
+
+/*
+ * DuckDB's substring window over nchars characters, [*b, *e): start is
+ * 1-based, 0 the place before the first character and a negative start
+ * counts from the end; a negative len takes the characters before start.
+ * Both ends are then clipped to the string.
+ */
+static inline void
+substr_window(int64_t nchars, int64_t start, int64_t len, int64_t *b,
+    int64_t *e)
+{
+	int64_t s0 = start > 0 ? start - 1 : start == 0 ? -1 :
+	    nchars + start;
+	int64_t lo = len >= 0 ? s0 : s0 + len, hi = len >= 0 ? s0 + len : s0;
+
+	lo = lo < 0 ? 0 : lo > nchars ? nchars : lo;
+	hi = hi < 0 ? 0 : hi > nchars ? nchars : hi;
+	*b = lo;
+	*e = hi > lo ? hi : lo;
+}
+
+#define SUBSTR_MIN (-4294967296ll)
+#define SUBSTR_MAX 4294967295ll
+
+static int
+eval_substr(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
+    uint32_t cnt)
+{
+	const struct core_bnode *k = n->kids[0];
+	uint32_t nrows = cx->batch->nrows, i, r, m = k->out.m, nm;
+	const struct core_bstr *A = k->out.v;
+	const int64_t *S = n->kids[1]->out.v, *L = NULL;
+	uint32_t ms = n->kids[1]->out.m, ml = 0;
+	struct core_bstr *O = vals(n, nrows, sizeof(*O));
+	const uint8_t *nn;
+	int64_t start, len, nc, cb, ce;
+	uint32_t b, e;
+	bool ascii;
+
+	if (n->nkids > 2) {
+		L = n->kids[2]->out.v;
+		ml = n->kids[2]->out.m;
+	}
+	nulview(&n->out, &nn, &nm);
+	for (i = 0; i < cnt; i++) {
+		const struct core_bstr *s = &A[(r = sel[i]) & m];
+
+		O[r].p = s->p;
+		O[r].n = 0;
+		if (nn[r & nm])
+			continue;
+		start = S[r & ms];
+		switch (n->fn) {
+		case CORE_BF_LEFT:
+			/* left(s, n) = substring(s, 1, n); n < 0 drops the
+			 * last -n characters. */
+			len = start;
+			if (len < 0) {
+				nc = char_count(s, &ascii);
+				len = nc + len;
+				if (len < 0)
+					len = 0;
+			}
+			start = 1;
+			break;
+		case CORE_BF_RIGHT:
+			/* right(s, n): the last n, or all but the first
+			 * -n characters. */
+			nc = char_count(s, &ascii);
+			len = start < 0 ? nc + start : start;
+			len = len < 0 ? 0 : len > nc ? nc : len;
+			start = nc - len + 1;
+			break;
+		default:
+			len = L != NULL ? L[r & ml] : SUBSTR_MAX;
+			if (start < SUBSTR_MIN || start > SUBSTR_MAX)
+				return row_err(cx, n, r,
+				    "substring offset out of range");
+			break;
+		}
+		if (len < SUBSTR_MIN || len > SUBSTR_MAX)
+			return row_err(cx, n, r,
+			    "substring length out of range");
+		nc = char_count(s, &ascii);
+		substr_window(nc, start, len, &cb, &ce);
+		b = char_off(s, cb, ascii);
+		e = b + char_off(&(struct core_bstr){ s->p + b,
+		    s->n - (uint32_t)b }, ce - cb, ascii);
+		O[r].p = s->p + b;
+		O[r].n = e - b;
+	}
+	n->out.v = O;
+	return 0;
+}
+
+/* strpos: the 1-based character position of the first match, 0 when
+ * there is none, 1 for an empty needle. */
+static int
+eval_strpos(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
+    uint32_t cnt)
+{
+	uint32_t nrows = cx->batch->nrows, i, r, j, ma = n->kids[0]->out.m,
+	    mp = n->kids[1]->out.m;
+	const struct core_bstr *A = n->kids[0]->out.v, *P = n->kids[1]->out.v;
+	int64_t *O = vals(n, nrows, sizeof(int64_t)), c;
+	const char *hit;
+
+	for (i = 0; i < cnt; i++) {
+		const struct core_bstr *s = &A[(r = sel[i]) & ma];
+		const struct core_bstr *p = &P[r & mp];
+
+		hit = p->n == 0 ? s->p : memmem(s->p, s->n, p->p, p->n);
+		c = 0;
+		if (hit != NULL) {
+			for (j = 0; j < (uint32_t)(hit - s->p); j++)
+				c += ((uint8_t)s->p[j] & 0xc0) != 0x80;
+			c++;
+		}
+		O[r] = c;
+	}
+	n->out.v = O;
+	return 0;
+}
+
+/* One row of replace into dst (NULL: only count); its length. */
+static size_t
+replace_one(const struct core_bstr *s, const struct core_bstr *f,
+    const struct core_bstr *t, char *dst)
+{
+	const char *p = s->p, *end = s->p + s->n, *hit;
+	size_t len = 0, k;
+
+	if (f->n == 0) {
+		/* DuckDB: an empty pattern replaces nothing. */
+		if (dst != NULL && s->n)
+			memcpy(dst, s->p, s->n);
+		return s->n;
+	}
+	while ((hit = memmem(p, (size_t)(end - p), f->p, f->n)) != NULL) {
+		k = (size_t)(hit - p);
+		if (dst != NULL) {
+			memcpy(dst + len, p, k);
+			if (t->n)
+				memcpy(dst + len + k, t->p, t->n);
+		}
+		len += k + t->n;
+		p = hit + f->n;
+	}
+	if (dst != NULL && end > p)
+		memcpy(dst + len, p, (size_t)(end - p));
+	return len + (size_t)(end - p);
+}
+
+static int
+eval_replace(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
+    uint32_t cnt)
+{
+	uint32_t nrows = cx->batch->nrows, i, r, m0 = n->kids[0]->out.m,
+	    m1 = n->kids[1]->out.m, m2 = n->kids[2]->out.m, nm;
+	const struct core_bstr *A = n->kids[0]->out.v, *F = n->kids[1]->out.v,
+	    *T = n->kids[2]->out.v;
+	struct core_bstr *O = vals(n, nrows, sizeof(*O));
+	const uint8_t *nn;
+	size_t total = 0, k;
+	char *a;
+
+	/* Two passes, sizing the arena first, so that it is allocated
+	 * once and the views into it stay put. */
+	nulview(&n->out, &nn, &nm);
+	for (i = 0; i < cnt; i++) {
+		r = sel[i];
+		if (!nn[r & nm])
+			total += replace_one(&A[r & m0], &F[r & m1],
+			    &T[r & m2], NULL);
+	}
+	if (total > UINT32_MAX)
+		return row_err(cx, n, sel[0], "string too long");
+	a = arena(n, total);
+	for (i = 0; i < cnt; i++) {
+		r = sel[i];
+		O[r].p = a;
+		O[r].n = 0;
+		if (nn[r & nm])
+			continue;
+		k = replace_one(&A[r & m0], &F[r & m1], &T[r & m2], a);
+		O[r].n = (uint32_t)k;
+		a += k;
+	}
+	n->out.v = O;
+	return 0;
+}
+
+/* ---- numbers: exact rounding, sign, float functions ---- */
+
+/*
+ * round, floor or ceil of an I64 value, exactly: divided by fa (a power
+ * of ten; 0 drops every digit) under the mode, times fb, within lo..hi.
+ */
+static int
+eval_dec_round(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
+    uint32_t cnt)
+{
+	const struct core_bnode *k = n->kids[0];
+	uint32_t nrows = cx->batch->nrows, i, r, m = k->out.m, nm;
+	const int64_t *A = k->out.v;
+	int64_t *O = vals(n, nrows, sizeof(int64_t));
+	int64_t fa = n->fa, fb = n->fb, lo = n->lo, hi = n->hi, x, q, rm, z;
+	int mode = n->part;
+	const uint8_t *nn;
+	char msg[64];
+	unsigned bad;
+
+	nulview(&n->out, &nn, &nm);
+	for (i = 0; i < cnt; i++) {
+		r = sel[i];
+		x = A[r & m];
+		if (fa == 0) {
+			O[r] = 0;
+			continue;
+		}
+		q = x / fa;
+		rm = x % fa;
+		if (mode == CORE_RM_FLOOR)
+			q -= rm < 0;
+		else if (mode == CORE_RM_CEIL)
+			q += rm > 0;
+		else if ((rm < 0 ? -rm : rm) >= fa - (rm < 0 ? -rm : rm))
+			q += x < 0 ? -1 : 1;	/* half away from zero */
+		bad = __builtin_mul_overflow(q, fb, &z);
+		bad |= (z < lo) | (z > hi);
+		O[r] = z;
+		if (bad && !nn[r & nm])
+			return row_err(cx, n, r, overflow_msg(n, msg,
+			    sizeof(msg)));
+	}
+	n->out.v = O;
+	return 0;
+}
+
+static int
+eval_sign(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
+    uint32_t cnt)
+{
+	const struct core_bnode *k = n->kids[0];
+	uint32_t nrows = cx->batch->nrows, i, r, m = k->out.m;
+	int64_t *O = vals(n, nrows, sizeof(int64_t));
+
+	if (k->phys == CORE_PHYS_F64) {
+		const double *A = k->out.v;
+
+		/* NaN's sign is 0, as DuckDB's. */
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			O[r] = (A[r & m] > 0) - (A[r & m] < 0);
+		}
+	} else {
+		const int64_t *A = k->out.v;
+
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			O[r] = (A[r & m] > 0) - (A[r & m] < 0);
+		}
+	}
+	n->out.v = O;
+	return 0;
+}
+
+/* sqrt, ln, log10, exp, power over doubles; DuckDB's errors for the
+ * square root of a negative number and the logarithm of one <= 0. */
+static int
+eval_math(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
+    uint32_t cnt)
+{
+	uint32_t nrows = cx->batch->nrows, i, r, m = n->kids[0]->out.m, nm,
+	    mb = 0;
+	const double *A = n->kids[0]->out.v, *B = &zero_f64;
+	double *O = vals(n, nrows, sizeof(double)), x;
+	const uint8_t *nn;
+	unsigned bad = 0;
+
+	if (n->nkids > 1) {
+		B = n->kids[1]->out.v;
+		mb = n->kids[1]->out.m;
+	}
+	nulview(&n->out, &nn, &nm);
+	switch (n->fn) {
+	case CORE_BF_SQRT:
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			x = A[r & m];
+			bad |= (x < 0) & !nn[r & nm];
+			O[r] = sqrt(x);
+		}
+		if (bad) {
+			FIND_BAD(A[r & m] < 0);
+			return row_err(cx, n, sel[i], "cannot take the "
+			    "square root of a negative number");
+		}
+		break;
+	case CORE_BF_LN:
+	case CORE_BF_LOG10:
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			x = A[r & m];
+			bad |= (x <= 0) & !nn[r & nm];
+			O[r] = n->fn == CORE_BF_LN ? log(x) : log10(x);
+		}
+		if (bad) {
+			FIND_BAD(A[r & m] <= 0);
+			return row_err(cx, n, sel[i], A[sel[i] & m] == 0 ?
+			    "cannot take the logarithm of zero" :
+			    "cannot take the logarithm of a negative number");
+		}
+		break;
+	case CORE_BF_EXP:
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			O[r] = exp(A[r & m]);
+		}
+		break;
+	default:
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			O[r] = pow(A[r & m], B[r & mb]);
+		}
+		break;
+	}
+	n->out.v = O;
+	return 0;
+}
+
 static int
 eval_func(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
     uint32_t cnt)
@@ -1572,15 +2208,59 @@ eval_func(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 		return eval_concat(cx, n, sel, cnt);
 	if (n->fn == CORE_BF_GREATEST || n->fn == CORE_BF_LEAST)
 		return eval_extreme(cx, n, sel, cnt);
-	if ((rc = eval(cx, k, sel, cnt)) != 0)
-		return rc;
-	if (n->nkids > 1 && (rc = eval(cx, n->kids[1], sel, cnt)) != 0)
-		return rc;
+	if (n->negated && (n->fn == CORE_BF_ROUND ||
+	    n->fn == CORE_BF_DEC_ROUND)) {
+		/* round(x, NULL) */
+		n->out.v = &zero_f64;
+		n->out.nul = &one_byte;
+		n->out.m = 0;
+		return 0;
+	}
+	for (j = 0; j < n->nkids; j++)
+		if ((rc = eval(cx, n->kids[j], sel, cnt)) != 0)
+			return rc;
 	m = k->out.m;
 	n->out.m = ~0u;
 	n->out.nul = nul_union(n, &k->out, n->nkids > 1 ? &n->kids[1]->out :
 	    NULL, sel, cnt, nrows);
+	if (n->nkids > 2 && n->kids[2]->out.nul != NULL) {
+		/* A third argument's NULLs, into n's own bytes. */
+		const uint8_t *pc, *pu = n->out.nul;
+		uint32_t xc;
+		uint8_t *N = nuls(n, nrows);
+
+		nulview(&n->kids[2]->out, &pc, &xc);
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			N[r] = (pu != NULL && pu[r]) | pc[r & xc];
+		}
+		n->out.nul = N;
+	}
 	switch (n->fn) {
+	case CORE_BF_DATE_PART:
+		return eval_date_part(cx, n, sel, cnt);
+	case CORE_BF_DATE_TRUNC:
+		return eval_date_trunc(cx, n, sel, cnt);
+	case CORE_BF_DATE_DIFF:
+		return eval_date_diff(cx, n, sel, cnt);
+	case CORE_BF_SUBSTR:
+	case CORE_BF_LEFT:
+	case CORE_BF_RIGHT:
+		return eval_substr(cx, n, sel, cnt);
+	case CORE_BF_STRPOS:
+		return eval_strpos(cx, n, sel, cnt);
+	case CORE_BF_REPLACE:
+		return eval_replace(cx, n, sel, cnt);
+	case CORE_BF_DEC_ROUND:
+		return eval_dec_round(cx, n, sel, cnt);
+	case CORE_BF_SIGN:
+		return eval_sign(cx, n, sel, cnt);
+	case CORE_BF_SQRT:
+	case CORE_BF_LN:
+	case CORE_BF_LOG10:
+	case CORE_BF_EXP:
+	case CORE_BF_POWER:
+		return eval_math(cx, n, sel, cnt);
 	case CORE_BF_NULLIF: {
 		/* a, NULL where a = b is TRUE. */
 		const struct core_bnode *eq = n->kids[1];
@@ -1601,11 +2281,13 @@ eval_func(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 		return 0;
 	}
 	case CORE_BF_STARTS_WITH:
+	case CORE_BF_ENDS_WITH:
 	case CORE_BF_CONTAINS: {
 		const struct core_bstr *A = k->out.v, *P = n->kids[1]->out.v;
 		uint32_t mp = n->kids[1]->out.m;
 		uint8_t *O = vals(n, nrows, 1);
 		bool sw = n->fn == CORE_BF_STARTS_WITH;
+		bool ew = n->fn == CORE_BF_ENDS_WITH;
 
 		for (i = 0; i < cnt; i++) {
 			const struct core_bstr *s = &A[(r = sel[i]) & m];
@@ -1614,6 +2296,10 @@ eval_func(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 			if (sw)
 				O[r] = s->n >= p->n && (p->n == 0 ||
 				    memcmp(s->p, p->p, p->n) == 0);
+			else if (ew)
+				O[r] = s->n >= p->n && (p->n == 0 ||
+				    memcmp(s->p + s->n - p->n, p->p,
+				    p->n) == 0);
 			else
 				O[r] = p->n == 0 || memmem(s->p, s->n, p->p,
 				    p->n) != NULL;
@@ -1713,23 +2399,9 @@ eval_func(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 		n->out.v = O;
 		return 0;
 	}
-	default: {
-		const int64_t *A = k->out.v;
-		int64_t *O = vals(n, nrows, sizeof(int64_t)), y, d;
-		bool is_date = k->type.id == CORE_TYPE_DATE;
-		unsigned mo, dd;
-
-		for (i = 0; i < cnt; i++) {
-			r = sel[i];
-			d = is_date ? A[r & m] : floor_div(A[r & m],
-			    US_PER_DAY);
-			civil_from_days(d, &y, &mo, &dd);
-			O[r] = n->fn == CORE_BF_YEAR ? y :
-			    n->fn == CORE_BF_MONTH ? (int64_t)mo : (int64_t)dd;
-		}
-		n->out.v = O;
-		return 0;
-	}
+	default:
+		return core_err_set(cx->err, CORE_EINTERNAL,
+		    "bad expression function");
 	}
 }
 

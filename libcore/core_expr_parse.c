@@ -622,6 +622,47 @@ parse_extract(struct parser *p, const struct tok *name)
 	return finish(p, e, name->off);
 }
 
+/* The arguments of substring: SQL's (s FROM start [FOR len]), the same
+ * call as substring(s, start[, len]), or a plain list. */
+static struct core_expr *
+parse_substring(struct parser *p, struct core_expr *e,
+    const struct tok *name)
+{
+	struct core_expr *x;
+
+	if ((x = parse_expr(p)) == NULL) {
+		core_expr_free(e);
+		return NULL;
+	}
+	core_expr_add_kid(e, x);
+	if (!accept_kw(p, "from")) {
+		if (accept(p, T_COMMA))
+			e = parse_list(p, e);
+		else if (!accept(p, T_RPAREN)) {
+			core_expr_free(e);
+			return fail_here(p, "expected ',', FROM or ')'");
+		}
+		return e == NULL ? NULL : finish(p, e, name->off);
+	}
+	if ((x = parse_expr(p)) == NULL) {
+		core_expr_free(e);
+		return NULL;
+	}
+	core_expr_add_kid(e, x);
+	if (accept_kw(p, "for")) {
+		if ((x = parse_expr(p)) == NULL) {
+			core_expr_free(e);
+			return NULL;
+		}
+		core_expr_add_kid(e, x);
+	}
+	if (!accept(p, T_RPAREN)) {
+		core_expr_free(e);
+		return fail_here(p, "expected FOR or ')'");
+	}
+	return finish(p, e, name->off);
+}
+
 /* name '(' ... ')'; the current token is the name. */
 static struct core_expr *
 parse_call(struct parser *p, const struct tok *name)
@@ -652,6 +693,11 @@ parse_call(struct parser *p, const struct tok *name)
 	}
 	if (accept_kw(p, "distinct"))
 		e->distinct = true;
+	if (name->kind == T_IDENT && ((name->len == 9 &&
+	    strncasecmp(p->src + name->off, "substring", 9) == 0) ||
+	    (name->len == 6 &&
+	    strncasecmp(p->src + name->off, "substr", 6) == 0)))
+		return parse_substring(p, e, name);
 	if ((e = parse_list(p, e)) == NULL)
 		return NULL;
 	return finish(p, e, name->off);

@@ -139,6 +139,11 @@ static const struct {
 	{ "EXTRACT(Month from d) = 3", "(extract(month FROM d) = 3)" },
 	{ "extract('day' FROM d)", "extract(day FROM d)" },
 	{ "extract(a)", "extract(a)" },
+	{ "substring(s FROM 2 FOR 3)", "substring(s, 2, 3)" },
+	{ "SUBSTR(s from i + 1)", "SUBSTR(s, (i + 1))" },
+	{ "substring(s, 2)", "substring(s, 2)" },
+	{ "substring(a || b FROM -1 FOR n * 2)",
+	    "substring((a || b), (-1), (n * 2))" },
 	{ "date(x)", "\"date\"(x)" },
 	{ "\"and\"(x)", "\"and\"(x)" },
 	/* whitespace */
@@ -725,6 +730,10 @@ static const struct {
 	    "       ^" },
 	{ "CAST(a, int)", "column 7: expected AS\n  CAST(a, int)\n"
 	    "        ^" },
+	{ "substring(s FROM 2 3)", "column 20: expected FOR or ')'\n"
+	    "  substring(s FROM 2 3)\n                     ^" },
+	{ "substring(s 2)", "column 13: expected ',', FROM or ')'\n"
+	    "  substring(s 2)\n              ^" },
 	{ "CAST(a AS int", "column 14: expected ')'\n  CAST(a AS int\n"
 	    "               ^" },
 	{ "CAST(a AS 3)", "column 11: expected a type name\n"
