@@ -64,7 +64,7 @@ const EXCLUDED = [
 	['floor/ceil/round on decimals', 'float64 only for now'],
 	['round(x, n) with n not a constant', 'n must be a constant'],
 	['lower/upper/ILIKE on non-ASCII text', 'ASCII case folding only'],
-	['NULL alone as a projection', 'colscan types it bool, DuckDB INTEGER (documented)'],
+	['NULL alone as a projection, or a CASE or coalesce of NULLs only', 'colscan types it bool, DuckDB INTEGER (documented)'],
 	['substring, date_trunc, date_diff, other extract fields', 'not yet'],
 ];
 
@@ -383,6 +383,10 @@ class Gen {
 			for (let i = 2; i < seen.length; i++)
 				if (!join(seen.slice(0, i).map((x) => x.t)))
 					return null;
+		// Nothing but NULLs is typed bool by colscan, INTEGER by DuckDB
+		// (documented; EXCLUDED).
+		if (xs.every((x) => x.sql === 'NULL') || (k === 4 && xs[0].sql === 'NULL'))
+			return null;
 		const cst = xs.every((x) => x.cst);
 		if (k === 0) return { sql: `coalesce(${xs.map((x) => x.sql).join(', ')})`, t, cst };
 		if (k === 1) return { sql: `greatest(${xs.map((x) => x.sql).join(', ')})`, t, cst };
