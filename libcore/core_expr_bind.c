@@ -1270,6 +1270,11 @@ bind_cast(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 		*out = x;
 		return 0;
 	}
+	/* A cast to the type the value has is the value. */
+	if (core_type_equal(x->type, e->cast_type)) {
+		*out = x;
+		return 0;
+	}
 	n = bnode_new(CORE_BN_CAST, e);
 	set_type(n, e->cast_type);
 	add_kid(n, x);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core_alloc.h"
 #include "core_expr_eval.h"
@@ -1199,6 +1200,46 @@ format_i64(struct core_coltype t, int64_t v, char *buf)
 	}
 }
 
+/* DuckDB's text for a boolean in a cast: true, false, t, f, yes, no, y,
+ * n, 1, 0 in any case, nothing around them. */
+static int
+sql_bool(const char *p, size_t n, uint8_t *b)
+{
+	static const char *const yes[] = { "true", "t", "yes", "y", "1" };
+	static const char *const no[] = { "false", "f", "no", "n", "0" };
+	size_t k;
+
+	for (k = 0; k < 5; k++) {
+		if (strlen(yes[k]) == n && strncasecmp(p, yes[k], n) == 0) {
+			*b = 1;
+			return 0;
+		}
+		if (strlen(no[k]) == n && strncasecmp(p, no[k], n) == 0) {
+			*b = 0;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* s without the spaces around it: a cast reads ' 42 ' as 42, as DuckDB
+ * does (but for booleans). */
+static struct core_bstr
+trim_space(const struct core_bstr *s)
+{
+	struct core_bstr t = *s;
+
+	while (t.n > 0 && (*t.p == ' ' || *t.p == '\t' || *t.p == '\n' ||
+	    *t.p == '\r')) {
+		t.p++;
+		t.n--;
+	}
+	while (t.n > 0 && (t.p[t.n - 1] == ' ' || t.p[t.n - 1] == '\t' ||
+	    t.p[t.n - 1] == '\n' || t.p[t.n - 1] == '\r'))
+		t.n--;
+	return t;
+}
+
 /* A string as a value of t; -1 when it is not one. */
 static int
 parse_as(struct core_coltype t, const struct core_bstr *s, int64_t *i,
@@ -1210,7 +1251,8 @@ parse_as(struct core_coltype t, const struct core_bstr *s, int64_t *i,
 
 	switch (t.id) {
 	case CORE_TYPE_BOOL:
-		rc = core_parse_bool(s->p, s->n, &b);
+		b = 0;
+		rc = sql_bool(s->p, s->n, &b);
 		*i = b;
 		return rc;
 	case CORE_TYPE_INT32:
@@ -1243,6 +1285,94 @@ cast_err(struct ctx *cx, const struct core_bnode *n, uint32_t row,
 	snprintf(msg, sizeof(msg), "%.100s %s", why,
 	    core_type_name(n->type, t));
 	return row_err(cx, n, row, msg);
+}
+
+/*
+ * A float64 as DuckDB's cast to text spells it: the shortest digits that
+ * read back to the same double, in positional notation with at least one
+ * digit after the point for decimal exponents -4 .. 15 ("2.0",
+ * "1000000000000000.0", "0.0001"), else as d.ddde+XX with at least two
+ * exponent digits ("1e+16", "1e-07"); nan, inf, -inf.  Returns the
+ * length written at buf (at most 32 bytes).
+ */
+static size_t
+sql_float_text(double x, char *buf)
+{
+	char e[40], digits[20];
+	int p, ex, nd, k, len = 0;
+	const char *q;
+
+	if (isnan(x))
+		return (size_t)snprintf(buf, 32, "nan");
+	if (isinf(x))
+		return (size_t)snprintf(buf, 32, "%sinf", x < 0 ? "-" : "");
+	if (x == 0)
+		return (size_t)snprintf(buf, 32, "%s0.0",
+		    signbit(x) ? "-" : "");
+	for (p = 1; p <= 17; p++) {
+		snprintf(e, sizeof(e), "%.*e", p - 1, x);
+		if (strtod(e, NULL) == x)
+			break;
+	}
+	/* e is [-]d[.ddd]e[+-]XX: the digits, then the exponent. */
+	q = e;
+	if (*q == '-') {
+		buf[len++] = '-';
+		q++;
+	}
+	for (nd = 0; *q != 'e'; q++)
+		if (*q != '.')
+			digits[nd++] = *q;
+	ex = atoi(q + 1);
+	while (nd > 1 && digits[nd - 1] == '0')
+		nd--;
+	if (ex >= -4 && ex < 16) {
+		if (ex < 0) {
+			len += snprintf(buf + len, 8, "0.");
+			for (k = 0; k < -ex - 1; k++)
+				buf[len++] = '0';
+			memcpy(buf + len, digits, (size_t)nd);
+			len += nd;
+		} else {
+			for (k = 0; k <= ex; k++)
+				buf[len++] = k < nd ? digits[k] : '0';
+			buf[len++] = '.';
+			if (nd > ex + 1) {
+				memcpy(buf + len, digits + ex + 1,
+				    (size_t)(nd - ex - 1));
+				len += nd - ex - 1;
+			} else {
+				buf[len++] = '0';
+			}
+		}
+		return (size_t)len;
+	}
+	buf[len++] = digits[0];
+	if (nd > 1) {
+		buf[len++] = '.';
+		memcpy(buf + len, digits + 1, (size_t)(nd - 1));
+		len += nd - 1;
+	}
+	len += snprintf(buf + len, 8, "e%c%02d", ex < 0 ? '-' : '+',
+	    ex < 0 ? -ex : ex);
+	return (size_t)len;
+}
+
+/* A timestamp's text (at buf, n bytes) as DuckDB's cast gives it: the
+ * fraction of a second without its trailing zeros.  Returns the new
+ * length. */
+static uint32_t
+sql_ts_text(const char *buf, uint32_t n)
+{
+	const char *dot = memchr(buf, '.', n);
+
+	if (dot == NULL)
+		return n;
+	while (n > 0 && buf[n - 1] == '0')
+		n--;
+	if (buf + n - 1 == dot)
+		n--;
+	return n;
 }
 
 static int
@@ -1278,12 +1408,14 @@ eval_cast(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 				    ((const uint8_t *)k->out.v)[r & m], a);
 				break;
 			case CORE_PHYS_F64:
-				O[r].n = (uint32_t)core_format_float64(
+				O[r].n = (uint32_t)sql_float_text(
 				    ((const double *)k->out.v)[r & m], a);
 				break;
 			default:
 				O[r].n = (uint32_t)format_i64(from,
 				    ((const int64_t *)k->out.v)[r & m], a);
+				if (from.id == CORE_TYPE_TIMESTAMP)
+					O[r].n = sql_ts_text(a, O[r].n);
 				break;
 			}
 			a += O[r].n;
@@ -1302,7 +1434,12 @@ eval_cast(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 			if (nn[r & nm]) {
 				iv = 0;
 				fv = 0;
-			} else if (parse_as(to, &A[r & m], &iv, &fv) != 0) {
+			} else if (parse_as(to, to.id == CORE_TYPE_BOOL ?
+			    &A[r & m] : &(struct core_bstr){ 0, 0 }, &iv,
+			    &fv) != 0 && (to.id == CORE_TYPE_BOOL ||
+			    parse_as(to, &(struct core_bstr){ trim_space(
+			    &A[r & m]).p, trim_space(&A[r & m]).n }, &iv,
+			    &fv) != 0)) {
 				char why[96];
 
 				snprintf(why, sizeof(why), "cannot read '%.*s' "
@@ -1362,10 +1499,13 @@ eval_cast(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 	if (k->phys == CORE_PHYS_F64) {
 		const double *A = k->out.v;
 		double f = (double)core_pow10_u64[scale_of(to)], y;
+		/* DuckDB rounds a float half to even into an integer, half
+		 * away from zero into a decimal. */
+		bool even = to.id != CORE_TYPE_DECIMAL;
 
 		for (i = 0; i < cnt; i++) {
 			r = sel[i];
-			y = round(A[r & m] * f);
+			y = even ? nearbyint(A[r & m] * f) : round(A[r & m] * f);
 			/* NaN fails both comparisons. */
 			if (!(y >= -9223372036854775808.0 &&
 			    y < 9223372036854775808.0)) {
@@ -1380,7 +1520,8 @@ eval_cast(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 		if (bad) {
 			for (i = 0; i < cnt; i++) {
 				r = sel[i];
-				y = round(A[r & m] * f);
+				y = even ? nearbyint(A[r & m] * f) :
+				    round(A[r & m] * f);
 				if (!nn[r & nm] &&
 				    (!(y >= -9223372036854775808.0 &&
 				    y < 9223372036854775808.0) ||

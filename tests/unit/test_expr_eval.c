@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "core_alloc.h"
@@ -330,6 +331,36 @@ floordiv(int64_t a, int64_t b)
 	return q;
 }
 
+/* A float64's text as DuckDB's cast spells it: the fewest significant
+ * digits that read back to x, positional for decimal exponents -4..15
+ * with a ".0" on whole numbers, else C's %e form of those digits. */
+static size_t
+ref_float_text(double x, char *buf)
+{
+	char t[64];
+	int p, ex, d;
+
+	if (isnan(x))
+		return (size_t)sprintf(buf, "nan");
+	if (isinf(x))
+		return (size_t)sprintf(buf, x < 0 ? "-inf" : "inf");
+	if (x == 0)
+		return (size_t)sprintf(buf, signbit(x) ? "-0.0" : "0.0");
+	for (p = 1; p < 17; p++) {
+		snprintf(t, sizeof(t), "%.*e", p - 1, x);
+		if (strtod(t, NULL) == x)
+			break;
+	}
+	snprintf(t, sizeof(t), "%.*e", p - 1, x);
+	ex = atoi(strchr(t, 'e') + 1);
+	if (ex < -4 || ex >= 16)
+		return (size_t)sprintf(buf, "%s", t);
+	d = p - 1 - ex;
+	if (d <= 0)
+		return (size_t)sprintf(buf, "%.0f.0", x);
+	return (size_t)sprintf(buf, "%.*f", d, x);
+}
+
 static struct val
 ref_cast(struct val v, struct core_coltype from, struct core_coltype to)
 {
@@ -344,7 +375,7 @@ ref_cast(struct val v, struct core_coltype from, struct core_coltype to)
 			n = core_format_bool((uint8_t)v.i, buf);
 			break;
 		case CORE_TYPE_FLOAT64:
-			n = core_format_float64(v.f, buf);
+			n = ref_float_text(v.f, buf);
 			break;
 		case CORE_TYPE_DECIMAL:
 			n = core_format_decimal(v.i, from.scale, buf);
@@ -353,7 +384,14 @@ ref_cast(struct val v, struct core_coltype from, struct core_coltype to)
 			n = core_format_date((int32_t)v.i, buf);
 			break;
 		case CORE_TYPE_TIMESTAMP:
+			/* DuckDB drops the fraction's trailing zeros. */
 			n = core_format_timestamp(v.i, buf);
+			if (memchr(buf, '.', n) != NULL) {
+				while (buf[n - 1] == '0')
+					n--;
+				if (buf[n - 1] == '.')
+					n--;
+			}
 			break;
 		default:
 			n = core_format_int64(v.i, buf);
@@ -364,14 +402,33 @@ ref_cast(struct val v, struct core_coltype from, struct core_coltype to)
 	if (from.id == CORE_TYPE_STRING) {
 		struct val r = vint(0);
 		int32_t i32;
-		uint8_t b8;
 		int rc = -1;
 
+		/* Spaces around a number or a date do not count; around a
+		 * boolean they do. */
+		if (to.id != CORE_TYPE_BOOL) {
+			while (v.n > 0 && strchr(" \t\n\r", v.s[0]) != NULL) {
+				memmove(v.s, v.s + 1, v.n - 1);
+				v.n--;
+			}
+			while (v.n > 0 && strchr(" \t\n\r", v.s[v.n - 1]) !=
+			    NULL)
+				v.n--;
+		}
 		switch (to.id) {
-		case CORE_TYPE_BOOL:
-			rc = core_parse_bool(v.s, v.n, &b8);
-			r.i = b8;
+		case CORE_TYPE_BOOL: {
+			static const char *const words[] = { "false", "true",
+			    "f", "t", "no", "yes", "n", "y", "0", "1" };
+			unsigned w;
+
+			for (w = 0; w < 10; w++)
+				if (strlen(words[w]) == v.n &&
+				    strncasecmp(words[w], v.s, v.n) == 0)
+					break;
+			rc = w < 10 ? 0 : -1;
+			r.i = w & 1;
 			break;
+		}
 		case CORE_TYPE_INT32:
 		case CORE_TYPE_DATE:
 			rc = to.id == CORE_TYPE_DATE ?
@@ -409,10 +466,17 @@ ref_cast(struct val v, struct core_coltype from, struct core_coltype to)
 	if (from.id == CORE_TYPE_TIMESTAMP && to.id == CORE_TYPE_DATE)
 		return vint(floordiv(v.i, 86400000000ll));
 	if (from.id == CORE_TYPE_FLOAT64) {
-		double y = v.f * (double)p10(scl(to));
+		double y = v.f * (double)p10(scl(to)), fl = floor(y);
 
-		/* Half away from zero, by hand. */
-		y = y < 0 ? -floor(-y + 0.5) : floor(y + 0.5);
+		/* Into a decimal half away from zero, into an integer half
+		 * to even (DuckDB's casts), by hand. */
+		if (to.id == CORE_TYPE_DECIMAL)
+			y = y < 0 ? -floor(-y + 0.5) : floor(y + 0.5);
+		else if (y - fl > 0.5 || (y - fl == 0.5 &&
+		    fmod(fl, 2) != 0))
+			y = fl + 1;
+		else
+			y = fl;
 		if (!(y >= -9223372036854775808.0 &&
 		    y < 9223372036854775808.0) || !fits((__int128)y, to))
 			return verr();
