@@ -351,6 +351,54 @@ EOF
 	assert_output 5
 }
 
+@test "--limit: rows past the limit are not evaluated, so cannot fail" {
+	# Row 6 overflows i + 1; the first four rows that pass do not.
+	run --separate-stderr bash -c 'set -o pipefail
+	    colscan -n 2 -s "i + 1 AS j" t.col | col2csv --no-header'
+	status_is 0
+	assert_output "$(printf '2\n3')"
+	run --separate-stderr bash -c 'set -o pipefail
+	    colscan -n 3 -w "i + 1 > 2" -s i t.col | col2csv --no-header'
+	status_is 0
+	assert_output "$(printf '2\n4\n5')"
+	run --separate-stderr colscan -c -n 3 -w "i + 1 > 2" t.col
+	status_is 0
+	assert_output 3
+	# The fourth is row 6: its error is the user's.
+	run --separate-stderr colscan -n 4 -w "i + 1 > 2" -s i t.col -o out.col
+	status_is 3
+	stderr_has "t.col: row 6: int32 overflow in 'i + 1'"
+	run --separate-stderr colscan -c -n 4 -w "i + 1 > 2" t.col
+	status_is 3
+	stderr_has "t.col: row 6: int32 overflow"
+	# Inside the second of 30 frames: rows from 1600 on cannot cast.
+	run --separate-stderr bash -c 'set -o pipefail
+	    colscan -n 1500 -w "k < 1600 OR cast(label AS int32) > 0" -s k big.col |
+	    col2csv --no-header | tail -n 1'
+	status_is 0
+	assert_output 1500
+	run --separate-stderr colscan -c -n 1599 -w "k < 1600 OR cast(label AS int32) > 0" big.col
+	status_is 0
+	assert_output 1599
+	run --separate-stderr colscan -c -n 1600 -w "k < 1600 OR cast(label AS int32) > 0" big.col
+	status_is 3
+	stderr_has "big.col: row 1600: cannot read 'label 623' as int32"
+	run --separate-stderr bash -c 'set -o pipefail
+	    colscan -n 1234 -s "CASE WHEN k <= 1234 THEN k ELSE cast(label AS int64) END AS x" big.col |
+	    col2csv --no-header | tail -n 1'
+	status_is 0
+	assert_output 1234
+	# The 1073rd even k is 2146, and 2148 * 1000000 is past int32.
+	run --separate-stderr bash -c 'set -o pipefail
+	    colscan -n 1073 -w "k % 2 = 0" -s "cast(k AS int32) * 1000000 AS x" big.col |
+	    col2csv --no-header | tail -n 1'
+	status_is 0
+	assert_output 2146000000
+	run --separate-stderr colscan -n 1074 -w "k % 2 = 0" -s "cast(k AS int32) * 1000000 AS x" -o out.col big.col
+	status_is 3
+	stderr_has "big.col: row 2148: int32 overflow"
+}
+
 # ---- --count ----
 
 @test "--count with and without --where equals the rows written" {
