@@ -247,6 +247,32 @@ EOF
 	assert_output "1 2 30000 1 2 30000 "
 }
 
+@test "-z output, compressed input, concatenated streams in one file" {
+	run --separate-stderr bash -c 'set -o pipefail
+	    colscan -z -w "k % 5000 = 0" big.col | colscan -s "label, k" | col2csv --no-header | tr "\n" " "'
+	status_is 0
+	assert_output "label 115,5000 label 230,10000 label 345,15000 label 460,20000 label 575,25000 label 690,30000 "
+	colscan -z9 big.col >z.col
+	[ "$(filesize z.col)" -lt "$(stat -L -c %s big.col)" ] || fail "-z9 did not compress"
+	# Only the last column is decoded; the compressed ones before it
+	# are skipped.
+	run --separate-stderr bash -c 'set -o pipefail
+	    colscan -s label -w "label = '\''label 976'\''" z.col | col2csv --no-header | wc -l'
+	status_is 0
+	assert_output "$(awk -F, '$4 == "label 976"' big.csv | wc -l)"
+	cat big.col z.col big.col >three.col
+	run --separate-stderr colscan -c three.col
+	assert_output 90000
+	run --separate-stderr colscan -c -n 45000 three.col
+	assert_output 45000
+	run --separate-stderr colscan -c -w "k = 30000" three.col
+	assert_output 3
+	# Rows are numbered from the start of the file, across its streams.
+	run --separate-stderr colscan -w "k < 30000 OR cast(label AS int32) > 0" three.col -o out.col
+	status_is 3
+	stderr_has "three.col: row 30000: cannot read 'label 690' as int32"
+}
+
 @test "inputs with different schemas are exit 3" {
 	run --separate-stderr colscan big.col t.col
 	status_is 3
@@ -456,7 +482,7 @@ EOF
 
 @test "--count: a stream cut inside a frame or at a frame boundary is truncated" {
 	local sz b2 cut
-	sz=$(filesize big.col)
+	sz=$(stat -L -c %s big.col)
 	b2=$(frames big.col | sed -n 3p | cut -d' ' -f1)
 	for cut in 50000 "$b2" $((sz - 32)) $((sz - 1)) $((b2 + 16)); do
 		head -c "$cut" big.col >cut.col
