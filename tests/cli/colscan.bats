@@ -650,6 +650,26 @@ EOF
 	run --separate-stderr colscan -w "$(printf 'i = \001')" t.col
 	status_is 2
 	stderr_has "column 5: unexpected byte 0x01"
+	# A long token is cut short in the message; a long expression is
+	# shown as a window around the error, the caret under it.
+	run --separate-stderr colscan -w "i = 1 $(printf 'a%.0s' $(seq 60))" t.col
+	status_is 2
+	stderr_has "column 7: unexpected 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' after the expression"
+	local long k line2 line3 pre
+	long="i = 1 AND "
+	for k in $(seq 20); do long+="i <> $k AND "; done
+	long+="nosuch = 3"
+	for k in $(seq 20); do long+=" AND i <> $k"; done
+	run --separate-stderr colscan -w "$long" t.col
+	status_is 2
+	stderr_has "column 242: unknown column 'nosuch'"
+	line2=$(printf '%s\n' "$stderr" | sed -n 2p)
+	line3=$(printf '%s\n' "$stderr" | sed -n 3p)
+	[[ $line2 == "  ..."*"..." ]] || fail "no window: $line2"
+	[ "${#line2}" -lt 100 ] || fail "window too wide: $line2"
+	pre=${line2%%nosuch*}
+	[ "$line3" = "$(printf '%*s^^^^^^' "${#pre}" '')" ] ||
+		fail "caret not under nosuch: $stderr"
 	# Nesting: 1000 levels are fine, 1001 are refused, by parentheses
 	# and by a chain of operators alike.
 	local p q

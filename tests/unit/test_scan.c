@@ -975,6 +975,58 @@ test_all_pass_views(void)
 	core_schema_free(s);
 }
 
+/* needed is exactly the columns the filter, the expressions and the
+ * plain outputs read. */
+static void
+test_needed(void)
+{
+	static const struct {
+		const char *where, *select, *cols;
+	} cases[] = {
+		{ NULL, "i", "i" },
+		{ "s LIKE 'a%'", "i, l + 1 AS x", "i l s" },
+		{ "b", "1 AS one", "b" },
+		{ NULL, "1 AS one", "" },
+		{ "dt IS NULL OR f > 1", "* EXCLUDE (i, l, d, f, s, dt, ts)",
+		    "f dt b odd" },
+		{ NULL, "CASE WHEN b THEN ts END AS x, nullif(d, 0) AS y",
+		    "d ts b" },
+		{ "coalesce(i, l) IN (1, 2)", "\"odd name\" AS o", "i l odd" },
+		{ "i = 1 OR TRUE", "upper(s) AS u", "i s" },
+	};
+	static const char *const short_names[NCOLS] = { "i", "l", "d", "f",
+	    "s", "dt", "ts", "b", "odd" };
+	struct core_schema *s = make_schema();
+	size_t i;
+	int c;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct core_scan_spec spec = { cases[i].where,
+		    cases[i].select };
+		struct core_scan *scan = NULL;
+		struct core_err err = { 0, "" };
+		char which, got[128] = "";
+		const bool *needed;
+
+		CHECK_EQ_INT(core_scan_new(&spec, s, &scan, &which, &err), 0);
+		if (scan == NULL) {
+			printf("# %s\n", err.msg);
+			continue;
+		}
+		needed = core_scan_needed(scan);
+		for (c = 0; c < NCOLS; c++) {
+			if (!needed[c])
+				continue;
+			if (got[0] != '\0')
+				strcat(got, " ");
+			strcat(got, short_names[c]);
+		}
+		CHECK_EQ_STR(got, cases[i].cols);
+		core_scan_free(scan);
+	}
+	core_schema_free(s);
+}
+
 /* Every mistake is CORE_EUSAGE at planning, told apart by which. */
 static void
 test_plan_errors(void)
@@ -1071,6 +1123,7 @@ main(void)
 {
 	RUN(test_random_plans);
 	RUN(test_all_pass_views);
+	RUN(test_needed);
 	RUN(test_plan_errors);
 	RUN(test_row_errors);
 	return unit_done();
