@@ -225,6 +225,36 @@ EOF
 	assert_output "k,amount,day,label"
 }
 
+@test "conditions over 30 frames select the rows sqlite3 selects" {
+	command -v sqlite3 >/dev/null || skip "sqlite3 is not installed"
+	sqlite3 b.db "CREATE TABLE big(k INTEGER, amount REAL, day TEXT, label TEXT);" \
+	    ".mode csv" ".import --skip 1 big.csv big"
+	local w bad=
+	while IFS= read -r w; do
+		colscan -w "$w" -s "k, label" big.col | col2csv --no-header >got.csv ||
+			{ bad+="[$w]: colscan failed"$'\n'; continue; }
+		sqlite3 -list -separator , b.db "PRAGMA case_sensitive_like=ON;" \
+		    "SELECT k, label FROM big WHERE $w ORDER BY k;" >want.csv
+		cmp -s got.csv want.csv ||
+			bad+="[$w]: $(wc -l <got.csv) rows, sqlite3 $(wc -l <want.csv)"$'\n'
+	done <<'EOF2'
+k % 7 = 0 AND label LIKE 'label 1%'
+NOT (k BETWEEN 100 AND 20000) OR label IN ('label 5', 'label 500')
+day >= '1985-01-01' AND day < '1986-01-01'
+amount > 999.5 AND amount < 1000.5
+label NOT LIKE '%5%' AND k < 3000
+length(label) = 7 AND k % 3 <> 1
+CASE WHEN k % 2 = 0 THEN amount > 50 ELSE day < '1975-01-01' END
+upper(label) = 'LABEL 12' OR lower(label) = 'label 13'
+k % 13 IN (1, 2, 3) AND NOT label LIKE '%1'
+label LIKE 'label _' OR label LIKE '%9_9'
+(k < 100 OR k > 29900) AND NOT (k % 2 = 0 AND amount < 50)
+k - 3 * (k % 3) = 30 AND k <= 300
+coalesce(nullif(k % 10, 0), 99) = 99 AND k < 500
+EOF2
+	[ -z "$bad" ] || fail "$bad"
+}
+
 @test "colscan | colsort, and stdin, '-', several inputs, <(...)" {
 	run --separate-stderr bash -c 'set -o pipefail
 	    colscan -w "k % 1000 = 0" -s "label, k" <big.col |
@@ -786,4 +816,17 @@ EOF
 	run --separate-stderr bash -c 'colscan -s "1 AS one" zc.col | col2csv'
 	status_is 0
 	assert_output "$(printf 'one\n1\n1\n1\n1\n1\n1')"
+}
+
+@test "a write error is exit 5; a closed pipe downstream ends colscan quietly" {
+	local a
+	for a in "" "-c" "--schema"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr bash -c "colscan $a big.col >/dev/full"
+		status_is 5
+		stderr_has "write error on stdout"
+	done
+	run --separate-stderr bash -c 'colscan big.col big.col | head -c 10 >/dev/null; echo "${PIPESTATUS[0]}"'
+	assert_output 141
+	[ -z "$stderr" ] || fail "stderr: $stderr"
 }
