@@ -173,25 +173,28 @@ enum { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE };
 
 static const char *const op_text[] = { "=", "<>", "<", "<=", ">", ">=" };
 
-#define MAXK 6
+#define MAXK 40
 
 struct cnd {
 	enum cnd_kind kind;
 	int col, op;
 	bool neg;
-	/* Constants in the column's own representation: scaled decimals,
-	 * days, micros; doubles for f; strings for s. */
+	/* Constants: numbers as thousandths, whatever the column's type
+	 * (an integer column meets decimal and wide constants, a decimal
+	 * one constants of another scale), dates and timestamps as
+	 * micros (each meets literals of the other), strings for s. */
 	int nk;
 	bool knull[MAXK];
 	int64_t ki[MAXK];
-	double kf[MAXK];
+	int kscale[MAXK];	/* digits after the point written, or
+				 * for dates 1 when written as a DATE */
 	char ks[MAXK][8];
 	int tv;			/* K_CONST: -1 NULL, 0, 1 */
 	struct cnd *a, *b;
 };
 
 static const char *const pats[] = { "a%", "%b", "%a%", "_", "a_", "ab",
-    "%", "_%_", "%\xc3\xa9", "A%" };
+    "", "%%", "a%b%", "%_", "%", "_%_", "%\xc3\xa9", "A%" };
 
 static const char *
 rnd_str(void)
@@ -206,18 +209,48 @@ rnd_str(void)
 static void
 rnd_const(struct cnd *n, int j)
 {
+	unsigned form = (unsigned)(unit_rand() % 8);
+
 	n->knull[j] = false;
+	n->kscale[j] = 0;
 	switch (n->col) {
-	case C_I: n->ki[j] = rnd(-22, 22); break;
-	case C_L: n->ki[j] = rnd(-1100, 1100); break;
-	case C_D: n->ki[j] = rnd(-3100, 3100); break;
-	case C_F: n->kf[j] = (double)rnd(-44, 44) / 4; break;
-	case C_DT:
-		n->ki[j] = days_of(rnd(1992, 2000), rnd(1, 12), rnd(1, 28));
+	case C_I:
+	case C_L:
+	case C_D:
+	case C_F:
+		/* Mostly in the column's range and spelling; else a
+		 * decimal of one, two or three digits, or an integer past
+		 * int32. */
+		if (form == 0) {
+			n->ki[j] = (unit_rand() & 1 ? 1 : -1) * 5000000000ll *
+			    1000;
+		} else if (form <= 3) {
+			n->kscale[j] = (int)form;
+			n->ki[j] = rnd(-30000, 30000);
+			if (form == 1)
+				n->ki[j] = n->ki[j] / 100 * 100;
+			else if (form == 2)
+				n->ki[j] = n->ki[j] / 10 * 10;
+		} else if (n->col == C_I) {
+			n->ki[j] = rnd(-22, 22) * 1000;
+		} else if (n->col == C_L) {
+			n->ki[j] = rnd(-1100, 1100) * 1000;
+		} else if (n->col == C_D) {
+			n->kscale[j] = 2;
+			n->ki[j] = rnd(-3100, 3100) * 10;
+		} else {
+			n->kscale[j] = 2;
+			n->ki[j] = rnd(-44, 44) * 250;
+		}
 		break;
+	case C_DT:
 	case C_TS:
 		n->ki[j] = days_of(rnd(1992, 2000), rnd(1, 12), rnd(1, 28)) *
-		    24 * HOUR + rnd(0, 23) * HOUR;
+		    24 * HOUR;
+		if (form < 4)
+			n->kscale[j] = 1;
+		else
+			n->ki[j] += rnd(0, 23) * HOUR;
 		break;
 	default:
 		snprintf(n->ks[j], sizeof(n->ks[j]), "%s", rnd_str());
@@ -252,22 +285,32 @@ print_const(struct unit_buf *o, const struct cnd *n, int j)
 	switch (n->col) {
 	case C_I:
 	case C_L:
-		snprintf(t, sizeof(t), "%lld", (long long)n->ki[j]);
-		break;
 	case C_D:
-		snprintf(t, sizeof(t), "%s%lld.%02lld", n->ki[j] < 0 ? "-" :
-		    "", (long long)llabs(n->ki[j]) / 100,
-		    (long long)llabs(n->ki[j]) % 100);
+	case C_F: {
+		long long a = llabs(n->ki[j]);
+		const char *sg = n->ki[j] < 0 ? "-" : "";
+
+		if (n->kscale[j] == 0)
+			snprintf(t, sizeof(t), "%s%lld", sg, a / 1000);
+		else if (n->kscale[j] == 1)
+			snprintf(t, sizeof(t), "%s%lld.%01lld", sg, a / 1000,
+			    a % 1000 / 100);
+		else if (n->kscale[j] == 2)
+			snprintf(t, sizeof(t), "%s%lld.%02lld", sg, a / 1000,
+			    a % 1000 / 10);
+		else
+			snprintf(t, sizeof(t), "%s%lld.%03lld", sg, a / 1000,
+			    a % 1000);
 		break;
-	case C_F:
-		snprintf(t, sizeof(t), "%.2f", n->kf[j]);
-		break;
+	}
 	case C_DT:
-		civil(n->ki[j], &y, &m, &d);
-		snprintf(t, sizeof(t), "DATE '%04d-%02d-%02d'", y, m, d);
-		break;
 	case C_TS:
 		civil(n->ki[j] / (24 * HOUR), &y, &m, &d);
+		if (n->kscale[j] == 1) {
+			snprintf(t, sizeof(t), "DATE '%04d-%02d-%02d'", y, m,
+			    d);
+			break;
+		}
 		snprintf(t, sizeof(t), "TIMESTAMP '%04d-%02d-%02d %02d:00:00'",
 		    y, m, d, (int)(n->ki[j] % (24 * HOUR) / HOUR));
 		break;
@@ -323,7 +366,7 @@ gen(int depth)
 		n->kind = K_IN;
 		n->col = rnd_col();
 		n->neg = unit_rand() % 3 == 0;
-		n->nk = 1 + (int)(unit_rand() % MAXK);
+		n->nk = 1 + (int)(unit_rand() % (unit_rand() % 4 ? 6 : MAXK));
 		for (j = 0; j < n->nk; j++) {
 			rnd_const(n, j);
 			n->knull[j] = unit_rand() % 8 == 0;
@@ -472,14 +515,21 @@ cmp_row(const struct cnd *n, int j, uint32_t r)
 
 	switch (n->col) {
 	case C_I:
-	case C_DT:
-		v = ((const int32_t *)c->values)[r];
+		v = ((const int32_t *)c->values)[r] * 1000ll;
 		break;
-	case C_F: {
-		double f = ((const double *)c->values)[r];
-
-		return f < n->kf[j] ? -1 : f > n->kf[j];
-	}
+	case C_L:
+		v = ((const int64_t *)c->values)[r] * 1000;
+		break;
+	case C_D:
+		v = ((const int64_t *)c->values)[r] * 10;
+		break;
+	case C_F:
+		/* Quarters: exact in thousandths. */
+		v = (int64_t)(((const double *)c->values)[r] * 1000);
+		break;
+	case C_DT:
+		v = ((const int32_t *)c->values)[r] * 24 * HOUR;
+		break;
 	case C_S:
 	case C_ODD: {
 		const char *p = (const char *)c->values + c->offsets[r];
