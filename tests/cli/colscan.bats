@@ -599,6 +599,12 @@ EOF
 	done
 	run --separate-stderr colscan -w a -w b t.col
 	stderr_has "--where given twice"
+	run --separate-stderr colscan --schema -z t.col
+	status_is 2
+	stderr_has "--schema prints text: -z makes no sense with it"
+	run --separate-stderr colscan -c -z5 t.col
+	status_is 2
+	stderr_has "--count prints text: -z makes no sense with it"
 	run --separate-stderr colscan --help
 	status_is 0
 	assert_output --partial "usage: colscan"
@@ -829,4 +835,23 @@ EOF
 	run --separate-stderr bash -c 'colscan big.col big.col | head -c 10 >/dev/null; echo "${PIPESTATUS[0]}"'
 	assert_output 141
 	[ -z "$stderr" ] || fail "stderr: $stderr"
+}
+
+@test "-o: a killed run leaves the old file and nothing else" {
+	local sig wp cp
+	mkdir o
+	mkfifo in.fifo
+	for sig in KILL TERM INT; do
+		echo old >o/out.col
+		{ head -c 500000 big.col; sleep 2; } >in.fifo &
+		wp=$!
+		colscan -o o/out.col -w "k > 5" in.fifo &
+		cp=$!
+		sleep 0.5
+		kill -s "$sig" "$cp"
+		wait "$cp" && fail "colscan was not killed by $sig"
+		wait "$wp" || true
+		[ "$(cat o/out.col)" = old ] || fail "$sig: out.col changed"
+		[ "$(ls -A o)" = out.col ] || fail "$sig: left behind: $(ls -A o)"
+	done
 }

@@ -127,9 +127,10 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 	if (o->count && o->schema)
 		return core_err_set(err, CORE_EUSAGE, "--count and --schema "
 		    "cannot be combined");
-	if (o->count && o->common.zstd_level != 0)
-		return core_err_set(err, CORE_EUSAGE, "--count prints text: "
-		    "-z makes no sense with it");
+	if ((o->count || o->schema) && o->common.zstd_level != 0)
+		return core_err_set(err, CORE_EUSAGE, "%s prints text: -z "
+		    "makes no sense with it", o->count ? "--count" :
+		    "--schema");
 	return 0;
 }
 
