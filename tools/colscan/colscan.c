@@ -141,9 +141,10 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 	if (o->count && o->schema)
 		return core_err_set(err, CORE_EUSAGE, "--count and --schema "
 		    "cannot be combined");
-	if (o->count && o->common.zstd_level != 0)
-		return core_err_set(err, CORE_EUSAGE, "--count prints text: "
-		    "-z makes no sense with it");
+	if ((o->count || o->schema) && o->common.zstd_level != 0)
+		return core_err_set(err, CORE_EUSAGE, "%s prints text: -z "
+		    "makes no sense with it", o->count ? "--count" :
+		    "--schema");
 	return 0;
 }
 
@@ -244,6 +245,50 @@ row_error(struct run *r, int rc, struct core_err *err)
 	return rc;
 }
 
+/*
+ * With a limit, the batch that reaches it is cut to its shortest prefix
+ * that holds the want rows still wanted, so that no row past the limit
+ * is evaluated: a value error there is not the user's concern.  Whether
+ * a prefix holds them, or fails, only grows with its length, so a
+ * bisection over counts of prefixes finds it; a failing prefix that
+ * does not hold them ends in the row that fails, which the scan then
+ * reports.  A filtered batch that does not reach the limit costs one
+ * count more, only while fewer rows than a batch are wanted.
+ */
+static int
+cut_to_limit(struct run *r, uint64_t want, struct core_err *err)
+{
+	uint32_t lo = 0, hi = r->in.nrows, mid, n;
+	int rc;
+
+	if (want >= r->in.nrows)
+		return 0;
+	if (!core_scan_has_filter(r->scan)) {
+		r->in.nrows = (uint32_t)want;
+		return 0;
+	}
+	rc = core_scan_count(r->scan, &r->in, &n, err);
+	if (rc == 0 && n < want)
+		return 0;
+	if (rc != 0 && rc != CORE_EDATA)
+		return rc;
+	/* The prefix of lo rows does not hold them; that of hi rows holds
+	 * them or fails. */
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		r->in.nrows = mid;
+		rc = core_scan_count(r->scan, &r->in, &n, err);
+		if (rc == 0 && n < want)
+			lo = mid;
+		else if (rc == 0 || rc == CORE_EDATA)
+			hi = mid;
+		else
+			return rc;
+	}
+	r->in.nrows = hi;
+	return 0;
+}
+
 static int
 run_count(struct run *r, const struct fe_out *out, struct core_err *err)
 {
@@ -264,7 +309,9 @@ run_count(struct run *r, const struct fe_out *out, struct core_err *err)
 		core_source_prune(r->src, core_scan_prune(r->scan));
 	while ((!r->o->has_limit || total < r->o->limit) &&
 	    (rc = next(r, err)) == 0) {
-		if ((rc = core_scan_count(r->scan, &r->in, &n, err)) != 0)
+		if ((r->o->has_limit && (rc = cut_to_limit(r, r->o->limit -
+		    total, err)) != 0) ||
+		    (rc = core_scan_count(r->scan, &r->in, &n, err)) != 0)
 			return row_error(r, rc, err);
 		total += n;
 	}
@@ -365,7 +412,9 @@ run_scan(struct run *r, const struct fe_out *out, struct core_err *err)
 	while (!(r->o->has_limit && r->rows_out >= r->o->limit)) {
 		if ((rc = next(r, err)) != 0)
 			break;
-		if ((rc = core_scan_batch(r->scan, &r->in, &b, err)) != 0) {
+		if ((r->o->has_limit && (rc = cut_to_limit(r, r->o->limit -
+		    r->rows_out, err)) != 0) ||
+		    (rc = core_scan_batch(r->scan, &r->in, &b, err)) != 0) {
 			rc = row_error(r, rc, err);
 			break;
 		}
