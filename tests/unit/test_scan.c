@@ -981,8 +981,9 @@ test_all_pass_views(void)
 	core_batch_init(&in, s);
 	fill_batch(&in, 4097);
 	for (w = 0; w < sizeof(wheres) / sizeof(wheres[0]); w++) {
-		struct core_scan_spec spec = { wheres[w],
-		    "\"odd name\", * EXCLUDE (\"odd name\"), i + 1 AS x" };
+		struct core_scan_spec spec = { .where = wheres[w],
+		    .select = "\"odd name\", * EXCLUDE (\"odd name\"), "
+		    "i + 1 AS x" };
 		struct core_scan *scan = NULL;
 		const struct core_batch *out;
 		char which;
@@ -1004,7 +1005,7 @@ test_all_pass_views(void)
 	}
 	/* No filter and "*": the identity. */
 	{
-		struct core_scan_spec spec = { NULL, NULL };
+		struct core_scan_spec spec = { .where = NULL };
 		struct core_scan *scan = NULL;
 		const struct core_batch *out;
 		char which;
@@ -1051,8 +1052,8 @@ test_needed(void)
 	int c;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct core_scan_spec spec = { cases[i].where,
-		    cases[i].select };
+		struct core_scan_spec spec = { .where = cases[i].where,
+		    .select = cases[i].select };
 		struct core_scan *scan = NULL;
 		struct core_err err = { 0, "" };
 		char which, got[128] = "";
@@ -1103,8 +1104,8 @@ test_plan_errors(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct core_scan_spec spec = { cases[i].where,
-		    cases[i].select };
+		struct core_scan_spec spec = { .where = cases[i].where,
+		    .select = cases[i].select };
 		struct core_scan *scan = (struct core_scan *)&spec;
 		struct core_err err = { 0, "" };
 		char which = 0;
@@ -1133,7 +1134,8 @@ test_row_errors(void)
 	struct core_schema *s = make_schema();
 	struct core_batch in;
 	struct core_err err = { 0, "" };
-	struct core_scan_spec spec = { "b", "i * 200000000 AS x" };
+	struct core_scan_spec spec = { .where = "b",
+	    .select = "i * 200000000 AS x" };
 	struct core_scan *scan = NULL;
 	const struct core_batch *out;
 	uint32_t r, n;
