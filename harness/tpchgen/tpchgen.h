@@ -58,8 +58,8 @@ struct tg_rng tg_stream(uint64_t seed, unsigned fam, uint64_t row);
 #define TG_POOL_BYTES ((size_t)8 << 20)
 
 /* Generates the pool from seed's pool stream: sentences of the
- * specification's grammar, words chosen uniformly (the specification
- * weights them; see harness/README).  Caller owns the result
+ * specification's grammar, forms and words drawn with its weights.
+ * Caller owns the result
  * (core_xmalloc), TG_POOL_BYTES long, not NUL-terminated. */
 char *tg_pool_new(uint64_t seed);
 
