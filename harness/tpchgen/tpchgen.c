@@ -226,22 +226,24 @@ put_dec2(char *p, int64_t v)
 	return p;
 }
 
-/* A string, quoted when it holds a comma or a quote (quotes doubled). */
+/* A string as it is: no generated value holds a quote, and only the
+ * quotable columns a comma. */
 static inline char *
-put_str(char *p, const char *s, size_t n)
+put_plain(char *p, const char *s, size_t n)
 {
-	size_t k;
+	tg_copy(p, s, n);
+	return p + n;
+}
 
-	if (memchr(s, ',', n) == NULL && memchr(s, '"', n) == NULL) {
-		memcpy(p, s, n);
-		return p + n;
-	}
+/* A string of a column that may hold a comma: quoted when it does (no
+ * generated value holds a quote, so none is doubled). */
+static inline char *
+put_quotable(char *p, const char *s, size_t n)
+{
+	if (memchr(s, ',', n) == NULL)
+		return put_plain(p, s, n);
 	*p++ = '"';
-	for (k = 0; k < n; k++) {
-		if (s[k] == '"')
-			*p++ = '"';
-		*p++ = s[k];
-	}
+	p = put_plain(p, s, n);
 	*p++ = '"';
 	return p;
 }
@@ -255,12 +257,12 @@ csv_row_max(const struct tg_tabinfo *ti)
 
 	for (c = 0; c < ti->ncols; c++)
 		n += ti->types[c].id == CORE_TYPE_STRING ?
-		    2 * (size_t)ti->maxlen[c] + 3 : 24;
+		    (size_t)ti->maxlen[c] + 3 : 24;
 	return n;
 }
 
-/* Formats b's rows as CSV lines into buf (room for csv_row_max per row);
- * returns the bytes written. */
+/* Formats b's rows as CSV lines into buf (room for csv_row_max per row
+ * and TG_SLACK); returns the bytes written. */
 static size_t
 csv_format(const struct tg_tabinfo *ti, const struct core_batch *b,
     char *buf)
@@ -288,11 +290,16 @@ csv_format(const struct tg_tabinfo *ti, const struct core_batch *b,
 				    col->values)[r]), 10);
 				p += 10;
 				break;
-			default:
-				p = put_str(p, (const char *)col->values +
-				    col->offsets[r], (size_t)(col->offsets[r +
-				    1] - col->offsets[r]));
+			default: {
+				const char *s = (const char *)col->values +
+				    col->offsets[r];
+				size_t n = (size_t)(col->offsets[r + 1] -
+				    col->offsets[r]);
+
+				p = ti->quotable >> c & 1 ?
+				    put_quotable(p, s, n) : put_plain(p, s, n);
 				break;
+			}
 			}
 		}
 		*p++ = '\n';
@@ -348,7 +355,7 @@ gen_job(void *arg, unsigned who)
 	    r->ti->chunk);
 	tg_generate(r->ctx, r->t, first, n, &s->b);
 	if (!r->col) {
-		size_t need = csv_row_max(r->ti) * s->b.nrows;
+		size_t need = csv_row_max(r->ti) * s->b.nrows + TG_SLACK;
 
 		if (need > s->text_cap) {
 			free(s->text);

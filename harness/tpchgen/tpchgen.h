@@ -57,10 +57,29 @@ struct tg_rng tg_stream(uint64_t seed, unsigned fam, uint64_t row);
 /* The pool's size: comments are substrings of it. */
 #define TG_POOL_BYTES ((size_t)8 << 20)
 
+/* Bytes that may be read or written past a string's end: strings are
+ * copied 16 bytes at a time (tg_copy), so every buffer they are copied
+ * from or into has this much room after its last byte. */
+#define TG_SLACK 32
+
+/* Copies n bytes from s to d 16 at a time: inline moves instead of a
+ * library call for the short strings of every row, reading and writing
+ * up to 15 bytes past n (TG_SLACK). */
+static inline void
+tg_copy(char *d, const char *s, size_t n)
+{
+	size_t k = 0;
+
+	do {
+		__builtin_memcpy(d + k, s + k, 16);
+		k += 16;
+	} while (k < n);
+}
+
 /* Generates the pool from seed's pool stream: sentences of the
  * specification's grammar, forms and words drawn with its weights.
  * Caller owns the result
- * (core_xmalloc), TG_POOL_BYTES long, not NUL-terminated. */
+ * (core_xmalloc), TG_POOL_BYTES long and TG_SLACK zero bytes after. */
 char *tg_pool_new(uint64_t seed);
 
 /* ---- tables ---- */
@@ -94,6 +113,7 @@ struct tg_tabinfo {
 	const char *const *cols;
 	const struct core_coltype *types;
 	const uint16_t *maxlen;	/* per column: longest string value */
+	uint32_t quotable;	/* bit c: column c may hold a comma */
 	uint32_t chunk;		/* units (rows; orders for lineitem) a chunk */
 	uint32_t rows_per_unit;	/* at most, in the batch */
 };

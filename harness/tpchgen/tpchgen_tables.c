@@ -84,20 +84,22 @@ static const struct core_coltype lineitem_types[] = { I64, I64, I64, I64,
 static const uint16_t lineitem_max[] = { 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0,
 	0, 0, 17, 7, 43 };
 
-#define TAB(n, c, u) { #n, sizeof(n##_cols) / sizeof(n##_cols[0]), \
-	n##_cols, n##_types, n##_max, c, u }
+#define TAB(n, q, c, u) { #n, sizeof(n##_cols) / sizeof(n##_cols[0]), \
+	n##_cols, n##_types, n##_max, q, c, u }
+#define Q(c) (1u << (c))
 
 const struct tg_tabinfo tg_tables[TG_NTABLES] = {
-	[TG_REGION] = TAB(region, 5, 1),
-	[TG_NATION] = TAB(nation, 25, 1),
-	[TG_SUPPLIER] = TAB(supplier, 16384, 1),
-	[TG_CUSTOMER] = TAB(customer, 16384, 1),
-	[TG_PART] = TAB(part, 16384, 1),
+	/* Commas are in comments and addresses only. */
+	[TG_REGION] = TAB(region, Q(2), 5, 1),
+	[TG_NATION] = TAB(nation, Q(3), 25, 1),
+	[TG_SUPPLIER] = TAB(supplier, Q(2) | Q(6), 16384, 1),
+	[TG_CUSTOMER] = TAB(customer, Q(2) | Q(7), 16384, 1),
+	[TG_PART] = TAB(part, Q(8), 16384, 1),
 	/* Four rows a part. */
-	[TG_PARTSUPP] = TAB(partsupp, 4096, 4),
-	[TG_ORDERS] = TAB(orders, 16384, 1),
+	[TG_PARTSUPP] = TAB(partsupp, Q(4), 4096, 4),
+	[TG_ORDERS] = TAB(orders, Q(8), 16384, 1),
 	/* One to seven lines an order. */
-	[TG_LINEITEM] = TAB(lineitem, 4096, 7),
+	[TG_LINEITEM] = TAB(lineitem, Q(15), 4096, 7),
 };
 
 /* ---- scale ---- */
@@ -338,7 +340,7 @@ comment(const struct tg_ctx *ctx, struct tg_rng *r, struct core_column *c,
 	    (int64_t)(TG_POOL_BYTES - len));
 	char *p = str_at(c, i, len);
 
-	memcpy(p, ctx->pool + off, len);
+	tg_copy(p, ctx->pool + off, len);
 	return p;
 }
 
@@ -684,7 +686,8 @@ gen_orders(const struct tg_ctx *ctx, uint64_t first, uint32_t n,
 		str_cstr(&b->cols[5], i, o.priority);
 		keyed_name(&b->cols[6], i, "Clerk#", (uint64_t)o.clerk, 9);
 		i64_put(&b->cols[7], i, 0);
-		str_put(&b->cols[8], i, ctx->pool + o.coff, o.clen);
+		tg_copy(str_at(&b->cols[8], i, o.clen), ctx->pool + o.coff,
+		    o.clen);
 	}
 	b->nrows = n;
 }
@@ -717,8 +720,8 @@ gen_lineitem(const struct tg_ctx *ctx, uint64_t first, uint32_t n,
 			date_put(&b->cols[12], row, l->receipt);
 			str_cstr(&b->cols[13], row, l->instruct);
 			str_cstr(&b->cols[14], row, l->mode);
-			str_put(&b->cols[15], row, ctx->pool + l->coff,
-			    l->clen);
+			tg_copy(str_at(&b->cols[15], row, l->clen),
+			    ctx->pool + l->coff, l->clen);
 		}
 	}
 	b->nrows = row;
@@ -736,7 +739,7 @@ tg_generate(const struct tg_ctx *ctx, enum tg_table t, uint64_t first,
 	for (c = 0; c < ti->ncols; c++)
 		if (ti->types[c].id == CORE_TYPE_STRING)
 			core_col_reserve_bytes(&b->cols[c], 0,
-			    (size_t)rows * ti->maxlen[c]);
+			    (size_t)rows * ti->maxlen[c] + TG_SLACK);
 	switch (t) {
 	case TG_REGION:
 		gen_region(ctx, first, n, b);

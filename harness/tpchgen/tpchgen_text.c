@@ -267,11 +267,12 @@ sentence(struct tg_rng *r, struct out *o, char *start)
 char *
 tg_pool_new(uint64_t seed)
 {
-	char *pool = core_xmalloc(TG_POOL_BYTES);
+	char *pool = core_xmalloc(TG_POOL_BYTES + TG_SLACK);
 	struct tg_rng r = tg_stream(seed, 15, 0);
 	struct out o = { pool, pool + TG_POOL_BYTES };
 
 	while (o.p < o.end)
 		sentence(&r, &o, pool);
+	memset(pool + TG_POOL_BYTES, 0, TG_SLACK);
 	return pool;
 }
