@@ -518,6 +518,14 @@ main(int argc, char **argv)
 	ctx.seed = o.seed;
 	ctx.sf = o.sf;
 	tg_ctx_scale(&ctx);
+	if (!tg_ctx_suppliers_distinct(&ctx)) {
+		core_err_set(&err, CORE_EUSAGE, "--scale %g: the "
+		    "specification's partsupp suppliers repeat at this scale "
+		    "(%llu suppliers); take another", o.sf,
+		    (unsigned long long)ctx.nsupp);
+		fe_common_release(&o.common);
+		return fe_usage_fail(&err);
+	}
 	rc = strcmp(o.dir, "-") == 0 ? 0 : ensure_dir(o.dir, &err);
 	if (rc == 0) {
 		ctx.pool = tg_pool_new(o.seed);

@@ -16,6 +16,7 @@
 #ifndef TPCHGEN_H
 #define TPCHGEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -106,6 +107,12 @@ struct tg_ctx {
 
 /* Fills the counts of ctx from ctx->sf. */
 void tg_ctx_scale(struct tg_ctx *ctx);
+
+/* Whether the specification's supplier function gives each part four
+ * distinct suppliers at ctx's scale: it does not at a few scale factors
+ * below 0.023 (150 suppliers, SF 0.015, for one), where partsupp would
+ * repeat a key. */
+bool tg_ctx_suppliers_distinct(const struct tg_ctx *ctx);
 
 struct tg_tabinfo {
 	const char *name;	/* "lineitem" */

@@ -125,6 +125,20 @@ tg_ctx_scale(struct tg_ctx *ctx)
 	dates_init();
 }
 
+bool
+tg_ctx_suppliers_distinct(const struct tg_ctx *ctx)
+{
+	int64_t s = (int64_t)ctx->nsupp, np = (int64_t)ctx->npart, k, d;
+
+	/* Parts p and q = p's i-th and j-th supplier are one when
+	 * (j - i) x (s/4 + (p-1)/s) is a multiple of s. */
+	for (k = 0; k <= (np - 1) / s; k++)
+		for (d = 1; d <= 3; d++)
+			if (d * (s / 4 + k) % s == 0)
+				return false;
+	return true;
+}
+
 uint64_t
 tg_units(const struct tg_ctx *ctx, enum tg_table t)
 {
@@ -314,14 +328,22 @@ date_put(struct core_column *c, uint32_t i, int32_t v)
 	((int32_t *)c->values)[i] = v;
 }
 
-/* "Prefix#" and key zero-padded to width digits. */
+/* "Prefix#" and key zero-padded to width digits (more when it has
+ * more, as at SF 10000's billion customers). */
 static void
 keyed_name(struct core_column *c, uint32_t i, const char *prefix,
     uint64_t key, int width)
 {
 	size_t plen = strlen(prefix);
-	char *p = str_at(c, i, plen + (size_t)width);
+	char *p;
 	int k;
+	uint64_t v;
+
+	for (k = 0, v = key; v; k++)
+		v /= 10;
+	if (k > width)
+		width = k;
+	p = str_at(c, i, plen + (size_t)width);
 
 	memcpy(p, prefix, plen);
 	for (k = width - 1; k >= 0; k--) {

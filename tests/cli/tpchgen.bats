@@ -295,7 +295,7 @@ DAYS='function days(s,  y, m, d) {
 	run --separate-stderr "$TG" --version
 	status_is 0
 	assert_output --regexp "^tpchgen \(colpipe\) $VERSION"
-	for args in "-s 0" "-s x" "-s 0.001" "-T nosuch" "--format parquet" \
+	for args in "-s 0" "-s x" "-s 0.001" "-s 0.015" "-T nosuch" "--format parquet" \
 	    "--seed -1" "--no-such-option" "stray" "-o - " "-z"; do
 		run --separate-stderr tpchgen $args
 		[ "$status" -eq 2 ] || fail "tpchgen $args: status $status"
