@@ -41,6 +41,9 @@
 #include "core_spill.h"
 
 #define MAX_LEVEL 4
+/* In a sum's count: the group's 128-bit sum overflowed (a count never
+ * comes near it; the flag travels with the state through spills). */
+#define SUM_OVERFLOW ((int64_t)1 << 62)
 #define PARTS_MAX 256u
 #define PART_BUF_MIN ((uint64_t)16 << 10)
 #define CHUNK_MAX 4096u
@@ -318,14 +321,29 @@ to_state(struct agg *A, const struct core_batch *b)
 			s->values = ones(bu, c, n);
 			break;
 		case ST_SUMI: {
-			int64_t *lo = widen(bu, c, n), *hi;
+			int64_t *lo, *hi;
 
+			hi = sbuf_vals(bu + 1, (size_t)n * 8);
+			if (c->type.id == CORE_TYPE_DECIMAL128) {
+				/* The value's two words, NULLs zero. */
+				lo = sbuf_vals(bu, (size_t)n * 8);
+				for (r = 0; r < n; r++) {
+					core_u128 w = valid_at(c->validity, r) ?
+					    (core_u128)core_i128_load(
+					    (const char *)c->values + 16 *
+					    (size_t)r) : 0;
+
+					lo[r] = (int64_t)(uint64_t)w;
+					hi[r] = (int64_t)(uint64_t)(w >> 64);
+				}
+			} else {
+				lo = widen(bu, c, n);
+				for (r = 0; r < n; r++)
+					hi[r] = lo[r] < 0 ? -1 : 0;
+			}
 			view(s, s);
 			s->values = lo;
 			view(s + 1, s + 1);
-			hi = sbuf_vals(bu + 1, (size_t)n * 8);
-			for (r = 0; r < n; r++)
-				hi[r] = lo[r] < 0 ? -1 : 0;
 			s[1].values = hi;
 			view(s + 2, s + 2);
 			s[2].values = ones(bu + 2, c, n);
@@ -708,10 +726,23 @@ merge(struct agg *A, const struct core_batch *sb)
 			const uint64_t *lo = s[0].values;
 			const int64_t *hi = s[1].values, *k = s[2].values;
 
+			unsigned o = 0;
+
+			/* Sums of 38-digit values can pass 128 bits: such a
+			 * group's sum is marked, never wrapped. */
 			for (r = 0; r < n; r++) {
-				c->w[gid[r]] += (__int128)(((unsigned __int128)
-				    (uint64_t)hi[r] << 64) | lo[r]);
-				c->n[gid[r]] += k[r];
+				__int128 *w = &c->w[gid[r]];
+
+				int64_t *cn = &c->n[gid[r]];
+
+				o = __builtin_add_overflow(*w, (__int128)
+				    (((unsigned __int128)(uint64_t)hi[r] << 64) |
+				    lo[r]), w);
+				*cn = ((*cn | k[r]) & SUM_OVERFLOW) |
+				    ((*cn & ~SUM_OVERFLOW) +
+				    (k[r] & ~SUM_OVERFLOW));
+				if (o)
+					*cn |= SUM_OVERFLOW;
 			}
 			break;
 		}
@@ -983,16 +1014,18 @@ keys_of(struct agg *A, struct core_batch *b, uint32_t c)
 }
 
 static int
-sum_fits(struct agg *A, const struct core_agg_a *a, __int128 w)
+sum_fits(struct agg *A, const struct core_agg_a *a, __int128 w, int64_t n)
 {
-	const __int128 lim = (__int128)999999999999999999ll;
+	/* 10^38 - 1, the largest decimal(38,s) holds. */
+	const __int128 lim = (__int128)9999999999999999999ull *
+	    (__int128)10000000000000000000ull + 9999999999999999999ull;
+	char tn[CORE_TYPE_NAME_MAX];
 
-	if (a->rt.id == CORE_TYPE_DECIMAL ? (w > lim || w < -lim) :
-	    (w > INT64_MAX || w < INT64_MIN))
+	if ((n & SUM_OVERFLOW) || (a->rt.id == CORE_TYPE_DECIMAL128 ?
+	    (w > lim || w < -lim) : (w > INT64_MAX || w < INT64_MIN)))
 		return core_err_set(A->err, CORE_EDATA, "%s: sum overflows "
-		    "%s (wide decimals not supported yet)",
-		    A->plan->out->fields[A->nk + (a - A->P->aggs)].name,
-		    a->rt.id == CORE_TYPE_DECIMAL ? "18 digits" : "int64");
+		    "%s", A->plan->out->fields[A->nk + (a - A->P->aggs)].name,
+		    core_type_name(a->rt, tn));
 	return 0;
 }
 
@@ -1033,20 +1066,31 @@ results_of(struct agg *A, uint32_t g0, uint32_t n)
 					NUL(r);
 					if (a->fn == CORE_AGG_AVG)
 						((double *)vals)[r] = 0;
+					else if (a->rt.id == CORE_TYPE_DECIMAL128)
+						core_i128_store((char *)vals +
+						    16 * (size_t)r, 0);
 					else
 						((int64_t *)vals)[r] = 0;
 				} else if (a->fn == CORE_AGG_AVG) {
-					double sc = a->at.id ==
-					    CORE_TYPE_DECIMAL ?
-					    pow10d[a->at.scale] : 1;
+					long double sc = core_type_is_decimal(
+					    a->at.id) ? powl(10, a->at.scale) : 1;
 
+					if (c->n[g] & SUM_OVERFLOW)
+						return sum_fits(A, a, 0,
+						    c->n[g]);
 					((double *)vals)[r] = (double)
 					    ((long double)c->w[g] /
 					    c->n[g] / sc);
 				} else {
-					if ((rc = sum_fits(A, a, c->w[g])) != 0)
+					if ((rc = sum_fits(A, a, c->w[g],
+					    c->n[g])) != 0)
 						return rc;
-					((int64_t *)vals)[r] = (int64_t)c->w[g];
+					if (a->rt.id == CORE_TYPE_DECIMAL128)
+						core_i128_store((char *)vals +
+						    16 * (size_t)r, c->w[g]);
+					else
+						((int64_t *)vals)[r] =
+						    (int64_t)c->w[g];
 				}
 			}
 			break;

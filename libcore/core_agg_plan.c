@@ -85,10 +85,11 @@ numeric(enum core_type t)
  * DuckDB's result types (checked against DuckDB 1.x with typeof()), and
  * what is emitted while core_col has no 128-bit type:
  *   count(*), count(x)            BIGINT                -> int64
- *   sum(bool|int32|int64)         HUGEINT               -> int64 for now
- *   sum(decimal(p,s))             DECIMAL(38,s)         -> decimal(18,s)
- *                                 for now; both say CORE_EDATA when the
- *                                 exact sum does not fit
+ *   sum(bool|int32|int64)         HUGEINT               -> int64 (colpipe
+ *                                 has no 128-bit integer type): CORE_EDATA
+ *                                 when the exact sum does not fit
+ *   sum(decimal(p,s))             DECIMAL(38,s)         -> decimal(38,s),
+ *                                 CORE_EDATA past 38 digits
  *   sum(double)                   DOUBLE
  *   avg(int32|int64|decimal|double) DOUBLE
  *   min/max/any_value(T)          T
@@ -110,10 +111,10 @@ core_agg_result_type(enum core_agg_fn fn, struct core_coltype arg,
 	case CORE_AGG_SUM:
 		if (arg.id == CORE_TYPE_FLOAT64) {
 			t.id = CORE_TYPE_FLOAT64;
-		} else if (arg.id == CORE_TYPE_DECIMAL) {
-			t.id = CORE_TYPE_DECIMAL;
-			t.precision = CORE_DECIMAL_MAX_PRECISION;
-			t.scale = arg.scale;
+		} else if (arg.id == CORE_TYPE_DECIMAL ||
+		    arg.id == CORE_TYPE_DECIMAL128) {
+			t = core_type_decimal(CORE_DECIMAL128_MAX_PRECISION,
+			    arg.scale);
 		} else if (int_like(arg.id)) {
 			t.id = CORE_TYPE_INT64;
 		} else {
@@ -121,6 +122,10 @@ core_agg_result_type(enum core_agg_fn fn, struct core_coltype arg,
 		}
 		break;
 	case CORE_AGG_AVG:
+		if (!numeric(arg.id) && arg.id != CORE_TYPE_DECIMAL128)
+			goto bad;
+		t.id = CORE_TYPE_FLOAT64;
+		break;
 	case CORE_AGG_VAR_SAMP:
 	case CORE_AGG_VAR_POP:
 	case CORE_AGG_STDDEV_SAMP:
@@ -132,6 +137,12 @@ core_agg_result_type(enum core_agg_fn fn, struct core_coltype arg,
 	case CORE_AGG_MIN:
 	case CORE_AGG_MAX:
 	case CORE_AGG_ANY_VALUE:
+		/* Their states hold 8-byte values. */
+		if (arg.id == CORE_TYPE_DECIMAL128)
+			return core_err_set(err, CORE_EUSAGE, "%s of %s: "
+			    "decimals of more than 18 digits are not "
+			    "supported here yet", core_agg_fn_name(fn),
+			    core_type_name(arg, tn));
 		t = arg;
 		break;
 	case CORE_AGG_BOOL_AND:
