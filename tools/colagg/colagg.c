@@ -383,10 +383,19 @@ run(const struct options *o, const struct fe_out *out, struct core_err *err)
 	    core_scan_schema(r.having) : r.plan->out, c->zstd_level);
 	r.prog = fe_progress_new(c->progress, in.size_hint);
 	fe_progress_phase(r.prog, "reading");
-	if (o->sorted)
+	if (o->sorted) {
 		rc = core_agg_sorted(&ao, &mem, &in, emit, &r, &st, err);
-	else
+		/* Its row numbers count the whole input: name it. */
+		if (rc == CORE_EDATA && strncmp(err->msg, "row ", 4) == 0) {
+			struct core_err e = *err;
+
+			core_err_set(err, rc, "%s: %s", o->ninputs == 1 ?
+			    o->inputs[0] : o->ninputs == 0 ? "stdin" :
+			    "input", e.msg);
+		}
+	} else {
 		rc = core_agg_hash(&ao, &mem, &in, emit, &r, &st, err);
+	}
 	if (rc == 0)
 		rc = core_mlspill3_writer_finish(r.w, err);
 	fe_progress_free(r.prog);
