@@ -85,7 +85,9 @@ core_xstrndup(const char *s, size_t len)
 {
 	char *p = core_xmalloc(len + 1);
 
-	memcpy(p, s, len);
+	/* s may be NULL when len is 0: an empty column's bytes. */
+	if (len > 0)
+		memcpy(p, s, len);
 	p[len] = '\0';
 	return p;
 }
