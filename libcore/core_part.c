@@ -468,6 +468,10 @@ append(struct buf *bf, const struct core_batch *src, const uint32_t *sel,
 				uint32_t r = at + j;
 				unsigned bit = core_col_is_valid(s, sel[j]);
 
+				/* A byte begun here starts known: its bits
+				 * past the last row go out in the frame. */
+				if ((r & 7) == 0)
+					v[r >> 3] = 0xff;
 				v[r >> 3] = (uint8_t)((v[r >> 3] &
 				    ~(1u << (r & 7))) | (bit << (r & 7)));
 			}

@@ -48,3 +48,42 @@ vg() {
 	run --separate-stderr vg col2csv cut.col
 	status_is 3
 }
+
+@test "colscan and colagg are valgrind-clean over MLSPILL3 and Parquet" {
+	csv2col -o a.col in.csv
+	col2parquet --row-group-rows 1000 -o a.parquet a.col
+	run --separate-stderr vg colscan -o s.col \
+	    -w "price > 100 AND name LIKE 'n 1%'" \
+	    -s "id, upper(name) AS u, id * 2 AS i2, ts::VARCHAR AS t" a.col
+	status_is 0
+	run --separate-stderr vg colscan -j2 -o p.col \
+	    -w "id < 1500 AND flag" -s "* EXCLUDE (ts), day + 1 AS d1" a.parquet
+	status_is 0
+	run --separate-stderr vg colscan --count -w "id BETWEEN 10 AND 20" \
+	    a.parquet
+	status_is 0
+	run --separate-stderr vg colagg -o g.col --by "flag, month(day) AS m" \
+	    "count(*), sum(price) AS s, avg(price), min(name), max(ts)" a.col
+	status_is 0
+	run --separate-stderr vg colagg -m 256K -o h.col --by id \
+	    "count(*) AS n, sum(price) AS s, max(name)" --having "n >= 1" a.col
+	status_is 0
+	head -c 20000 a.col >cut.col
+	run --separate-stderr vg colagg --by flag "count(*)" cut.col
+	status_is 3
+}
+
+@test "colsort, coljoin and col2parquet are valgrind-clean, spilling too" {
+	csv2col -o a.col in.csv
+	run --separate-stderr vg colsort -m 256K -k name -k price:desc -o s.col \
+	    a.col
+	status_is 0
+	run --separate-stderr vg coljoin -m 256K --on id --suffix _r -o j.col \
+	    a.col a.col
+	status_is 0
+	run --separate-stderr vg coljoin --type left --on day=day \
+	    --suffix _r -o k.col a.col a.col
+	status_is 0
+	run --separate-stderr vg col2parquet -c zstd -o a.parquet a.col
+	status_is 0
+}
