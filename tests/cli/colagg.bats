@@ -377,6 +377,23 @@ avg(i):float64"
 pear,2"
 }
 
+@test "any column name works as a key, even one like the arguments' own" {
+	# The projection names the arguments "#a0", "#a1", ...; a key
+	# named so must not clash with them.
+	printf '%s\n' '#a0,x' '1,2' '1,3' '2,5' >h.csv
+	csv2col h.csv >h.col
+	agg_rows --by '"#a0"' "sum(x), count(x)" h.col
+	status_is 0
+	stderr_empty
+	assert_output "$(printf '%s\n' 1,5,2 2,5,1)"
+	agg_rows --by 'x AS "#a0", "#a0" AS "##a"' 'min("#a0"), max(x)' h.col
+	status_is 0
+	assert_output "$(printf '%s\n' 2,1,1,2 3,1,1,3 5,2,2,5)"
+	run --separate-stderr sh -c 'colagg --by "\"#a0\"" "sum(x) AS \"#a1\"" h.col | col2csv | sort'
+	status_is 0
+	assert_output "$(printf '%s\n' '#a0,#a1' 1,5 2,5)"
+}
+
 @test "--having keeps the groups whose condition is true" {
 	agg_rows --by g "count(*) AS n, sum(i) AS si" --having "n > 2" t.col
 	status_is 0
