@@ -712,3 +712,56 @@ BIG_AGGS="count(*), sum(k), min(k), max(k), avg(k), min(day), max(label)"
 	done
 	spill_empty
 }
+
+@test "peak RSS stays within the budget plus a constant" {
+	[ -x /usr/bin/time ] || skip "/usr/bin/time not installed"
+	[ "${MODE:-release}" != asan ] || skip "ASan inflates memory"
+	for m in 1 4 16; do
+		/usr/bin/time -o rss -f %M colagg -m ${m}M --by k \
+		    "count(*), max(label), sum(amount)" big.col >/dev/null
+		/usr/bin/time -o rss2 -f %M bash -c "cat big.col | colagg \
+		    -m ${m}M --by amount '$BIG_AGGS' >/dev/null"
+		# As coljoin's: about 8 MiB plus input frames of under 0.3 MiB.
+		for kb in $(cat rss) $(cat rss2); do
+			[ "$kb" -le $((m * 1024 + 10 * 1024)) ] ||
+				fail "-m ${m}M: peak RSS $kb KiB"
+		done
+	done
+}
+
+@test "the temporary directory is empty after success, error and every signal" {
+	colagg -m 256K --by k "count(*)" big.col >/dev/null
+	spill_empty
+	colagg -m 256K --by k "count(*)" big.col | head -c 1000 >/dev/null
+	spill_empty
+	head -c 3000000 big.col >cut.col
+	colagg -m 256K --by k "count(*)" cut.col >/dev/null 2>&1 || true
+	spill_empty
+	# Hold colagg mid-input after it has spilled: all of big.col but
+	# its trailer, then a pause.  (Not SIGINT: a job started with & by
+	# a non-interactive shell ignores it, so colagg would wait for the
+	# pause to end and stop on the truncated input.)
+	size=$(filesize big.col)
+	head -c $((size - 56)) big.col >body.col
+	for sig in TERM KILL PIPE HUP; do
+		mkfifo in.fifo
+		colagg -m 256K --by k "count(*), max(label)" in.fifo >/dev/null 2>err &
+		pid=$!
+		{ cat body.col; sleep 30; } >in.fifo &
+		feeder=$!
+		n=0
+		until ls -l /proc/$pid/fd 2>/dev/null | grep -q "$TMPDIR"; do
+			kill -0 $pid 2>/dev/null ||
+				fail "$sig: colagg ended before spilling: $(cat err)"
+			n=$((n + 1))
+			[ $n -lt 600 ] || fail "$sig: colagg never spilled: $(cat err)"
+			sleep 0.05
+		done
+		kill -s $sig $pid
+		wait $pid || true
+		kill $feeder 2>/dev/null || true
+		wait $feeder 2>/dev/null || true
+		rm -f in.fifo
+		spill_empty
+	done
+}
