@@ -17,8 +17,8 @@
 // type or a value fails.  DuckDB runs on one thread so that any_value is
 // the first non-NULL value in the table's order, as colagg's is.
 //
-// Environment: COLPIPE_BIN, WORK (holding lineitem.col/.csv and
-// orders.col/.csv; the caller removes it), MODE (asan: one budget).
+// Environment: COLPIPE_BIN, WORK (holding lineitem.col/.csv/.parquet
+// and orders.col/.csv; the caller removes it), MODE (asan: one budget).
 
 import { DuckDBInstance } from '@duckdb/node-api';
 import { readFileSync } from 'node:fs';
@@ -147,6 +147,21 @@ const CASES = [
 		spills: true,
 	},
 	{
+		name: 'lineitem.parquet by l_returnflag, l_shipmode, year',
+		from: 'lineitem',
+		file: 'lineitem.parquet',
+		by: [{ expr: 'l_returnflag' }, { expr: 'l_shipmode' },
+		    { expr: 'year(l_receiptdate)', as: 'y' }],
+		aggs: [
+			agg('count', '*', 'n'),
+			agg('sum', 'l_extendedprice', 'price'),
+			agg('avg', 'l_quantity', 'avg_q'),
+			agg('max', 'l_comment', 'max_comment'),
+			agg('min', 'l_commitdate', 'first_commit'),
+			agg('bool_or', "l_shipinstruct = 'NONE'", 'any_none'),
+		],
+	},
+	{
 		name: 'lineitem by l_partkey, l_suppkey (two integer keys)',
 		from: 'lineitem',
 		by: [{ expr: 'l_partkey' }, { expr: 'l_suppkey' }],
@@ -224,9 +239,9 @@ const keyName = (k) => k.as ?? k.expr;
 
 function pipeline(c, m) {
 	let cmd = '';
-	let input = `${c.from}.col`;
+	let input = c.file ?? `${c.from}.col`;
 	if (c.where) {
-		cmd = `colscan --where ${q(c.where)} ${c.from}.col | `;
+		cmd = `colscan --where ${q(c.where)} ${input} | `;
 		input = '-';
 	}
 	cmd += `colagg --stats -m ${m}`;

@@ -4,7 +4,7 @@
 #
 # Makes lineitem.col and orders.col from the shared TPC-H CSV with
 # csv2col (the types colpipe infers; DuckDB is given the same types),
-# then runs every case at a budget that holds the groups (-m 256M) and
+# and lineitem.parquet with col2parquet, then runs every case at a budget that holds the groups (-m 256M) and
 # at one that spills them (-m 1M).  Needs node, the DuckDB package in
 # tests/oracle (make deps) and the shared TPC-H data; skips with the
 # reason otherwise.  MODE=asan runs the 256M budget only.
@@ -32,7 +32,7 @@ for t in lineitem orders; do
 		exit 0
 	fi
 done
-for t in csv2col col2csv colscan colsort colagg; do
+for t in csv2col col2csv col2parquet colscan colsort colagg; do
 	if [ ! -x "$bin/$t" ]; then
 		echo "not ok 1 - $bin/$t is not built"
 		echo "1..1"
@@ -55,5 +55,13 @@ for t in lineitem orders; do
 		exit 1
 	fi
 done
+
+if ! "$bin/col2parquet" -o "$work/lineitem.parquet" "$work/lineitem.col" \
+    2>"$work/err"; then
+	echo "not ok 1 - col2parquet lineitem"
+	sed 's/^/# /' "$work/err" | head -n 20
+	echo "1..1"
+	exit 1
+fi
 
 COLPIPE_BIN=$bin WORK=$work MODE=$MODE node "$here/agg.mjs"
