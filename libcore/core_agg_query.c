@@ -243,6 +243,12 @@ core_agg_query_new(const char *by, const char *const *aggs, size_t naggs,
 		put(q, "TRUE AS \"#rows\"");
 	for (i = 0; i < q->ncalls; i++)
 		q->calls[i].name = q->names[i];
+	/* Never NULL arrays, even empty: the planner copies them with
+	 * memcpy, for which NULL is undefined whatever the length. */
+	if (q->keys == NULL)
+		q->keys = core_xcalloc(1, sizeof(*q->keys));
+	if (q->calls == NULL)
+		q->calls = core_xcalloc(1, sizeof(*q->calls));
 	q->spec.keys = q->keys;
 	q->spec.nkeys = q->nkeys;
 	q->spec.aggs = q->calls;
