@@ -8,8 +8,11 @@
  * parse back to the same trees, core_expr_print's promise), with the
  * keys under their output names and the arguments under names of their
  * own, "#a0", "#a1", ...: no column name the user can write without
- * quotes.  The lists are short and planned once.
+ * quotes, and when a key's name is so written, with more '#'s in front
+ * until no key's name starts like them.  The lists are short and planned
+ * once.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +30,8 @@ struct core_agg_query {
 	uint32_t *keys;			/* owned */
 	struct core_agg_call *calls;	/* owned */
 	char **names;			/* owned, one per call */
+	char **keynames;		/* owned, one per key */
+	char pfx[40];			/* the arguments' names: pfx, N */
 	uint32_t nkeys, ncalls, nargs;
 };
 
@@ -86,6 +91,7 @@ plan_by(struct core_agg_query *q, const char *by,
 	if ((rc = core_select_parse(by, strlen(by), &sl, err)) != 0)
 		return rc;
 	q->keys = core_xmalloc(sl->nitems * sizeof(*q->keys));
+	q->keynames = core_xcalloc(sl->nitems, sizeof(*q->keynames));
 	for (i = 0; i < sl->nitems; i++) {
 		const struct core_select_item *it = &sl->items[i];
 		char *text = NULL;
@@ -106,6 +112,7 @@ plan_by(struct core_agg_query *q, const char *by,
 		else
 			name = text = core_expr_print(it->expr);
 		put_item(q, it->expr, name);
+		q->keynames[q->nkeys] = core_xstrdup(name);
 		free(text);
 		q->keys[q->nkeys] = q->nkeys;
 		q->nkeys++;
@@ -133,7 +140,7 @@ plan_aggs(struct core_agg_query *q, const char *src,
 		const struct core_expr *e = it->expr;
 		struct core_agg_call *c;
 		enum core_agg_fn fn;
-		char arg[16];
+		char arg[sizeof(q->pfx) + 12];
 
 		if (it->star || e->kind != CORE_EXPR_FUNC) {
 			rc = core_expr_err(err, CORE_EUSAGE, src, len, it->off,
@@ -178,13 +185,36 @@ plan_aggs(struct core_agg_query *q, const char *src,
 			    e->kids[0]->off, e->kids[0]->len, "%s", e2.msg);
 			break;
 		}
-		snprintf(arg, sizeof(arg), "#a%u", q->nargs);
+		snprintf(arg, sizeof(arg), "%s%u", q->pfx, q->nargs);
 		put_item(q, e->kids[0], arg);
 		c->arg = (int32_t)(q->nkeys + q->nargs);
 		q->nargs++;
 	}
 	core_select_free(sl);
 	return rc;
+}
+
+/* The prefix of the arguments' names: "#a", with a '#' more in front
+ * while some key's name starts with it (a column can be "#a0"). */
+static void
+arg_prefix(struct core_agg_query *q)
+{
+	bool again = true;
+	size_t n;
+	uint32_t i;
+
+	strcpy(q->pfx, "#a");
+	while (again) {
+		again = false;
+		n = strlen(q->pfx);
+		for (i = 0; i < q->nkeys && n + 2 < sizeof(q->pfx); i++)
+			if (strncmp(q->keynames[i], q->pfx, n) == 0) {
+				memmove(q->pfx + 1, q->pfx, n + 1);
+				q->pfx[0] = '#';
+				again = true;
+				break;
+			}
+	}
 }
 
 int
@@ -202,6 +232,7 @@ core_agg_query_new(const char *by, const char *const *aggs, size_t naggs,
 	put(q, "");
 	if (by != NULL && *by != '\0' && (rc = plan_by(q, by, in, err)) != 0)
 		goto fail;
+	arg_prefix(q);
 	for (k = 0; k < naggs; k++) {
 		*which = (int)k;
 		if ((rc = plan_aggs(q, aggs[k], in, err)) != 0)
@@ -212,6 +243,12 @@ core_agg_query_new(const char *by, const char *const *aggs, size_t naggs,
 		put(q, "TRUE AS \"#rows\"");
 	for (i = 0; i < q->ncalls; i++)
 		q->calls[i].name = q->names[i];
+	/* Never NULL arrays, even empty: the planner copies them with
+	 * memcpy, for which NULL is undefined whatever the length. */
+	if (q->keys == NULL)
+		q->keys = core_xcalloc(1, sizeof(*q->keys));
+	if (q->calls == NULL)
+		q->calls = core_xcalloc(1, sizeof(*q->calls));
 	q->spec.keys = q->keys;
 	q->spec.nkeys = q->nkeys;
 	q->spec.aggs = q->calls;
@@ -233,6 +270,9 @@ core_agg_query_free(struct core_agg_query *q)
 	for (i = 0; i < q->ncalls; i++)
 		free(q->names[i]);
 	free(q->names);
+	for (i = 0; i < q->nkeys; i++)
+		free(q->keynames[i]);
+	free(q->keynames);
 	free(q->calls);
 	free(q->keys);
 	free(q->select);
