@@ -276,7 +276,8 @@ core_agg_plan_new(const struct core_agg_spec *spec,
 	v->naggs = spec->naggs;
 	v->keys = core_xcalloc(spec->nkeys + 1, sizeof(*v->keys));
 	v->aggs = core_xcalloc(spec->naggs + 1, sizeof(*v->aggs));
-	memcpy(v->keys, spec->keys, spec->nkeys * sizeof(*v->keys));
+	if (spec->nkeys > 0)
+		memcpy(v->keys, spec->keys, spec->nkeys * sizeof(*v->keys));
 	p->out = core_schema_new(spec->nkeys + spec->naggs);
 	v->keyschema = core_schema_new(spec->nkeys);
 	nst = spec->nkeys;

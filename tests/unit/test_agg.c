@@ -698,7 +698,8 @@ check_case(const struct table *t, const struct tcase *tc, uint32_t blen,
 	sort_t = t;
 	sort_keys = tc->keys;
 	sort_nkeys = tc->nkeys;
-	qsort(idx, n, sizeof(*idx), row_cmp);
+	if (n > 0)
+		qsort(idx, n, sizeof(*idx), row_cmp);
 	if (tc->nkeys == 0) {
 		gs[ng++] = 0;
 	} else {
