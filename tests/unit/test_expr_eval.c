@@ -2359,6 +2359,100 @@ static const struct {
 	{ "sqrt(-1.0)", "ERROR", "" },
 	{ "ln(0.0)", "ERROR", "" },
 	{ "power(2, 0.5)", "1.4142135623730951", "float64" },
+	/* wide decimals: SELECT (<expr>)::VARCHAR, typeof(<expr>) */
+	{ "CAST('99999999999999999999999999999999999999' AS DECIMAL(38,0)) + 1",
+	    "ERROR", "" },
+	{ "CAST('-99999999999999999999999999999999999999' AS DECIMAL(38,0)) - "
+	    "1", "ERROR", "" },
+	{ "CAST('99999999999999999999999999999999999999' AS DECIMAL(38,0)) - 1",
+	    "99999999999999999999999999999999999998", "decimal(38,0)" },
+	{ "CAST('9999999999999999999999999999.9999999999' AS DECIMAL(38,10)) "
+	    "* 2", "ERROR", "" },
+	{ "-CAST('-99999999999999999999999999999999999999' AS DECIMAL(38,0))",
+	    "99999999999999999999999999999999999999", "decimal(38,0)" },
+	{ "abs(CAST('-99999999999999999999999999999999999999' AS "
+	    "DECIMAL(38,0)))", "99999999999999999999999999999999999999",
+	    "decimal(38,0)" },
+	{ "CAST(1.25 AS DECIMAL(30,2)) * CAST(3.5 AS DECIMAL(30,1))", "4.375",
+	    "decimal(38,3)" },
+	{ "round(CAST('12345678901234567890.125' AS DECIMAL(30,3)), 2)",
+	    "12345678901234567890.13", "decimal(30,2)" },
+	{ "round(CAST('-12345678901234567890.125' AS DECIMAL(30,3)), 2)",
+	    "-12345678901234567890.13", "decimal(30,2)" },
+	{ "round(CAST('-12345678901234567890.125' AS DECIMAL(30,3)), -3)",
+	    "-12345678901234568000", "decimal(30,0)" },
+	{ "floor(CAST('-12345678901234567890.5' AS DECIMAL(30,1)))",
+	    "-12345678901234567891", "decimal(30,0)" },
+	{ "ceil(CAST('-12345678901234567890.5' AS DECIMAL(30,1)))",
+	    "-12345678901234567890", "decimal(30,0)" },
+	{ "round(CAST('-12345678901234567890.5' AS DECIMAL(30,1)))",
+	    "-12345678901234567891", "decimal(30,0)" },
+	{ "CAST(CAST('12345678901234567890.5' AS DECIMAL(21,1)) AS BIGINT)",
+	    "ERROR", "" },
+	{ "CAST(CAST('1234567890123456789.5' AS DECIMAL(20,1)) AS BIGINT)",
+	    "1234567890123456790", "int64" },
+	{ "CAST(CAST('-2.5' AS DECIMAL(20,1)) AS INTEGER)", "-3", "int32" },
+	{ "CAST(CAST('12345678901234567890.125' AS DECIMAL(30,3)) AS "
+	    "DECIMAL(25,2))", "12345678901234567890.13", "decimal(25,2)" },
+	{ "CAST(CAST('-12345678901234567890.125' AS DECIMAL(30,3)) AS "
+	    "DECIMAL(9,2))", "ERROR", "" },
+	/* DuckDB prints 1.2345678901234567e+19, the same double. */
+	{ "CAST(CAST('12345678901234567890.125' AS DECIMAL(30,3)) AS DOUBLE)",
+	    "12345678901234567000", "float64" },
+	{ "CAST(CAST('0.1' AS DECIMAL(38,37)) AS DOUBLE)", "0.1", "float64" },
+	{ "CAST(1e20 AS DECIMAL(30,2))", "100000000000000000000.00",
+	    "decimal(30,2)" },
+	{ "CAST(-2.5 AS DECIMAL(9,1)) * CAST(1 AS DECIMAL(30,0))", "-2.5",
+	    "decimal(38,1)" },
+	{ "CAST(CAST('12345678901234567890.125' AS DECIMAL(30,3)) AS VARCHAR)",
+	    "12345678901234567890.125", "string" },
+	{ "CAST('12345678901234567890.125' AS DECIMAL(30,3)) || 'x'",
+	    "12345678901234567890.125x", "string" },
+	{ "CAST('12345678901234567890.125' AS DECIMAL(30,3)) % 7", "1.125",
+	    "decimal(30,3)" },
+	{ "CAST('-12345678901234567890.125' AS DECIMAL(30,3)) % CAST(7 AS "
+	    "DECIMAL(20,0))", "-1.125", "decimal(30,3)" },
+	/* DuckDB: 6.172839450617284e+18. */
+	{ "CAST('12345678901234567890.125' AS DECIMAL(30,3)) / 2",
+	    "6172839450617284000", "float64" },
+	{ "CAST('12345678901234567890.125' AS DECIMAL(30,3)) > "
+	    "12345678901234567890.12", "true", "bool" },
+	{ "CAST('0.00000000000000000000000000000000000001' AS DECIMAL(38,38)) "
+	    "> 0", "true", "bool" },
+	/* DuckDB casts both sides to decimal(38,38) and fails ("value is
+	 * out of range"); colpipe compares exactly. */
+	{ "CAST('99999999999999999999999999999999999999' AS DECIMAL(38,0)) > "
+	    "CAST('0.00000000000000000000000000000000000001' AS "
+	    "DECIMAL(38,38))", "true", "bool" },
+	{ "CAST('-99999999999999999999999999999999999999' AS DECIMAL(38,0)) < "
+	    "CAST('0.1' AS DECIMAL(38,38))", "true", "bool" },
+	{ "CAST('12345678901234567890.5' AS DECIMAL(30,1)) IN "
+	    "(12345678901234567890.5, 1)", "true", "bool" },
+	{ "CAST('12345678901234567890.5' AS DECIMAL(30,1)) IN "
+	    "(12345678901234567890.55, 1)", "false", "bool" },
+	{ "greatest(CAST('12345678901234567890.5' AS DECIMAL(30,1)), 1.25)",
+	    "12345678901234567890.50", "decimal(31,2)" },
+	{ "least(CAST('12345678901234567890.5' AS DECIMAL(30,1)), 1.25)", "1.25",
+	    "decimal(31,2)" },
+	{ "coalesce(NULL, CAST('1.5' AS DECIMAL(30,1)))", "1.5",
+	    "decimal(30,1)" },
+	{ "sign(CAST('-12345678901234567890.5' AS DECIMAL(30,1)))", "-1",
+	    "int32" },
+	{ "12345678901234567890.5 * 2", "24691357802469135781.0",
+	    "decimal(31,1)" },
+	{ "0.5 + .5", "1.0", "decimal(3,1)" },
+	{ "CAST(7 AS DECIMAL(20,0)) % 0", "NULL", "decimal(20,0)" },
+	{ "nullif(CAST(1.5 AS DECIMAL(30,1)), 1.5)", "NULL", "decimal(30,1)" },
+	{ "CASE WHEN 1 > 0 THEN CAST(1.5 AS DECIMAL(30,1)) ELSE 2 END", "1.5",
+	    "decimal(30,1)" },
+	{ "CAST(1.5 AS DECIMAL(15,2)) * CAST(2 AS DECIMAL(15,2)) * CAST(3 AS "
+	    "DECIMAL(15,2))", "9.000000", "decimal(18,6)" },
+	{ "CAST('9999999999999999.99' AS DECIMAL(18,2)) + "
+	    "CAST('9999999999999999.99' AS DECIMAL(18,2))", "ERROR", "" },
+	{ "CAST('99999999999999999999.5' AS DECIMAL(38,1)) = "
+	    "CAST('99999999999999999999.5' AS DOUBLE)", "true", "bool" },
+	{ "CAST('12345678901234567890.125' AS DECIMAL(30,3)) + "
+	    "0.0000000000000000001", "ERROR", "" },
 };
 
 /* The one value of a one-row column as colpipe prints it. */
@@ -2381,6 +2475,10 @@ format_cell(const struct core_column *c, char *buf)
 		break;
 	case CORE_TYPE_DECIMAL:
 		n = core_format_decimal(((const int64_t *)c->values)[0],
+		    c->type.scale, buf);
+		break;
+	case CORE_TYPE_DECIMAL128:
+		n = core_format_decimal128(core_i128_load(c->values),
 		    c->type.scale, buf);
 		break;
 	case CORE_TYPE_TIMESTAMP:
@@ -2479,6 +2577,23 @@ test_runtime_errors(void)
 	/* Not a bool: no filter. */
 	CHECK_EQ_INT(core_expr_eval_filter(b, &bt, NULL, 8, out, &nout,
 	    &err), CORE_EUSAGE);
+	core_expr_bound_free(b);
+	core_expr_free(e);
+	/* decimal128: one past 10^38 - 1, never a wrap. */
+	src = "v + 0.0000000001";
+	for (r = 0; r < 8; r++)
+		core_i128_store((char *)bt.cols[C_X].values + 16 * r, r == 4 ?
+		    p10(38) - 1 : -(p10(38) - 1));
+	bt.cols[C_X].validity = NULL;
+	CHECK(core_expr_parse(src, strlen(src), &e, &err) == 0);
+	CHECK(core_expr_bind(e, src, strlen(src), s, &b, &err) == 0);
+	b->row_base = 0;
+	CHECK_EQ_INT(core_expr_eval_project(b, &bt, sel, 3, &col, &err),
+	    CORE_EDATA);
+	CHECK_EQ_STR(err.msg, "row 4: decimal(38,10) overflow in "
+	    "'v + 0.0000000001'");
+	CHECK_EQ_INT(core_expr_eval_project(b, &bt, sel, 2, &col, &err), 0);
+	CHECK(core_i128_load((char *)col.values + 16) == -(p10(38) - 1) + 1);
 	core_expr_bound_free(b);
 	core_expr_free(e);
 	core_expr_column_release(&col);
