@@ -784,11 +784,12 @@ bind_arith(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 		    s < CORE_DECIMAL_MAX_PRECISION)
 			p = CORE_DECIMAL_MAX_PRECISION;
 	} else {
-		/* Both sides go to the larger scale.  The remainder has
-		 * no more integer digits than the smaller side, the sum
-		 * one more than the larger; DuckDB keeps a sum of 18-digit
-		 * operands at 18 digits, caps one at 38, and computes a
-		 * remainder of more than 38 digits in double. */
+		/* Both sides go to the larger scale.  DuckDB gives the
+		 * remainder the larger side's integer digits (d % 2 on a
+		 * decimal(9,2) is decimal(12,2)) and the sum one more; it
+		 * keeps a sum of operands of at most 18 digits at 18,
+		 * caps one at 38, and computes a remainder of more than
+		 * 38 digits in double. */
 		s = sa > sb ? sa : sb;
 		p = (pa - sa > pb - sb ? pa - sa : pb - sb) + s;
 		if (e->op != CORE_OP_MOD) {

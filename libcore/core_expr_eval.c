@@ -751,8 +751,17 @@ eval_cmp(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 	}
 	case CORE_PHYS_I128: {
 		const core_i128 *A = ka->out.v, *B = kb->out.v;
-		core_i128 fa = n->wfa, fb = n->wfb;
+		core_i128 fa = n->wfa, fb = n->wfb, x, y;
 
+		if (fa == 1 && fb == 1) {
+			for (i = 0; i < cnt; i++) {
+				r = sel[i];
+				x = A[r & ma];
+				y = B[r & mb];
+				O[r] = lut[(x > y) - (x < y) + 1];
+			}
+			break;
+		}
 		for (i = 0; i < cnt; i++) {
 			r = sel[i];
 			O[r] = lut[cmp_scaled_w(A[r & ma], fa, B[r & mb], fb) +
