@@ -49,6 +49,7 @@ bnode_new(enum core_bnode_kind kind, const struct core_expr *e)
 	n->kind = kind;
 	n->col = -1;
 	n->fa = n->fb = 1;
+	n->wfa = n->wfb = 1;
 	n->lo = INT64_MIN;
 	n->hi = INT64_MAX;
 	if (e != NULL) {
@@ -79,6 +80,7 @@ bnode_free(struct core_bnode *n)
 	free(n->k.s);
 	free(n->like.pat);
 	free(n->set.i);
+	free(n->set.w);
 	free(n->set.f);
 	free(n->set.s);
 	free(n->set.sbytes);
@@ -102,6 +104,8 @@ phys_of(enum core_type id)
 		return CORE_PHYS_STR;
 	case CORE_TYPE_BOOL:
 		return CORE_PHYS_BOOL;
+	case CORE_TYPE_DECIMAL128:
+		return CORE_PHYS_I128;
 	default:
 		/* TYPE_ANY, a NULL constant, reads as a bool until typed. */
 		return id == TYPE_ANY ? CORE_PHYS_BOOL : CORE_PHYS_I64;
@@ -120,11 +124,26 @@ mktype(enum core_type id, unsigned p, unsigned s)
 	return t;
 }
 
+/* 10^k for k <= 38. */
+static core_i128
+pow10w(unsigned k)
+{
+	core_i128 v = 1;
+
+	while (k-- > 0)
+		v *= 10;
+	return v;
+}
+
 static void
 set_type(struct core_bnode *n, struct core_coltype t)
 {
 	n->type = t;
 	n->phys = phys_of(t.id);
+	if (t.id == CORE_TYPE_DECIMAL128) {
+		n->whi = pow10w(t.precision) - 1;
+		n->wlo = -n->whi;
+	}
 }
 
 static bool
@@ -136,7 +155,7 @@ is_int(enum core_type id)
 static bool
 is_num(enum core_type id)
 {
-	return is_int(id) || id == CORE_TYPE_DECIMAL ||
+	return is_int(id) || core_type_is_decimal(id) ||
 	    id == CORE_TYPE_FLOAT64;
 }
 
@@ -181,32 +200,25 @@ type_range(struct core_coltype t, int64_t *lo, int64_t *hi)
 	}
 }
 
-/* Digits of an integer constant's magnitude (1 for 0). */
-static unsigned
-int_digits(int64_t v)
-{
-	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-	unsigned d = 1;
-
-	while (d < 20 && u >= core_pow10_u64[d])
-		d++;
-	return d;
-}
-
-/* A number as a decimal(p, s) for DuckDB's decimal rules: an integer
- * literal by its digits, an int32 as (10,0), an int64 as (19,0). */
+/* A number as a decimal(p, s) for DuckDB's decimal rules: an int32 (an
+ * integer literal that fits one too) as (10,0), an int64 as (19,0). */
 static void
 dec_view(const struct core_bnode *n, unsigned *p, unsigned *s)
 {
 	*s = 0;
-	if (n->type.id == CORE_TYPE_DECIMAL) {
+	if (core_type_is_decimal(n->type.id)) {
 		*p = n->type.precision;
 		*s = n->type.scale;
-	} else if (n->kind == CORE_BN_CONST && !n->k.null) {
-		*p = int_digits(n->k.i);
 	} else {
 		*p = n->type.id == CORE_TYPE_INT32 ? 10 : 19;
 	}
+}
+
+/* The scale of a number's type (0 for integers). */
+static unsigned
+scale_of(struct core_coltype t)
+{
+	return core_type_is_decimal(t.id) ? t.scale : 0;
 }
 
 static int
@@ -217,14 +229,13 @@ err_at(struct binder *bd, uint32_t off, uint32_t len, const char *msg)
 }
 
 static int
-too_wide(struct binder *bd, const struct core_expr *e, unsigned p,
-    unsigned s)
+too_wide(struct binder *bd, const struct core_expr *e, unsigned s)
 {
 	char msg[160];
 
-	snprintf(msg, sizeof(msg), "the result, decimal(%u,%u), needs "
-	    "%u digits; more than %d are not supported yet", p, s, p,
-	    CORE_DECIMAL_MAX_PRECISION);
+	snprintf(msg, sizeof(msg), "the product needs a scale of %u; at "
+	    "most %d is supported (cast an operand to a smaller scale or "
+	    "to double)", s, CORE_DECIMAL128_MAX_PRECISION);
 	return err_at(bd, e->op_len ? e->op_off : e->off,
 	    e->op_len ? e->op_len : e->len, msg);
 }
@@ -289,6 +300,9 @@ fold(struct binder *bd, struct core_bnode **np)
 		case CORE_TYPE_FLOAT64:
 			k->k.f = ((double *)col.values)[0];
 			break;
+		case CORE_TYPE_DECIMAL128:
+			k->k.w = core_i128_load(col.values);
+			break;
 		case CORE_TYPE_STRING:
 			k->k.slen = (uint32_t)col.offsets[1];
 			k->k.s = core_xmalloc((size_t)k->k.slen + 1);
@@ -349,6 +363,17 @@ cast_to(struct binder *bd, struct core_bnode **np, struct core_coltype t)
 	return fold(bd, np);
 }
 
+/* A number beside an I128 operand as a decimal128 of its own scale, so
+ * that both sides of a kernel have one class. */
+static int
+widen(struct binder *bd, struct core_bnode **np)
+{
+	if ((*np)->phys == CORE_PHYS_I128)
+		return 0;
+	return cast_to(bd, np, core_type_decimal(
+	    CORE_DECIMAL128_MAX_PRECISION, scale_of((*np)->type)));
+}
+
 /* The type two values of a CASE, coalesce or IN list share. */
 static int
 common_type(struct binder *bd, const struct core_bnode *a,
@@ -356,7 +381,7 @@ common_type(struct binder *bd, const struct core_bnode *a,
 {
 	char msg[160], b1[CORE_TYPE_NAME_MAX], b2[CORE_TYPE_NAME_MAX];
 	enum core_type x = a->type.id, y = b->type.id;
-	unsigned pa, sa, pb, sb, s, id;
+	unsigned pa, sa, pb, sb, s, id, p;
 
 	if (x == TYPE_ANY) {
 		*out = b->type;
@@ -376,15 +401,14 @@ common_type(struct binder *bd, const struct core_bnode *a,
 			dec_view(b, &pb, &sb);
 			s = sa > sb ? sa : sb;
 			id = pa - sa > pb - sb ? pa - sa : pb - sb;
-			if (id + s > CORE_DECIMAL_MAX_PRECISION) {
-				snprintf(msg, sizeof(msg), "%s and %s need "
-				    "decimal(%u,%u); more than %d digits are "
-				    "not supported yet", tname(a->type, b1),
-				    tname(b->type, b2), id + s, s,
-				    CORE_DECIMAL_MAX_PRECISION);
-				return err_at(bd, b->off, b->len, msg);
+			p = id + s;
+			/* DuckDB keeps the integer digits and drops
+			 * fraction digits beyond 38. */
+			if (p > CORE_DECIMAL128_MAX_PRECISION) {
+				p = CORE_DECIMAL128_MAX_PRECISION;
+				s = p - id;
 			}
-			*out = mktype(CORE_TYPE_DECIMAL, id + s, s);
+			*out = core_type_decimal(p, s);
 		}
 		return 0;
 	}
@@ -574,21 +598,29 @@ bind_literal(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 		for (i = 0; i < e->text_len; i++) {
 			if (!isdigit((unsigned char)e->text[i]))
 				continue;
+			/* DuckDB counts every digit written: 0.5 is
+			 * decimal(2,1), .5 decimal(1,1). */
 			if (dot != NULL && e->text + i > dot)
 				s++;
-			else if (p > 0 || e->text[i] != '0')
-				p++;
+			p++;
 		}
-		p += s;
 		if (p == 0)
 			p = 1;
-		if (p > CORE_DECIMAL_MAX_PRECISION)
-			return err_at(bd, e->off, e->len, "a decimal literal "
-			    "of more than 18 digits is not supported yet");
-		if (core_parse_decimal(e->text, e->text_len, (uint8_t)p,
+		if (p > CORE_DECIMAL128_MAX_PRECISION) {
+			/* DuckDB's double for longer literals. */
+			if (core_parse_float64(e->text, e->text_len,
+			    &c->k.f) != 0)
+				return err_at(bd, e->off, e->len,
+				    "bad decimal");
+			set_type(c, mktype(CORE_TYPE_FLOAT64, 0, 0));
+			return 0;
+		}
+		set_type(c, core_type_decimal(p, s));
+		if (c->phys == CORE_PHYS_I128 ? core_parse_decimal128(e->text,
+		    e->text_len, (uint8_t)p, (uint8_t)s, &c->k.w) != 0 :
+		    core_parse_decimal(e->text, e->text_len, (uint8_t)p,
 		    (uint8_t)s, &c->k.i) != 0)
 			return err_at(bd, e->off, e->len, "bad decimal");
-		set_type(c, mktype(CORE_TYPE_DECIMAL, p, s));
 		return 0;
 	case CORE_LIT_FLOAT:
 		c->k.f = e->value.f;
@@ -665,7 +697,7 @@ bind_arith(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 	char msg[200], b1[CORE_TYPE_NAME_MAX], b2[CORE_TYPE_NAME_MAX];
 	struct core_bnode *n, *a, *b;
 	enum core_type x, y;
-	unsigned pa, sa, pb, sb, p, s;
+	unsigned pa, sa, pb, sb, p, s, wide;
 	bool add = e->op == CORE_OP_ADD, sub = e->op == CORE_OP_SUB;
 	int rc;
 
@@ -735,32 +767,61 @@ bind_arith(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 	}
 	dec_view(a, &pa, &sa);
 	dec_view(b, &pb, &sb);
-	if (e->op == CORE_OP_MOD) {
-		/* DuckDB sizes % by the operands' types, an integer
-		 * literal as the int32 or int64 it is (d % 2 on a
-		 * decimal(9,2) is decimal(12,2)); both sides go to the
-		 * larger scale, and the remainder has no more integer
-		 * digits than the smaller side. */
-		if (a->type.id != CORE_TYPE_DECIMAL)
-			pa = a->type.id == CORE_TYPE_INT32 ? 10 : 19;
-		if (b->type.id != CORE_TYPE_DECIMAL)
-			pb = b->type.id == CORE_TYPE_INT32 ? 10 : 19;
-		s = sa > sb ? sa : sb;
-		p = (pa - sa > pb - sb ? pa - sa : pb - sb) + s;
-		n->fa = pow10i(s - sa);
-		n->fb = pow10i(s - sb);
-	} else if (e->op == CORE_OP_MUL) {
+	wide = pa > pb ? pa : pb;
+	if (e->op == CORE_OP_MUL) {
+		/* DuckDB: p1 + p2 digits, at most 38; a product of
+		 * operands of at most 18 digits each, at a scale below
+		 * 18, stays at 18 digits (checked for overflow) rather
+		 * than going to 128 bits. */
 		p = pa + pb;
 		s = sa + sb;
+		if (s > CORE_DECIMAL128_MAX_PRECISION)
+			return too_wide(bd, e, s);
+		if (p > CORE_DECIMAL128_MAX_PRECISION)
+			p = CORE_DECIMAL128_MAX_PRECISION;
+		if (p > CORE_DECIMAL_MAX_PRECISION &&
+		    wide <= CORE_DECIMAL_MAX_PRECISION &&
+		    s < CORE_DECIMAL_MAX_PRECISION)
+			p = CORE_DECIMAL_MAX_PRECISION;
 	} else {
+		/* Both sides go to the larger scale.  DuckDB gives the
+		 * remainder the larger side's integer digits (d % 2 on a
+		 * decimal(9,2) is decimal(12,2)) and the sum one more; it
+		 * keeps a sum of operands of at most 18 digits at 18,
+		 * caps one at 38, and computes a remainder of more than
+		 * 38 digits in double. */
 		s = sa > sb ? sa : sb;
-		p = (pa - sa > pb - sb ? pa - sa : pb - sb) + s + 1;
+		p = (pa - sa > pb - sb ? pa - sa : pb - sb) + s;
+		if (e->op != CORE_OP_MOD) {
+			p++;
+			if (p > CORE_DECIMAL_MAX_PRECISION &&
+			    wide <= CORE_DECIMAL_MAX_PRECISION)
+				p = CORE_DECIMAL_MAX_PRECISION;
+			if (p > CORE_DECIMAL128_MAX_PRECISION)
+				p = CORE_DECIMAL128_MAX_PRECISION;
+		} else if (p > CORE_DECIMAL128_MAX_PRECISION) {
+			set_type(n, mktype(CORE_TYPE_FLOAT64, 0, 0));
+			if ((rc = cast_to(bd, &n->kids[0], n->type)) != 0 ||
+			    (rc = cast_to(bd, &n->kids[1], n->type)) != 0)
+				return rc;
+			return fold(bd, out);
+		}
+	}
+	set_type(n, core_type_decimal(p, s));
+	if (n->phys == CORE_PHYS_I128) {
+		if ((rc = widen(bd, &n->kids[0])) != 0 ||
+		    (rc = widen(bd, &n->kids[1])) != 0)
+			return rc;
+		if (e->op != CORE_OP_MUL) {
+			n->wfa = pow10w(s - sa);
+			n->wfb = pow10w(s - sb);
+		}
+		return fold(bd, out);
+	}
+	if (e->op != CORE_OP_MUL) {
 		n->fa = pow10i(s - sa);
 		n->fb = pow10i(s - sb);
 	}
-	if (p > CORE_DECIMAL_MAX_PRECISION)
-		return too_wide(bd, e, p, s);
-	set_type(n, mktype(CORE_TYPE_DECIMAL, p, s));
 	type_range(n->type, &n->lo, &n->hi);
 	return fold(bd, out);
 }
@@ -796,6 +857,16 @@ type_cmp(struct binder *bd, struct core_bnode *n)
 		/* Exact: both sides at the larger scale, in 128 bits. */
 		s = a->type.scale > b->type.scale ? a->type.scale :
 		    b->type.scale;
+		if (a->phys == CORE_PHYS_I128 || b->phys == CORE_PHYS_I128) {
+			/* Scaling may pass 128 bits: see eval_cmp.  (a and
+			 * b are gone once widened.) */
+			n->wfa = pow10w(s - a->type.scale);
+			n->wfb = pow10w(s - b->type.scale);
+			if ((rc = widen(bd, &n->kids[0])) != 0 ||
+			    (rc = widen(bd, &n->kids[1])) != 0)
+				return rc;
+			return 0;
+		}
 		n->fa = pow10i(s - a->type.scale);
 		n->fb = pow10i(s - b->type.scale);
 		return 0;
@@ -920,22 +991,35 @@ cmp_bstr(const void *a, const void *b)
 	return (x->n > y->n) - (x->n < y->n);
 }
 
-/* An item constant of the probe's I64 type, exactly, or false when no
- * probe value can equal it (more fraction digits than the probe has). */
-static bool
-item_exact(const struct core_bnode *k, struct core_coltype pt, int64_t *v)
+static int
+cmp_w(const void *a, const void *b)
 {
-	unsigned ks = k->type.id == CORE_TYPE_DECIMAL ? k->type.scale : 0;
-	unsigned ps = pt.id == CORE_TYPE_DECIMAL ? pt.scale : 0;
-	int64_t f;
+	core_i128 x = *(const core_i128 *)a, y = *(const core_i128 *)b;
 
-	if (ks <= ps)
-		return !__builtin_mul_overflow(k->k.i, pow10i(ps - ks), v);
-	f = pow10i(ks - ps);
-	if (k->k.i % f != 0)
-		return false;
-	*v = k->k.i / f;
-	return true;
+	return (x > y) - (x < y);
+}
+
+/* An item constant of the probe x's I64 or I128 type, exactly, or false
+ * when no probe value can equal it (more fraction digits than the probe
+ * has, or beyond its class). */
+static bool
+item_exact(const struct core_bnode *k, const struct core_bnode *x,
+    core_i128 *v)
+{
+	unsigned ks = scale_of(k->type), ps = scale_of(x->type);
+	core_i128 w = k->phys == CORE_PHYS_I128 ? k->k.w : k->k.i, f;
+
+	if (ks <= ps) {
+		if (__builtin_mul_overflow(w, pow10w(ps - ks), v))
+			return false;
+	} else {
+		f = pow10w(ks - ps);
+		if (w % f != 0)
+			return false;
+		*v = w / f;
+	}
+	return x->phys == CORE_PHYS_I128 || (*v >= INT64_MIN &&
+	    *v <= INT64_MAX);
 }
 
 /* Builds the sorted set of IN's constant items (n->kids[1..]) for the
@@ -947,6 +1031,7 @@ build_set(struct binder *bd, struct core_bnode *n)
 	struct core_inset *set = &n->set;
 	struct core_bnode *x = n->kids[0], *k;
 	uint32_t i, m = 0, j;
+	core_i128 v;
 	bool flt = x->type.id == CORE_TYPE_FLOAT64;
 	size_t bytes = 0;
 	int rc;
@@ -995,6 +1080,7 @@ build_set(struct binder *bd, struct core_bnode *n)
 		if (n->kids[i]->type.id == CORE_TYPE_STRING)
 			bytes += n->kids[i]->k.slen;
 	set->i = core_xmalloc(n->nkids * sizeof(*set->i));
+	set->w = core_xmalloc(n->nkids * sizeof(*set->w));
 	set->f = core_xmalloc(n->nkids * sizeof(*set->f));
 	set->s = core_xmalloc(n->nkids * sizeof(*set->s));
 	set->sbytes = core_xmalloc(bytes + 1);
@@ -1018,9 +1104,13 @@ build_set(struct binder *bd, struct core_bnode *n)
 		case CORE_PHYS_BOOL:
 			set->i[m++] = k->k.b;
 			break;
+		case CORE_PHYS_I128:
+			if (item_exact(k, x, &v))
+				set->w[m++] = v;
+			break;
 		default:
-			if (item_exact(k, x->type, &set->i[m]))
-				m++;
+			if (item_exact(k, x, &v))
+				set->i[m++] = (int64_t)v;
 			break;
 		}
 	}
@@ -1036,6 +1126,12 @@ build_set(struct binder *bd, struct core_bnode *n)
 		for (i = j = 0; i < m; i++)
 			if (j == 0 || cmp_bstr(&set->s[j - 1], &set->s[i]))
 				set->s[j++] = set->s[i];
+		break;
+	case CORE_PHYS_I128:
+		qsort(set->w, m, sizeof(*set->w), cmp_w);
+		for (i = j = 0; i < m; i++)
+			if (j == 0 || set->w[j - 1] != set->w[i])
+				set->w[j++] = set->w[i];
 		break;
 	default:
 		qsort(set->i, m, sizeof(*set->i), cmp_i64);
@@ -1473,7 +1569,7 @@ is_datelike(struct core_bnode *k)
 static void
 type_dec_round(struct core_bnode *n, struct core_coltype t)
 {
-	int s = t.id == CORE_TYPE_DECIMAL ? t.scale : 0;
+	int s = (int)scale_of(t);
 	int d = n->fn == CORE_BF_ROUND ? n->days : 0, k, up = 0;
 
 	set_type(n, t);
@@ -1485,9 +1581,14 @@ type_dec_round(struct core_bnode *n, struct core_coltype t)
 	k = s - d;		/* digits dropped */
 	if (d < 0)
 		up = -d;	/* zeros put back */
-	if (t.id == CORE_TYPE_DECIMAL)
-		set_type(n, mktype(CORE_TYPE_DECIMAL, t.precision,
+	if (core_type_is_decimal(t.id))
+		set_type(n, core_type_decimal(t.precision,
 		    d > 0 ? (unsigned)d : 0));
+	if (n->phys == CORE_PHYS_I128) {
+		n->wfa = k > 38 ? 0 : pow10w((unsigned)k);
+		n->wfb = up > 38 ? 0 : pow10w((unsigned)up);
+		return;
+	}
 	/* fa 0: more digits dropped than a value has, every result 0. */
 	n->fa = k > 18 ? 0 : pow10i((unsigned)k);
 	n->fb = up > 18 ? 0 : pow10i((unsigned)up);

@@ -11,21 +11,30 @@
  *
  * Result types (DuckDB's, within what core_col can hold):
  *   - integer literals are int32 when they fit, else int64; next to a
- *     decimal an integer literal counts as decimal(digits,0), an int32
- *     column as decimal(10,0), an int64 column as decimal(19,0);
+ *     decimal an int32 (a literal too) counts as decimal(10,0), an int64
+ *     as decimal(19,0); a decimal literal has every digit written (0.5
+ *     is decimal(2,1), .5 decimal(1,1)), and one of more than 38 digits
+ *     is a float64;
  *   - int32 op int32 is int32, int64 with either int64 (+ - * %); an
  *     overflow at run time is CORE_EDATA "row N: ... overflow", never a
  *     wrap;
  *   - decimal(p1,s1) + or - decimal(p2,s2) is decimal(max(p1-s1,p2-s2) +
- *     max(s1,s2) + 1, max(s1,s2)); * is decimal(p1+p2, s1+s2); a result
- *     wider than 18 digits is a bind error for now (no wide decimals yet);
+ *     max(s1,s2) + 1, max(s1,s2)); * is decimal(p1+p2, s1+s2); either
+ *     at most 38 digits, and at most 18 when p1, p2 <= 18 (for * only
+ *     when s1+s2 < 18), as DuckDB keeps such results in 64 bits; a
+ *     product of scale s1+s2 > 38 is a bind error.  Results of 19..38
+ *     digits are decimal128 (CORE_PHYS_I128).  A value beyond
+ *     +-(10^p - 1) of its type is a run-time overflow;
  *   - / is always float64 division (DuckDB's "/" on integers and
  *     decimals), IEEE: x / 0 is inf, -inf or nan; % on integers is the
  *     C remainder (sign of the dividend), x % 0 is NULL; % on floats is
  *     fmod; decimal % decimal (or integer) is decimal(max(p1-s1,p2-s2) +
- *     max(s1,s2), max(s1,s2)), an integer literal counting as the int32
- *     or int64 it is (so d % 2 on a decimal(9,2) is decimal(12,2));
+ *     max(s1,s2), max(s1,s2)) (so d % 2 on a decimal(9,2) is
+ *     decimal(12,2)), and float64 when that passes 38 digits;
  *   - any operation with a float64 is float64;
+ *   - CASE, coalesce, greatest and least share decimal(max(p1-s1,
+ *     p2-s2) + max(s1,s2), max(s1,s2)), fraction digits dropped past 38
+ *     (DuckDB's common type);
  *   - comparisons take any two numbers (compared exactly: decimals at
  *     the larger scale, floats as doubles), strings (bytewise), bools,
  *     dates and timestamps (a date is midnight), and a string literal
@@ -114,6 +123,8 @@ enum core_phys {
 				 * (micros) */
 	CORE_PHYS_F64,		/* double */
 	CORE_PHYS_STR,		/* struct core_bstr */
+	CORE_PHYS_I128,		/* core_i128: decimal128 (scaled); node
+				 * scratch is 16-byte aligned */
 };
 
 /* A string value during evaluation: a view into a column or an arena. */
@@ -164,7 +175,8 @@ enum core_bfunc {
 	CORE_BF_FLOOR, CORE_BF_CEIL, CORE_BF_ROUND,	/* float64; ROUND:
 							 * digits in days */
 	CORE_BF_DEC_ROUND,	/* I64: floor, ceil or round (part) by fa,
-				 * then times fb, within lo..hi */
+				 * then times fb, within lo..hi; I128: the
+				 * same with wfa, wfb, wlo, whi */
 	CORE_BF_SUBSTR,		/* kids s, start, [len] (int64) */
 	CORE_BF_LEFT, CORE_BF_RIGHT,	/* kids s, n (int64) */
 	CORE_BF_STRPOS,		/* kids s, needle */
@@ -214,6 +226,7 @@ struct core_inset {
 	uint32_t n;
 	bool has_null;		/* a NULL item: no match means NULL */
 	int64_t *i;		/* owned, I64 (and BOOL) probes */
+	core_i128 *w;		/* owned, I128 probes */
 	double *f;		/* owned, F64 probes */
 	struct core_bstr *s;	/* owned views into sbytes */
 	char *sbytes;		/* owned */
@@ -234,6 +247,7 @@ struct core_bnode {
 		bool null;
 		uint8_t b;
 		int64_t i;
+		core_i128 w;		/* I128 */
 		double f;
 		char *s;		/* owned */
 		uint32_t slen;
@@ -242,6 +256,9 @@ struct core_bnode {
 	 * results outside [lo, hi] overflow.  CMP over I64: operands times
 	 * fa, fb in 128 bits.  CAST: the scale factor. */
 	int64_t fa, fb, lo, hi;
+	/* The same for I128 nodes (CMP: when its operands are I128);
+	 * wlo, whi are set with the type. */
+	core_i128 wfa, wfb, wlo, whi;
 	int32_t months, days;		/* DATE_ADD */
 	enum core_bfunc fn;
 	int part;			/* DATE_*: core_dpart; DEC_ROUND:

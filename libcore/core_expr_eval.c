@@ -6,8 +6,11 @@
  * column of a 64-bit type is its own result (read in place, no copy), a
  * child evaluated on fewer rows than its parent (AND's right side, a
  * THEN branch) needs no scatter, and constants are one slot read through
- * a zero index mask.  NULL is a byte per row, 1 = NULL, or no array at
- * all when no row of a vector is NULL.
+ * a zero index mask.  Decimal128 values (CORE_PHYS_I128) are copied from
+ * their columns into 16-byte aligned scratch, as a borrowed column buffer
+ * may be only 8-byte aligned; their kernels check every result against
+ * +-(10^p - 1) and 128-bit overflow alike.  NULL is a byte per row,
+ * 1 = NULL, or no array at all when no row of a vector is NULL.
  *
  * Overflow is detected in the loop by flags or'ed together (only for rows
  * that are not NULL, whose slots may hold anything); the row is looked up
@@ -31,6 +34,7 @@
 static const uint8_t zero_byte = 0, one_byte = 1;
 static const uint32_t zero_sel = 0;
 static const double zero_f64 = 0;
+static const core_i128 zero_w = 0;	/* a zero of any class */
 
 struct ctx {
 	struct core_expr_bound *b;
@@ -251,6 +255,19 @@ eval_column(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 		n->out.v = d;
 		break;
 	}
+	case CORE_TYPE_DECIMAL128: {
+		/* A borrowed buffer may be only 8-byte aligned: the values
+		 * go through memcpy into aligned scratch. */
+		const char *s = c->values;
+		core_i128 *d = vals(n, nrows, sizeof(core_i128));
+
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			d[r] = core_i128_load(s + (size_t)r * sizeof(*d));
+		}
+		n->out.v = d;
+		break;
+	}
 	case CORE_TYPE_STRING: {
 		const char *bytes = c->values;
 		const int32_t *off = c->offsets;
@@ -298,6 +315,9 @@ eval_const(struct core_bnode *n)
 		n->kbstr.n = n->k.slen;
 		n->out.v = &n->kbstr;
 		break;
+	case CORE_PHYS_I128:
+		n->out.v = &n->k.w;
+		break;
 	default:
 		n->out.v = &n->k.i;
 		break;
@@ -322,6 +342,86 @@ arith_one(enum core_expr_op op, int64_t x, int64_t y, int64_t fa,
 		    __builtin_add_overflow(x, y, &z);
 	}
 	return o | (z < lo) | (z > hi);
+}
+
+/* The same over I128, the result into *z. */
+static inline unsigned
+arith_one_w(enum core_expr_op op, core_i128 x, core_i128 y, core_i128 fa,
+    core_i128 fb, core_i128 lo, core_i128 hi, core_i128 *z)
+{
+	unsigned o;
+
+	if (op == CORE_OP_MUL) {
+		o = __builtin_mul_overflow(x, y, z);
+	} else {
+		o = __builtin_mul_overflow(x, fa, &x);
+		o |= __builtin_mul_overflow(y, fb, &y);
+		o |= op == CORE_OP_SUB ? __builtin_sub_overflow(x, y, z) :
+		    __builtin_add_overflow(x, y, z);
+	}
+	return o | (*z < lo) | (*z > hi);
+}
+
+/* + - * % over I128 (both operands I128, see the binder's widen). */
+static int
+eval_arith_w(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
+    uint32_t cnt)
+{
+	const struct core_bnode *ka = n->kids[0], *kb = n->kids[1];
+	const core_i128 *A = ka->out.v, *B = kb->out.v;
+	uint32_t nrows = cx->batch->nrows, ma = ka->out.m, mb = kb->out.m;
+	uint32_t i, r, nm;
+	core_i128 *O = vals(n, nrows, sizeof(core_i128));
+	core_i128 fa = n->wfa, fb = n->wfb, lo = n->wlo, hi = n->whi, x, y, z;
+	enum core_expr_op op = n->op;
+	const uint8_t *nn;
+	unsigned bad = 0, o;
+	char msg[64];
+
+	n->out.v = O;
+	nulview(&n->out, &nn, &nm);
+	if (op == CORE_OP_MOD) {
+		/* As over I64: x % 0 is NULL, x % -1 is 0.  The scaled
+		 * operands fit: the type has room for either. */
+		uint8_t *N = nuls(n, nrows);
+		const uint8_t *pa, *pb;
+		uint32_t xa, xb;
+
+		nulview(&ka->out, &pa, &xa);
+		nulview(&kb->out, &pb, &xb);
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			(void)__builtin_mul_overflow(A[r & ma], fa, &x);
+			(void)__builtin_mul_overflow(B[r & mb], fb, &y);
+			N[r] = pa[r & xa] | pb[r & xb] | (y == 0);
+			O[r] = y == 0 || y == -1 ? 0 : x % y;
+		}
+		n->out.nul = N;
+		return 0;
+	}
+	if (op == CORE_OP_MUL) {
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			o = __builtin_mul_overflow(A[r & ma], B[r & mb], &z);
+			o |= (z < lo) | (z > hi);
+			O[r] = z;
+			bad |= o & !nn[r & nm];
+		}
+	} else {
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			bad |= arith_one_w(op, A[r & ma], B[r & mb], fa, fb,
+			    lo, hi, &z) & !nn[r & nm];
+			O[r] = z;
+		}
+	}
+	if (bad) {
+		FIND_BAD(arith_one_w(op, A[r & ma], B[r & mb], fa, fb, lo, hi,
+		    &z));
+		return row_err(cx, n, i < cnt ? sel[i] : 0,
+		    overflow_msg(n, msg, sizeof(msg)));
+	}
+	return 0;
 }
 
 static int
@@ -381,6 +481,8 @@ eval_arith(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 		n->out.v = O;
 		return 0;
 	}
+	if (n->phys == CORE_PHYS_I128)
+		return eval_arith_w(cx, n, sel, cnt);
 
 	const int64_t *A = ka->out.v, *B = kb->out.v;
 	int64_t *O = vals(n, nrows, sizeof(int64_t));
@@ -476,6 +578,18 @@ neg_one(int64_t x, bool abs_, int64_t lo, int64_t hi, int64_t *z)
 	return o | (*z < lo) | (*z > hi);
 }
 
+static inline unsigned
+neg_one_w(core_i128 x, bool abs_, core_i128 lo, core_i128 hi, core_i128 *z)
+{
+	unsigned o = __builtin_sub_overflow(0, x, z);
+
+	if (abs_ && x >= 0) {
+		*z = x;
+		o = 0;
+	}
+	return o | (*z < lo) | (*z > hi);
+}
+
 static int
 eval_neg(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
     uint32_t cnt, bool abs_)
@@ -501,6 +615,26 @@ eval_neg(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 			O[r] = abs_ ? fabs(A[r & m]) : -A[r & m];
 		}
 		n->out.v = O;
+		return 0;
+	}
+	if (n->phys == CORE_PHYS_I128) {
+		const core_i128 *A = k->out.v;
+		core_i128 *O = vals(n, nrows, sizeof(core_i128)), z;
+		unsigned bad = 0;
+
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			bad |= neg_one_w(A[r & m], abs_, n->wlo, n->whi, &z) &
+			    !nn[r & nm];
+			O[r] = z;
+		}
+		n->out.v = O;
+		if (bad) {
+			FIND_BAD(neg_one_w(A[r & m], abs_, n->wlo, n->whi,
+			    &z));
+			return row_err(cx, n, i < cnt ? sel[i] : 0,
+			    overflow_msg(n, msg, sizeof(msg)));
+		}
 		return 0;
 	}
 	const int64_t *A = k->out.v;
@@ -552,6 +686,23 @@ scmp(const struct core_bstr *x, const struct core_bstr *y)
 	return (x->n > y->n) - (x->n < y->n);
 }
 
+/*
+ * x * fa against y * fb, exactly.  One factor is 1 (both sides go to
+ * the larger scale), and a product past 128 bits lies beyond every
+ * value the other side can hold, so its sign decides.
+ */
+static inline int
+cmp_scaled_w(core_i128 x, core_i128 fa, core_i128 y, core_i128 fb)
+{
+	core_i128 p, q;
+
+	if (__builtin_mul_overflow(x, fa, &p))
+		return x > 0 ? 1 : -1;
+	if (__builtin_mul_overflow(y, fb, &q))
+		return y > 0 ? -1 : 1;
+	return (p > q) - (p < q);
+}
+
 static int
 eval_cmp(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
     uint32_t cnt)
@@ -596,6 +747,26 @@ eval_cmp(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 		for (i = 0; i < cnt; i++) {
 			r = sel[i];
 			O[r] = lut[scmp(&A[r & ma], &B[r & mb]) + 1];
+		}
+		break;
+	}
+	case CORE_PHYS_I128: {
+		const core_i128 *A = ka->out.v, *B = kb->out.v;
+		core_i128 fa = n->wfa, fb = n->wfb, x, y;
+
+		if (fa == 1 && fb == 1) {
+			for (i = 0; i < cnt; i++) {
+				r = sel[i];
+				x = A[r & ma];
+				y = B[r & mb];
+				O[r] = lut[(x > y) - (x < y) + 1];
+			}
+			break;
+		}
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			O[r] = lut[cmp_scaled_w(A[r & ma], fa, B[r & mb], fb) +
+			    1];
 		}
 		break;
 	}
@@ -747,6 +918,21 @@ in_i64(const struct core_inset *s, int64_t v)
 }
 
 static bool
+in_w(const struct core_inset *s, core_i128 v)
+{
+	uint32_t lo = 0, hi = s->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (s->w[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->n && s->w[lo] == v;
+}
+
+static bool
 in_f64(const struct core_inset *s, double v)
 {
 	uint32_t lo = 0, hi = s->n, mid;
@@ -804,6 +990,9 @@ eval_in(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 			break;
 		case CORE_PHYS_BOOL:
 			f = in_i64(s, ((const uint8_t *)k->out.v)[r & m]);
+			break;
+		case CORE_PHYS_I128:
+			f = in_w(s, ((const core_i128 *)k->out.v)[r & m]);
 			break;
 		default:
 			f = in_i64(s, ((const int64_t *)k->out.v)[r & m]);
@@ -947,6 +1136,8 @@ phys_width(enum core_phys p)
 		return 1;
 	case CORE_PHYS_STR:
 		return sizeof(struct core_bstr);
+	case CORE_PHYS_I128:
+		return sizeof(core_i128);
 	default:
 		return 8;
 	}
@@ -977,6 +1168,13 @@ copy_rows(struct core_bnode *n, const struct core_bvec *src,
 			r = rows[i];
 			((struct core_bstr *)(void *)O)[r] =
 			    ((const struct core_bstr *)src->v)[r & m];
+		}
+		break;
+	case CORE_PHYS_I128:
+		for (i = 0; i < cnt; i++) {
+			r = rows[i];
+			((core_i128 *)(void *)O)[r] =
+			    ((const core_i128 *)src->v)[r & m];
 		}
 		break;
 	default:
@@ -1158,7 +1356,7 @@ range_of(struct core_coltype t, int64_t *lo, int64_t *hi)
 static unsigned
 scale_of(struct core_coltype t)
 {
-	return t.id == CORE_TYPE_DECIMAL ? t.scale : 0;
+	return core_type_is_decimal(t.id) ? t.scale : 0;
 }
 
 /* x at scale sf to scale st, rounding half away from zero; overflow
@@ -1375,6 +1573,154 @@ sql_ts_text(const char *buf, uint32_t n)
 	return n;
 }
 
+/* 10^k for k <= 38. */
+static core_i128
+pow10w(unsigned k)
+{
+	core_i128 v = 1;
+
+	while (k-- > 0)
+		v *= 10;
+	return v;
+}
+
+/* x at a scale sf to st: times f when up, else divided by f rounding
+ * half away from zero (DuckDB's decimal casts); overflow flag. */
+static inline unsigned
+rescale_w(core_i128 x, core_i128 f, bool up, core_i128 lo, core_i128 hi,
+    core_i128 *z)
+{
+	core_i128 q, rm;
+	unsigned o = 0;
+
+	if (up) {
+		o = __builtin_mul_overflow(x, f, z);
+	} else {
+		q = x / f;
+		rm = x % f;
+		if (rm < 0)
+			rm = -rm;
+		/* rm >= f - rm: 2 * rm may pass 128 bits. */
+		q += (rm >= f - rm) * (x < 0 ? -1 : 1);
+		*z = q;
+	}
+	return o | (*z < lo) | (*z > hi);
+}
+
+/* A decimal128 value of scale s as the double nearest it: one exact
+ * division where both parts are exact doubles, else through its text. */
+static double
+w_to_f64(core_i128 v, unsigned s)
+{
+	static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+	    1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18,
+	    1e19, 1e20, 1e21, 1e22 };
+	char buf[CORE_VALUE_TEXT_MAX + 1];
+	size_t len;
+
+	if (s <= 22 && v <= ((core_i128)1 << 53) && v >= -((core_i128)1 << 53))
+		return (double)v / p10[s];
+	len = core_format_decimal128(v, (uint8_t)s, buf);
+	buf[len] = '\0';
+	return strtod(buf, NULL);
+}
+
+/* The casts to or from I128: from a string, float64, I64 (integers and
+ * decimals) or I128, to float64, I64 or I128 (strings: eval_cast). */
+static int
+eval_cast_w(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
+    uint32_t cnt)
+{
+	struct core_bnode *k = n->kids[0];
+	struct core_coltype from = k->type, to = n->type;
+	uint32_t nrows = cx->batch->nrows, i, r, m = k->out.m, nm;
+	unsigned sf = scale_of(from), st = scale_of(to), bad = 0;
+	core_i128 lo = n->wlo, hi = n->whi, f, z, x;
+	bool up = st >= sf, wide_in = k->phys == CORE_PHYS_I128;
+	const uint8_t *nn;
+
+	nulview(&n->out, &nn, &nm);
+	if (n->phys == CORE_PHYS_F64) {
+		const core_i128 *A = k->out.v;
+		double *O = vals(n, nrows, sizeof(double));
+
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			O[r] = nn[r & nm] ? 0 : w_to_f64(A[r & m], sf);
+		}
+		n->out.v = O;
+		return 0;
+	}
+	core_i128 *W = vals(n, nrows, sizeof(core_i128));
+	int64_t *O = (int64_t *)(void *)W;
+
+	n->out.v = W;
+	if (n->phys == CORE_PHYS_I64) {
+		int64_t l, h;
+
+		range_of(to, &l, &h);
+		lo = l;
+		hi = h;
+	}
+	if (from.id == CORE_TYPE_STRING) {
+		const struct core_bstr *A = k->out.v;
+
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			W[r] = 0;
+			if (nn[r & nm])
+				continue;
+			if (core_parse_decimal128(A[r & m].p, A[r & m].n,
+			    to.precision, to.scale, &W[r]) != 0) {
+				char why[96];
+
+				snprintf(why, sizeof(why), "cannot read '%.*s' "
+				    "as", A[r & m].n > 40 ? 40 :
+				    (int)A[r & m].n, A[r & m].p);
+				return cast_err(cx, n, r, why);
+			}
+		}
+		return 0;
+	}
+	if (k->phys == CORE_PHYS_F64) {
+		const double *A = k->out.v;
+		double p = pow(10.0, st), y;
+
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			y = round(A[r & m] * p);
+			W[r] = 0;
+			if (nn[r & nm])
+				continue;
+			/* NaN fails both comparisons; 1.7e38 < 2^127. */
+			if (!(y > -1.7e38 && y < 1.7e38) ||
+			    (W[r] = (core_i128)y) < lo || W[r] > hi)
+				return cast_err(cx, n, r,
+				    "value out of range for");
+		}
+		return 0;
+	}
+	f = pow10w(up ? st - sf : sf - st);
+	for (i = 0; i < cnt; i++) {
+		r = sel[i];
+		x = wide_in ? ((const core_i128 *)k->out.v)[r & m] :
+		    ((const int64_t *)k->out.v)[r & m];
+		bad |= rescale_w(x, f, up, lo, hi, &z) & !nn[r & nm];
+		if (n->phys == CORE_PHYS_I128)
+			W[r] = z;
+		else
+			O[r] = (int64_t)z;
+	}
+	if (bad) {
+		FIND_BAD(rescale_w(wide_in ?
+		    ((const core_i128 *)k->out.v)[r & m] :
+		    ((const int64_t *)k->out.v)[r & m], f, up, lo, hi, &z));
+		return cast_err(cx, n, i < cnt ? sel[i] : 0,
+		    "value out of range for");
+	}
+	return 0;
+}
+
 static int
 eval_cast(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
     uint32_t cnt)
@@ -1411,6 +1757,11 @@ eval_cast(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 				O[r].n = (uint32_t)sql_float_text(
 				    ((const double *)k->out.v)[r & m], a);
 				break;
+			case CORE_PHYS_I128:
+				O[r].n = (uint32_t)core_format_decimal128(
+				    ((const core_i128 *)k->out.v)[r & m],
+				    from.scale, a);
+				break;
 			default:
 				O[r].n = (uint32_t)format_i64(from,
 				    ((const int64_t *)k->out.v)[r & m], a);
@@ -1423,6 +1774,8 @@ eval_cast(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 		n->out.v = O;
 		return 0;
 	}
+	if (n->phys == CORE_PHYS_I128 || k->phys == CORE_PHYS_I128)
+		return eval_cast_w(cx, n, sel, cnt);
 	if (from.id == CORE_TYPE_STRING) {
 		const struct core_bstr *A = k->out.v;
 		void *O = vals(n, nrows, 8);
@@ -1651,6 +2004,12 @@ cmp_at(enum core_phys p, const void *a, uint32_t ra, const void *b,
 	case CORE_PHYS_STR:
 		return scmp(&((const struct core_bstr *)a)[ra],
 		    &((const struct core_bstr *)b)[rb]);
+	case CORE_PHYS_I128: {
+		core_i128 x = ((const core_i128 *)a)[ra];
+		core_i128 y = ((const core_i128 *)b)[rb];
+
+		return (x > y) - (x < y);
+	}
 	default: {
 		int64_t x = ((const int64_t *)a)[ra];
 		int64_t y = ((const int64_t *)b)[rb];
@@ -2201,6 +2560,49 @@ eval_replace(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
  * of ten; 0 drops every digit) under the mode, times fb, within lo..hi.
  */
 static int
+eval_dec_round_w(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
+    uint32_t cnt)
+{
+	const struct core_bnode *k = n->kids[0];
+	uint32_t nrows = cx->batch->nrows, i, r, m = k->out.m, nm;
+	const core_i128 *A = k->out.v;
+	core_i128 *O = vals(n, nrows, sizeof(core_i128));
+	core_i128 fa = n->wfa, fb = n->wfb, lo = n->wlo, hi = n->whi, x, q, rm;
+	core_i128 z, am;
+	int mode = n->part;
+	const uint8_t *nn;
+	char msg[64];
+	unsigned bad;
+
+	nulview(&n->out, &nn, &nm);
+	for (i = 0; i < cnt; i++) {
+		r = sel[i];
+		x = A[r & m];
+		if (fa == 0) {
+			O[r] = 0;
+			continue;
+		}
+		q = x / fa;
+		rm = x % fa;
+		am = rm < 0 ? -rm : rm;
+		if (mode == CORE_RM_FLOOR)
+			q -= rm < 0;
+		else if (mode == CORE_RM_CEIL)
+			q += rm > 0;
+		else if (am >= fa - am)
+			q += x < 0 ? -1 : 1;	/* half away from zero */
+		bad = __builtin_mul_overflow(q, fb, &z);
+		bad |= (z < lo) | (z > hi);
+		O[r] = z;
+		if (bad && !nn[r & nm])
+			return row_err(cx, n, r, overflow_msg(n, msg,
+			    sizeof(msg)));
+	}
+	n->out.v = O;
+	return 0;
+}
+
+static int
 eval_dec_round(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
     uint32_t cnt)
 {
@@ -2214,6 +2616,8 @@ eval_dec_round(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 	char msg[64];
 	unsigned bad;
 
+	if (n->phys == CORE_PHYS_I128)
+		return eval_dec_round_w(cx, n, sel, cnt);
 	nulview(&n->out, &nn, &nm);
 	for (i = 0; i < cnt; i++) {
 		r = sel[i];
@@ -2253,6 +2657,13 @@ eval_sign(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 		const double *A = k->out.v;
 
 		/* NaN's sign is 0, as DuckDB's. */
+		for (i = 0; i < cnt; i++) {
+			r = sel[i];
+			O[r] = (A[r & m] > 0) - (A[r & m] < 0);
+		}
+	} else if (k->phys == CORE_PHYS_I128) {
+		const core_i128 *A = k->out.v;
+
 		for (i = 0; i < cnt; i++) {
 			r = sel[i];
 			O[r] = (A[r & m] > 0) - (A[r & m] < 0);
@@ -2352,7 +2763,7 @@ eval_func(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 	if (n->negated && (n->fn == CORE_BF_ROUND ||
 	    n->fn == CORE_BF_DEC_ROUND)) {
 		/* round(x, NULL) */
-		n->out.v = &zero_f64;
+		n->out.v = &zero_w;
 		n->out.nul = &one_byte;
 		n->out.m = 0;
 		return 0;
@@ -2456,7 +2867,7 @@ eval_func(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 
 		if (n->negated) {
 			/* round(x, NULL) */
-			n->out.v = &zero_f64;
+			n->out.v = &zero_w;
 			n->out.nul = &one_byte;
 			n->out.m = 0;
 			return 0;
@@ -2755,6 +3166,17 @@ core_expr_eval_project(struct core_expr_bound *b,
 			total += len;
 			out->offsets[i + 1] = (int32_t)total;
 		}
+		break;
+	}
+	case CORE_TYPE_DECIMAL128: {
+		const core_i128 *A = v->v;
+		char *O;
+
+		grow_values(out, (size_t)n * sizeof(*A));
+		O = out->values;
+		for (i = 0; i < n; i++)
+			core_i128_store(O + (size_t)i * sizeof(*A),
+			    A[sel[i] & m]);
 		break;
 	}
 	default: {

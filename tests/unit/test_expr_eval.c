@@ -39,7 +39,8 @@
 
 /* ---- the schema and random batches ---- */
 
-enum { C_I, C_J, C_L, C_D, C_E, C_F, C_S, C_T, C_DT, C_TS, C_B, NCOLS };
+enum { C_I, C_J, C_L, C_D, C_E, C_F, C_S, C_T, C_DT, C_TS, C_B, C_W, C_X,
+    NCOLS };
 
 static struct core_schema *
 make_schema(void)
@@ -60,6 +61,8 @@ make_schema(void)
 		{ "dt", CORE_TYPE_DATE, 0, 0 },
 		{ "ts", CORE_TYPE_TIMESTAMP, 0, 0 },
 		{ "b", CORE_TYPE_BOOL, 0, 0 },
+		{ "w", CORE_TYPE_DECIMAL128, 30, 4 },
+		{ "v", CORE_TYPE_DECIMAL128, 38, 10 },
 	};
 	struct core_schema *s = core_schema_new(NCOLS);
 	struct core_coltype t;
@@ -82,6 +85,25 @@ rnd_range(int64_t lo, int64_t hi)
 
 	return (int64_t)((uint64_t)lo + (span ? unit_rand() % span :
 	    unit_rand()));
+}
+
+static __int128 p10(unsigned k);
+
+/* A random decimal128 of precision p: mostly small, with big ones any
+ * value of p digits, some at +-(10^p - 1) exactly. */
+static __int128
+rnd_wide(unsigned p, bool big)
+{
+	unsigned __int128 u, m = (unsigned __int128)p10(p);
+
+	if (!big || unit_rand() % 50 != 0)
+		return rnd_range(-3000, 3000);
+	if (unit_rand() % 4 == 0)
+		return (unit_rand() % 2 ? 1 : -1) * (p10(p) - 1);
+	if (unit_rand() % 3 == 0)
+		m = (unsigned __int128)p10(16);	/* doubles near 2^53 */
+	u = ((unsigned __int128)unit_rand() << 64 | unit_rand()) % m;
+	return unit_rand() % 2 ? -(__int128)u : (__int128)u;
 }
 
 static void
@@ -125,6 +147,11 @@ fill_batch(struct core_batch *b, uint32_t n, bool big)
 				    col->type.precision] - 1) :
 				    rnd_range(-3000, 3000);
 				((int64_t *)col->values)[r] = isnull ? 0 : v;
+				break;
+			case CORE_TYPE_DECIMAL128:
+				core_i128_store((char *)col->values + 16 * r,
+				    isnull ? 0 : rnd_wide(col->type.precision,
+				    big));
 				break;
 			case CORE_TYPE_FLOAT64: {
 				double f = (double)rnd_range(-40, 40) / 4;
@@ -190,7 +217,7 @@ fill_batch(struct core_batch *b, uint32_t n, bool big)
 struct val {
 	bool null;
 	bool err;
-	int64_t i;	/* ints, decimals (scaled), dates, timestamps,
+	__int128 i;	/* ints, decimals (scaled), dates, timestamps,
 			 * bools */
 	double f;
 	char s[256];
@@ -220,7 +247,7 @@ verr(void)
 }
 
 static struct val
-vint(int64_t i)
+vint(__int128 i)
 {
 	struct val v;
 
@@ -263,16 +290,21 @@ p10(unsigned k)
 }
 
 static bool
+is_dec(enum core_type t)
+{
+	return t == CORE_TYPE_DECIMAL || t == CORE_TYPE_DECIMAL128;
+}
+
+static bool
 is_intlike(enum core_type t)
 {
-	return t == CORE_TYPE_INT32 || t == CORE_TYPE_INT64 ||
-	    t == CORE_TYPE_DECIMAL;
+	return t == CORE_TYPE_INT32 || t == CORE_TYPE_INT64 || is_dec(t);
 }
 
 static unsigned
 scl(struct core_coltype t)
 {
-	return t.id == CORE_TYPE_DECIMAL ? t.scale : 0;
+	return is_dec(t.id) ? t.scale : 0;
 }
 
 static bool
@@ -283,6 +315,7 @@ fits(__int128 x, struct core_coltype t)
 	case CORE_TYPE_DATE:
 		return x >= INT32_MIN && x <= INT32_MAX;
 	case CORE_TYPE_DECIMAL:
+	case CORE_TYPE_DECIMAL128:
 		return x > -p10(t.precision) && x < p10(t.precision);
 	default:
 		return x >= INT64_MIN && x <= INT64_MAX;
@@ -292,8 +325,15 @@ fits(__int128 x, struct core_coltype t)
 static double
 as_double(struct val v, struct core_coltype t)
 {
+	char buf[64];
+
 	if (t.id == CORE_TYPE_FLOAT64)
 		return v.f;
+	if (t.id == CORE_TYPE_DECIMAL128) {
+		/* The nearest double: strtod of the exact text. */
+		buf[core_format_decimal128(v.i, t.scale, buf)] = '\0';
+		return strtod(buf, NULL);
+	}
 	return (double)v.i / (double)p10(scl(t));
 }
 
@@ -378,14 +418,17 @@ ref_cast(struct val v, struct core_coltype from, struct core_coltype to)
 			n = ref_float_text(v.f, buf);
 			break;
 		case CORE_TYPE_DECIMAL:
-			n = core_format_decimal(v.i, from.scale, buf);
+			n = core_format_decimal((int64_t)v.i, from.scale, buf);
+			break;
+		case CORE_TYPE_DECIMAL128:
+			n = core_format_decimal128(v.i, from.scale, buf);
 			break;
 		case CORE_TYPE_DATE:
 			n = core_format_date((int32_t)v.i, buf);
 			break;
 		case CORE_TYPE_TIMESTAMP:
 			/* DuckDB drops the fraction's trailing zeros. */
-			n = core_format_timestamp(v.i, buf);
+			n = core_format_timestamp((int64_t)v.i, buf);
 			if (memchr(buf, '.', n) != NULL) {
 				while (buf[n - 1] == '0')
 					n--;
@@ -394,7 +437,7 @@ ref_cast(struct val v, struct core_coltype from, struct core_coltype to)
 			}
 			break;
 		default:
-			n = core_format_int64(v.i, buf);
+			n = core_format_int64((int64_t)v.i, buf);
 			break;
 		}
 		return vstr(buf, n);
@@ -402,6 +445,7 @@ ref_cast(struct val v, struct core_coltype from, struct core_coltype to)
 	if (from.id == CORE_TYPE_STRING) {
 		struct val r = vint(0);
 		int32_t i32;
+		int64_t i64 = 0;
 		int rc = -1;
 
 		/* Spaces around a number or a date do not count; around a
@@ -437,14 +481,21 @@ ref_cast(struct val v, struct core_coltype from, struct core_coltype to)
 			r.i = i32;
 			break;
 		case CORE_TYPE_INT64:
-			rc = core_parse_int64(v.s, v.n, &r.i);
+			rc = core_parse_int64(v.s, v.n, &i64);
+			r.i = i64;
 			break;
 		case CORE_TYPE_DECIMAL:
 			rc = core_parse_decimal(v.s, v.n, to.precision,
+			    to.scale, &i64);
+			r.i = i64;
+			break;
+		case CORE_TYPE_DECIMAL128:
+			rc = core_parse_decimal128(v.s, v.n, to.precision,
 			    to.scale, &r.i);
 			break;
 		case CORE_TYPE_TIMESTAMP:
-			rc = core_parse_timestamp(v.s, v.n, &r.i);
+			rc = core_parse_timestamp(v.s, v.n, &i64);
+			r.i = i64;
 			break;
 		case CORE_TYPE_FLOAT64:
 			rc = core_parse_float64(v.s, v.n, &r.f);
@@ -470,34 +521,35 @@ ref_cast(struct val v, struct core_coltype from, struct core_coltype to)
 
 		/* Into a decimal half away from zero, into an integer half
 		 * to even (DuckDB's casts), by hand. */
-		if (to.id == CORE_TYPE_DECIMAL)
+		if (to.id == CORE_TYPE_DECIMAL || to.id == CORE_TYPE_DECIMAL128)
 			y = y < 0 ? -floor(-y + 0.5) : floor(y + 0.5);
 		else if (y - fl > 0.5 || (y - fl == 0.5 &&
 		    fmod(fl, 2) != 0))
 			y = fl + 1;
 		else
 			y = fl;
-		if (!(y >= -9223372036854775808.0 &&
-		    y < 9223372036854775808.0) || !fits((__int128)y, to))
+		if (!(y > -1.7e38 && y < 1.7e38) || !fits((__int128)y, to))
 			return verr();
-		return vint((int64_t)y);
+		return vint((__int128)y);
 	}
 	{
 		__int128 x = v.i;
 		unsigned sf = scl(from), st = scl(to);
 
 		if (st >= sf) {
-			x *= p10(st - sf);
+			/* Past 128 bits is past every type. */
+			if (__builtin_mul_overflow(x, p10(st - sf), &x))
+				return verr();
 		} else {
 			__int128 f = p10(sf - st), q = x / f, rm = x % f;
 
 			if (rm < 0)
 				rm = -rm;
-			if (2 * rm >= f)
+			if ((unsigned __int128)rm * 2 >= (unsigned __int128)f)
 				q += x < 0 ? -1 : 1;
 			x = q;
 		}
-		return fits(x, to) ? vint((int64_t)x) : verr();
+		return fits(x, to) ? vint(x) : verr();
 	}
 }
 
@@ -561,11 +613,22 @@ ref_compare(struct val a, struct core_coltype ta, struct val b,
 		x *= 86400000000ll;
 	else if (tb.id == CORE_TYPE_DATE && ta.id == CORE_TYPE_TIMESTAMP)
 		y *= 86400000000ll;
-	else if (is_intlike(ta.id) && is_intlike(tb.id)) {
-		unsigned s = scl(ta) > scl(tb) ? scl(ta) : scl(tb);
+	else if (is_intlike(ta.id) && is_intlike(tb.id) &&
+	    scl(ta) != scl(tb)) {
+		/* x * 10^k against y (or the mirror), without scaling
+		 * past 128 bits: against y's floor quotient and remainder
+		 * by 10^k. */
+		int sw = scl(ta) < scl(tb) ? 1 : -1;
+		__int128 f = p10(sw > 0 ? scl(tb) - scl(ta) :
+		    scl(ta) - scl(tb)), u = sw > 0 ? x : y, w = sw > 0 ? y : x;
+		__int128 q = w / f, rm = w % f;
 
-		x *= p10(s - scl(ta));
-		y *= p10(s - scl(tb));
+		if (rm < 0) {
+			q--;
+			rm += f;
+		}
+		c = u > q ? 1 : u < q ? -1 : rm != 0 ? -1 : 0;
+		return c * sw;
 	}
 	return (x > y) - (x < y);
 }
@@ -636,6 +699,9 @@ ref_load(int c, uint32_t row)
 	case CORE_TYPE_STRING:
 		return vstr((const char *)col->values + col->offsets[row],
 		    (size_t)(col->offsets[row + 1] - col->offsets[row]));
+	case CORE_TYPE_DECIMAL128:
+		return vint(core_i128_load((const char *)col->values +
+		    16 * (size_t)row));
 	default:
 		return vint(((const int64_t *)col->values)[row]);
 	}
@@ -666,22 +732,35 @@ ref_arith(const struct core_expr *e, struct val a, struct val b)
 	}
 	x = a.i;
 	y = b.i;
-	if (t.id == CORE_TYPE_DECIMAL && e->op != CORE_OP_MUL) {
-		x *= p10(t.scale - scl(ta));
-		y *= p10(t.scale - scl(tb));
-	}
+	/*
+	 * Exact in 128 bits or an error: operands lie within +-10^38 and
+	 * only one of them is scaled, so a sum, difference or product
+	 * that passes 128 bits (about 1.7 * 10^38) is beyond every type.
+	 */
+	if (is_dec(t.id) && e->op != CORE_OP_MUL &&
+	    (__builtin_mul_overflow(x, p10(t.scale - scl(ta)), &x) ||
+	    __builtin_mul_overflow(y, p10(t.scale - scl(tb)), &y)))
+		return verr();
 	switch (e->op) {
-	case CORE_OP_ADD: z = x + y; break;
-	case CORE_OP_SUB: z = x - y; break;
-	case CORE_OP_MUL: z = x * y; break;
+	case CORE_OP_ADD:
+		if (__builtin_add_overflow(x, y, &z))
+			return verr();
+		break;
+	case CORE_OP_SUB:
+		if (__builtin_sub_overflow(x, y, &z))
+			return verr();
+		break;
+	case CORE_OP_MUL:
+		if (__builtin_mul_overflow(x, y, &z))
+			return verr();
+		break;
 	default:
 		if (y == 0)
 			return vnull();
 		z = x % y;
 		break;
 	}
-	/* Decimal products fit 128 bits here (|x|, |y| < 10^18 each). */
-	return fits(z, t) ? vint((int64_t)z) : verr();
+	return fits(z, t) ? vint(z) : verr();
 }
 
 static struct val
@@ -964,8 +1043,8 @@ ref_round_exact(__int128 x, int s, int d, char m, struct core_coltype t)
 	__int128 f, q, back, twice;
 
 	if (d >= s)
-		return vint((int64_t)x);
-	if (s - d > 30)
+		return vint(x);
+	if (s - d > 38)
 		return vint(0);
 	f = p10((unsigned)(s - d));
 	q = x / f;
@@ -975,15 +1054,15 @@ ref_round_exact(__int128 x, int s, int d, char m, struct core_coltype t)
 	else if (m == 'c' && back < x)
 		q++;
 	else if (m == 'r') {
-		twice = 2 * (x - back);
+		twice = x - back;
 		if (twice < 0)
 			twice = -twice;
-		if (twice >= f)
+		if ((unsigned __int128)twice * 2 >= (unsigned __int128)f)
 			q += x < 0 ? -1 : 1;
 	}
 	if (d < 0)
 		q *= p10((unsigned)-d);
-	return fits(q, t) ? vint((int64_t)q) : verr();
+	return fits(q, t) ? vint(q) : verr();
 }
 
 /* The functions added with the date parts; *done false for others. */
@@ -1310,11 +1389,22 @@ ref(const struct core_expr *e, uint32_t row)
 			return vint(e->value.b);
 		case CORE_LIT_INT:
 			return vint((int64_t)e->value.u);
-		case CORE_LIT_DECIMAL:
+		case CORE_LIT_DECIMAL: {
+			int64_t i64 = 0;
+
 			a = vint(0);
-			core_parse_decimal(e->text, e->text_len,
-			    e->type.precision, e->type.scale, &a.i);
+			if (e->type.id == CORE_TYPE_FLOAT64) {
+				a.f = strtod(e->text, NULL);
+			} else if (e->type.id == CORE_TYPE_DECIMAL128) {
+				core_parse_decimal128(e->text, e->text_len,
+				    e->type.precision, e->type.scale, &a.i);
+			} else {
+				core_parse_decimal(e->text, e->text_len,
+				    e->type.precision, e->type.scale, &i64);
+				a.i = i64;
+			}
 			return a;
+		}
 		case CORE_LIT_FLOAT:
 			return vflt(e->value.f);
 		case CORE_LIT_STRING:
@@ -1517,6 +1607,9 @@ same_value(const struct core_column *c, uint32_t i, struct val v)
 		return (uint32_t)(c->offsets[i + 1] - c->offsets[i]) == v.n &&
 		    memcmp((const char *)c->values + c->offsets[i], v.s,
 		    v.n) == 0;
+	case CORE_TYPE_DECIMAL128:
+		return core_i128_load((const char *)c->values + 16 *
+		    (size_t)i) == v.i;
 	default:
 		return ((const int64_t *)c->values)[i] == v.i;
 	}
@@ -1669,6 +1762,51 @@ check_expr(const char *src, struct core_schema *s, struct core_batch *bt,
 }
 
 static const char *const exprs[] = {
+	/* wide decimals: w decimal(30,4), v decimal(38,10); their big
+	 * values reach +-(10^p - 1), so sums and products overflow */
+	"w", "v", "-w", "-v", "+v", "w + v", "v + v", "w - v", "v - w",
+	"w * w", "v * v", "w * d", "d * w", "v * i", "l * v", "w + 1",
+	"1 - v", "w + l", "v - d", "w + e", "d * e * w", "w * 1.5",
+	"w % d", "v % w", "w % 0", "v % 7", "i % v", "w % CAST(l AS "
+	    "DECIMAL(38,0))", "w / d", "v / w", "v / 3", "w / 0",
+	"123456789012345678901234567.5 + w", "-99999999999999999999999999."
+	    "9999 - w", "12345678901234567890.5", "e * e * e",
+	"CAST(d AS DECIMAL(10,9)) * CAST(e AS DECIMAL(10,9))",
+	"d * d * d", "e * 10000000000000", "w = v", "w < v", "v >= w",
+	"w <> d", "d < w", "w = i", "l > w", "v <= 1.5", "w = f", "v > f",
+	"v < CAST(i AS DECIMAL(38,30))", "CAST(j AS DECIMAL(38,30)) <= v",
+	"v > 0.00000000000000000000000000001",
+	"-0.00000000000000000000000000001 < w",
+	/* one past +-(10^38 - 1), and past 10^38 but within 128 bits,
+	 * on one side only (a batch with an overflow fails whole) */
+	"abs(v) + 0.0000000001", "-abs(v) - 0.0000000001",
+	"abs(w) * 150000000", "-150000000 * abs(w)", "v + v",
+	"w BETWEEN d AND v", "v BETWEEN -1 AND 1",
+	"w IN (1, 2.5, 0, -0.3000, 0.0001, 0.25)", "v IN (1.5, "
+	    "12345678901234567890123.25, -0.0000000001, 0.000000025, NULL)",
+	"v NOT IN (0.0000000001, -0.0000003, 0.000000025)", "d IN (w, 2)",
+	"w NOT IN (1.00001, 2)",
+	"l IN (12345678901234567890123.0, 3, -5)", "w IS NULL",
+	"v IS NOT NULL", "CAST(w AS DECIMAL(9,2))", "CAST(v AS "
+	    "DECIMAL(38,2))", "CAST(w AS DECIMAL(38,14))",
+	"CAST(v AS DECIMAL(20,0))", "CAST(d AS DECIMAL(30,9))",
+	"CAST(w AS bigint)", "CAST(v AS int)", "CAST(i AS DECIMAL(38,30))",
+	"CAST(l AS DECIMAL(25,5))", "CAST(w AS double)", "CAST(v AS double)",
+	"CAST(f AS DECIMAL(30,4))", "CAST(f AS DECIMAL(38,36))",
+	"CAST(f / 3 AS DECIMAL(30,4))", "CAST(-f / 7 AS DECIMAL(20,10))",
+	"w::string", "v::string", "CAST(CAST(v AS string) AS "
+	    "DECIMAL(38,10)) = v", "CAST(s AS DECIMAL(20,2))",
+	"CAST('12345678901234567890.125' AS DECIMAL(25,3)) + w",
+	"w || '|' || v", "abs(w)", "abs(v)", "sign(v)", "sign(w)",
+	"round(w)", "round(v, 3)", "round(v, -3)", "round(w, 12)",
+	"floor(v)", "ceil(v)", "floor(w)", "ceil(w)", "round(v, -30)",
+	"round(v, NULL)", "round(w * 5, 3)", "round(v * 5, 9)",
+	"floor(w * 5)", "round(-w * 5, 3)", "coalesce(w, v)",
+	"coalesce(v, l, 0)",
+	"coalesce(w, d)", "greatest(w, v, d)", "least(v, i)",
+	"nullif(w, d)", "nullif(v, 0)", "CASE WHEN b THEN v ELSE w END",
+	"CASE WHEN w > 0 THEN w * w ELSE 0 END", "CASE w WHEN 1 THEN 'one' "
+	    "ELSE 'other' END", "CASE WHEN i > 0 THEN v END",
 	/* columns and literals */
 	"i", "l", "d", "f", "s", "\"Name\"", "dt", "ts", "b",
 	"42", "-7", "3000000000", "1.50", "-0.125", "2.5e1", "'x y'",
@@ -1866,14 +2004,27 @@ test_binder_types(void)
 	expect_type(s, "i + 1", "int32");
 	expect_type(s, "i + 3000000000", "int64");
 	expect_type(s, "d + e", "decimal(13,4)");
-	expect_type(s, "d - 1", "decimal(10,2)");
+	/* DuckDB 1.5.6: an integer literal next to a decimal is its
+	 * int32 type, decimal(10,0): SELECT typeof(d - 1) FROM t with
+	 * d decimal(9,2) gives DECIMAL(13,2). */
+	expect_type(s, "d - 1", "decimal(13,2)");
 	expect_type(s, "d * d", "decimal(18,4)");
-	expect_type(s, "d * 2", "decimal(10,2)");
+	/* A product of operands of at most 18 digits stays at 18 digits
+	 * (9 + 10 = 19 capped) when its scale is below 18. */
+	expect_type(s, "d * 2", "decimal(18,2)");
 	expect_type(s, "i / j", "float64");
 	expect_type(s, "d / 2", "float64");
 	expect_type(s, "f + d", "float64");
 	expect_type(s, "1.50", "decimal(3,2)");
-	expect_type(s, "0.05", "decimal(2,2)");
+	/* Every digit written counts: SELECT typeof(0.05) is
+	 * DECIMAL(3,2), typeof(.5) DECIMAL(1,1), typeof(00.5)
+	 * DECIMAL(3,1). */
+	expect_type(s, "0.05", "decimal(3,2)");
+	expect_type(s, ".5", "decimal(1,1)");
+	expect_type(s, "00.5", "decimal(3,1)");
+	expect_type(s, "12345678901234567890.5", "decimal(21,1)");
+	expect_type(s, "123456789012345678901234567890123456789.5",
+	    "float64");
 	expect_type(s, "dt + INTERVAL 1 DAY", "timestamp");
 	expect_type(s, "dt + 1", "date");
 	expect_type(s, "dt - dt", "int64");
@@ -1906,6 +2057,66 @@ test_binder_types(void)
 	expect_type(s, "strpos(s, 'a')", "int64");
 	expect_type(s, "date_trunc(NULL, dt)", "timestamp");
 	expect_type(s, "i = d", "bool");
+	/*
+	 * Wide decimals, each SELECT typeof(<expr>) FROM t in DuckDB 1.5.6
+	 * with t's columns as make_schema's (w decimal(30,4), v
+	 * decimal(38,10)).
+	 */
+	expect_type(s, "w", "decimal(30,4)");
+	expect_type(s, "w + v", "decimal(38,10)");
+	expect_type(s, "w - w", "decimal(31,4)");
+	expect_type(s, "v - v", "decimal(38,10)");
+	expect_type(s, "w * w", "decimal(38,8)");
+	expect_type(s, "v * v", "decimal(38,20)");
+	expect_type(s, "w * d", "decimal(38,6)");
+	expect_type(s, "v + 1", "decimal(38,10)");
+	expect_type(s, "v * i", "decimal(38,10)");
+	expect_type(s, "v * l", "decimal(38,10)");
+	expect_type(s, "w % d", "decimal(30,4)");
+	expect_type(s, "v % 2", "decimal(38,10)");
+	expect_type(s, "w % CAST(l AS DECIMAL(38,0))", "float64");
+	expect_type(s, "w / d", "float64");
+	expect_type(s, "-w", "decimal(30,4)");
+	expect_type(s, "abs(v)", "decimal(38,10)");
+	expect_type(s, "round(w)", "decimal(30,0)");
+	expect_type(s, "round(w, 2)", "decimal(30,2)");
+	expect_type(s, "floor(v)", "decimal(38,0)");
+	expect_type(s, "ceil(w)", "decimal(30,0)");
+	expect_type(s, "round(w, -2)", "decimal(30,0)");
+	expect_type(s, "round(v, 12)", "decimal(38,10)");
+	expect_type(s, "coalesce(w, v)", "decimal(38,10)");
+	expect_type(s, "coalesce(v, l)", "decimal(38,10)");
+	/* Past 38 digits DuckDB drops fraction digits: DECIMAL(38,8). */
+	expect_type(s, "coalesce(v, CAST(1 AS DECIMAL(30,0)))",
+	    "decimal(38,8)");
+	expect_type(s, "greatest(w, d)", "decimal(30,4)");
+	expect_type(s, "CASE WHEN b THEN v ELSE w END", "decimal(38,10)");
+	expect_type(s, "nullif(w, d)", "decimal(30,4)");
+	expect_type(s, "CAST(w AS DECIMAL(9,2))", "decimal(9,2)");
+	expect_type(s, "sign(v)", "int32");
+	expect_type(s, "w || 'x'", "string");
+	expect_type(s, "d * e", "decimal(18,6)");
+	expect_type(s, "e * e * e", "decimal(18,12)");
+	expect_type(s, "e * e * e * d", "decimal(18,14)");
+	expect_type(s, "l + d", "decimal(22,2)");
+	expect_type(s, "e % l", "decimal(23,4)");
+	expect_type(s, "CAST(1 AS DECIMAL(4,0)) * 2", "decimal(14,0)");
+	expect_type(s, "CAST(1 AS DECIMAL(18,2)) + CAST(1 AS DECIMAL(18,2))",
+	    "decimal(18,2)");
+	/* A scale of 18 goes to 128 bits. */
+	expect_type(s, "CAST(1 AS DECIMAL(10,9)) * CAST(1 AS DECIMAL(10,9))",
+	    "decimal(20,18)");
+	expect_type(s, "CAST(1 AS DECIMAL(18,17)) * CAST(1 AS DECIMAL(1,0))",
+	    "decimal(18,17)");
+	/* TPC-H's charge, l_extendedprice * (1 - l_discount) * (1 + l_tax)
+	 * with all three decimal(15,2): DECIMAL(18,6), and the discounted
+	 * price DECIMAL(18,4). */
+	expect_type(s, "CAST(1.5 AS DECIMAL(15,2)) * (1 - CAST(0.05 AS "
+	    "DECIMAL(15,2))) * (1 + CAST(0.05 AS DECIMAL(15,2)))",
+	    "decimal(18,6)");
+	expect_type(s, "CAST(1 AS DECIMAL(15,2)) * (1 - CAST(0.05 AS "
+	    "DECIMAL(15,2)))", "decimal(18,4)");
+	expect_type(s, "CAST(1 AS DECIMAL(15,2)) * 2", "decimal(18,2)");
 	core_schema_free(s);
 }
 
@@ -1938,10 +2149,10 @@ test_bind_errors(void)
 
 	expect_error(s, "x + 1",
 	    "column 1: unknown column 'x'; the columns are i, j, l, d, e, "
-	    "f, s, Name, dt, ts, b\n  x + 1\n  ^");
+	    "f, s, Name, dt, ts, b, w, v\n  x + 1\n  ^");
 	expect_error(s, "nmae = 'a'",
 	    "column 1: unknown column 'nmae' (did you mean 'Name'?); the "
-	    "columns are i, j, l, d, e, f, s, Name, dt, ts, b\n"
+	    "columns are i, j, l, d, e, f, s, Name, dt, ts, b, w, v\n"
 	    "  nmae = 'a'\n  ^^^^");
 	expect_error(s, "i + s",
 	    "column 5: cannot apply '+' to int32 and string\n"
@@ -1954,12 +2165,13 @@ test_bind_errors(void)
 	    "  i = 'x' OR s < dt\n      ^^^");
 	expect_error(s, "b AND i",
 	    "column 7: AND needs a bool, not int32\n  b AND i\n        ^");
-	expect_error(s, "e * e * e",
-	    "column 3: the result, decimal(24,8), needs 24 digits; more "
-	    "than 18 are not supported yet\n  e * e * e\n    ^");
-	expect_error(s, "l + d",
-	    "column 3: the result, decimal(22,2), needs 22 digits; more "
-	    "than 18 are not supported yet\n  l + d\n    ^");
+	/* DuckDB: "Needed scale 40 to accurately represent the
+	 * multiplication result" for SELECT v * (v * 1.0) with v a
+	 * decimal(38,10)*/
+	expect_error(s, "v * v * 1.00000000000000000000",
+	    "column 7: the product needs a scale of 40; at most 38 is "
+	    "supported (cast an operand to a smaller scale or to double)\n"
+	    "  v * v * 1.00000000000000000000\n        ^");
 	expect_error(s, "s LIKE \"Name\"",
 	    "column 8: a LIKE pattern must be a constant for now\n"
 	    "  s LIKE \"Name\"\n         ^^^^^^");
@@ -1989,9 +2201,6 @@ test_bind_errors(void)
 	expect_error(s, "CASE WHEN b THEN s ELSE i END",
 	    "column 25: cannot mix string and int32\n"
 	    "  CASE WHEN b THEN s ELSE i END\n                          ^");
-	expect_error(s, "e % l",
-	    "column 3: the result, decimal(23,4), needs 23 digits; more "
-	    "than 18 are not supported yet\n  e % l\n    ^");
 	expect_error(s, "s IN ('a', 1)",
 	    "column 12: cannot compare string with int32\n"
 	    "  s IN ('a', 1)\n             ^");
@@ -2214,6 +2423,100 @@ static const struct {
 	{ "sqrt(-1.0)", "ERROR", "" },
 	{ "ln(0.0)", "ERROR", "" },
 	{ "power(2, 0.5)", "1.4142135623730951", "float64" },
+	/* wide decimals: SELECT (<expr>)::VARCHAR, typeof(<expr>) */
+	{ "CAST('99999999999999999999999999999999999999' AS DECIMAL(38,0)) + 1",
+	    "ERROR", "" },
+	{ "CAST('-99999999999999999999999999999999999999' AS DECIMAL(38,0)) - "
+	    "1", "ERROR", "" },
+	{ "CAST('99999999999999999999999999999999999999' AS DECIMAL(38,0)) - 1",
+	    "99999999999999999999999999999999999998", "decimal(38,0)" },
+	{ "CAST('9999999999999999999999999999.9999999999' AS DECIMAL(38,10)) "
+	    "* 2", "ERROR", "" },
+	{ "-CAST('-99999999999999999999999999999999999999' AS DECIMAL(38,0))",
+	    "99999999999999999999999999999999999999", "decimal(38,0)" },
+	{ "abs(CAST('-99999999999999999999999999999999999999' AS "
+	    "DECIMAL(38,0)))", "99999999999999999999999999999999999999",
+	    "decimal(38,0)" },
+	{ "CAST(1.25 AS DECIMAL(30,2)) * CAST(3.5 AS DECIMAL(30,1))", "4.375",
+	    "decimal(38,3)" },
+	{ "round(CAST('12345678901234567890.125' AS DECIMAL(30,3)), 2)",
+	    "12345678901234567890.13", "decimal(30,2)" },
+	{ "round(CAST('-12345678901234567890.125' AS DECIMAL(30,3)), 2)",
+	    "-12345678901234567890.13", "decimal(30,2)" },
+	{ "round(CAST('-12345678901234567890.125' AS DECIMAL(30,3)), -3)",
+	    "-12345678901234568000", "decimal(30,0)" },
+	{ "floor(CAST('-12345678901234567890.5' AS DECIMAL(30,1)))",
+	    "-12345678901234567891", "decimal(30,0)" },
+	{ "ceil(CAST('-12345678901234567890.5' AS DECIMAL(30,1)))",
+	    "-12345678901234567890", "decimal(30,0)" },
+	{ "round(CAST('-12345678901234567890.5' AS DECIMAL(30,1)))",
+	    "-12345678901234567891", "decimal(30,0)" },
+	{ "CAST(CAST('12345678901234567890.5' AS DECIMAL(21,1)) AS BIGINT)",
+	    "ERROR", "" },
+	{ "CAST(CAST('1234567890123456789.5' AS DECIMAL(20,1)) AS BIGINT)",
+	    "1234567890123456790", "int64" },
+	{ "CAST(CAST('-2.5' AS DECIMAL(20,1)) AS INTEGER)", "-3", "int32" },
+	{ "CAST(CAST('12345678901234567890.125' AS DECIMAL(30,3)) AS "
+	    "DECIMAL(25,2))", "12345678901234567890.13", "decimal(25,2)" },
+	{ "CAST(CAST('-12345678901234567890.125' AS DECIMAL(30,3)) AS "
+	    "DECIMAL(9,2))", "ERROR", "" },
+	/* DuckDB prints 1.2345678901234567e+19, the same double. */
+	{ "CAST(CAST('12345678901234567890.125' AS DECIMAL(30,3)) AS DOUBLE)",
+	    "12345678901234567000", "float64" },
+	{ "CAST(CAST('0.1' AS DECIMAL(38,37)) AS DOUBLE)", "0.1", "float64" },
+	{ "CAST(1e20 AS DECIMAL(30,2))", "100000000000000000000.00",
+	    "decimal(30,2)" },
+	{ "CAST(-2.5 AS DECIMAL(9,1)) * CAST(1 AS DECIMAL(30,0))", "-2.5",
+	    "decimal(38,1)" },
+	{ "CAST(CAST('12345678901234567890.125' AS DECIMAL(30,3)) AS VARCHAR)",
+	    "12345678901234567890.125", "string" },
+	{ "CAST('12345678901234567890.125' AS DECIMAL(30,3)) || 'x'",
+	    "12345678901234567890.125x", "string" },
+	{ "CAST('12345678901234567890.125' AS DECIMAL(30,3)) % 7", "1.125",
+	    "decimal(30,3)" },
+	{ "CAST('-12345678901234567890.125' AS DECIMAL(30,3)) % CAST(7 AS "
+	    "DECIMAL(20,0))", "-1.125", "decimal(30,3)" },
+	/* DuckDB: 6.172839450617284e+18. */
+	{ "CAST('12345678901234567890.125' AS DECIMAL(30,3)) / 2",
+	    "6172839450617284000", "float64" },
+	{ "CAST('12345678901234567890.125' AS DECIMAL(30,3)) > "
+	    "12345678901234567890.12", "true", "bool" },
+	{ "CAST('0.00000000000000000000000000000000000001' AS DECIMAL(38,38)) "
+	    "> 0", "true", "bool" },
+	/* DuckDB casts both sides to decimal(38,38) and fails ("value is
+	 * out of range"); colpipe compares exactly. */
+	{ "CAST('99999999999999999999999999999999999999' AS DECIMAL(38,0)) > "
+	    "CAST('0.00000000000000000000000000000000000001' AS "
+	    "DECIMAL(38,38))", "true", "bool" },
+	{ "CAST('-99999999999999999999999999999999999999' AS DECIMAL(38,0)) < "
+	    "CAST('0.1' AS DECIMAL(38,38))", "true", "bool" },
+	{ "CAST('12345678901234567890.5' AS DECIMAL(30,1)) IN "
+	    "(12345678901234567890.5, 1)", "true", "bool" },
+	{ "CAST('12345678901234567890.5' AS DECIMAL(30,1)) IN "
+	    "(12345678901234567890.55, 1)", "false", "bool" },
+	{ "greatest(CAST('12345678901234567890.5' AS DECIMAL(30,1)), 1.25)",
+	    "12345678901234567890.50", "decimal(31,2)" },
+	{ "least(CAST('12345678901234567890.5' AS DECIMAL(30,1)), 1.25)", "1.25",
+	    "decimal(31,2)" },
+	{ "coalesce(NULL, CAST('1.5' AS DECIMAL(30,1)))", "1.5",
+	    "decimal(30,1)" },
+	{ "sign(CAST('-12345678901234567890.5' AS DECIMAL(30,1)))", "-1",
+	    "int32" },
+	{ "12345678901234567890.5 * 2", "24691357802469135781.0",
+	    "decimal(31,1)" },
+	{ "0.5 + .5", "1.0", "decimal(3,1)" },
+	{ "CAST(7 AS DECIMAL(20,0)) % 0", "NULL", "decimal(20,0)" },
+	{ "nullif(CAST(1.5 AS DECIMAL(30,1)), 1.5)", "NULL", "decimal(30,1)" },
+	{ "CASE WHEN 1 > 0 THEN CAST(1.5 AS DECIMAL(30,1)) ELSE 2 END", "1.5",
+	    "decimal(30,1)" },
+	{ "CAST(1.5 AS DECIMAL(15,2)) * CAST(2 AS DECIMAL(15,2)) * CAST(3 AS "
+	    "DECIMAL(15,2))", "9.000000", "decimal(18,6)" },
+	{ "CAST('9999999999999999.99' AS DECIMAL(18,2)) + "
+	    "CAST('9999999999999999.99' AS DECIMAL(18,2))", "ERROR", "" },
+	{ "CAST('99999999999999999999.5' AS DECIMAL(38,1)) = "
+	    "CAST('99999999999999999999.5' AS DOUBLE)", "true", "bool" },
+	{ "CAST('12345678901234567890.125' AS DECIMAL(30,3)) + "
+	    "0.0000000000000000001", "ERROR", "" },
 };
 
 /* The one value of a one-row column as colpipe prints it. */
@@ -2236,6 +2539,10 @@ format_cell(const struct core_column *c, char *buf)
 		break;
 	case CORE_TYPE_DECIMAL:
 		n = core_format_decimal(((const int64_t *)c->values)[0],
+		    c->type.scale, buf);
+		break;
+	case CORE_TYPE_DECIMAL128:
+		n = core_format_decimal128(core_i128_load(c->values),
 		    c->type.scale, buf);
 		break;
 	case CORE_TYPE_TIMESTAMP:
@@ -2334,6 +2641,23 @@ test_runtime_errors(void)
 	/* Not a bool: no filter. */
 	CHECK_EQ_INT(core_expr_eval_filter(b, &bt, NULL, 8, out, &nout,
 	    &err), CORE_EUSAGE);
+	core_expr_bound_free(b);
+	core_expr_free(e);
+	/* decimal128: one past 10^38 - 1, never a wrap. */
+	src = "v + 0.0000000001";
+	for (r = 0; r < 8; r++)
+		core_i128_store((char *)bt.cols[C_X].values + 16 * r, r == 4 ?
+		    p10(38) - 1 : -(p10(38) - 1));
+	bt.cols[C_X].validity = NULL;
+	CHECK(core_expr_parse(src, strlen(src), &e, &err) == 0);
+	CHECK(core_expr_bind(e, src, strlen(src), s, &b, &err) == 0);
+	b->row_base = 0;
+	CHECK_EQ_INT(core_expr_eval_project(b, &bt, sel, 3, &col, &err),
+	    CORE_EDATA);
+	CHECK_EQ_STR(err.msg, "row 4: decimal(38,10) overflow in "
+	    "'v + 0.0000000001'");
+	CHECK_EQ_INT(core_expr_eval_project(b, &bt, sel, 2, &col, &err), 0);
+	CHECK(core_i128_load((char *)col.values + 16) == -(p10(38) - 1) + 1);
 	core_expr_bound_free(b);
 	core_expr_free(e);
 	core_expr_column_release(&col);
