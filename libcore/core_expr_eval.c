@@ -1490,7 +1490,7 @@ cast_err(struct ctx *cx, const struct core_bnode *n, uint32_t row,
  * read back to the same double, in positional notation with at least one
  * digit after the point for decimal exponents -4 .. 15 ("2.0",
  * "1000000000000000.0", "0.0001"), else as d.ddde+XX with at least two
- * exponent digits ("1e+16", "1e-07"); nan, inf, -inf.  Returns the
+ * exponent digits ("1e+16", "1e-07"); nan, -nan, inf, -inf.  Returns the
  * length written at buf (at most 32 bytes).
  */
 static size_t
@@ -1500,8 +1500,10 @@ sql_float_text(double x, char *buf)
 	int p, ex, nd, k, len = 0;
 	const char *q;
 
+	/* DuckDB keeps a NaN's sign. */
 	if (isnan(x))
-		return (size_t)snprintf(buf, 32, "nan");
+		return (size_t)snprintf(buf, 32, "%snan",
+		    signbit(x) ? "-" : "");
 	if (isinf(x))
 		return (size_t)snprintf(buf, 32, "%sinf", x < 0 ? "-" : "");
 	if (x == 0)

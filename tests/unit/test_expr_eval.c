@@ -381,7 +381,7 @@ ref_float_text(double x, char *buf)
 	int p, ex, d;
 
 	if (isnan(x))
-		return (size_t)sprintf(buf, "nan");
+		return (size_t)sprintf(buf, signbit(x) ? "-nan" : "nan");
 	if (isinf(x))
 		return (size_t)sprintf(buf, x < 0 ? "-inf" : "inf");
 	if (x == 0)
