@@ -10,7 +10,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 pkgs="libarchive-dev libsnappy-dev libzstd-dev libxxhash-dev zlib1g-dev \
 liblz4-dev libbrotli-dev \
-bats bats-assert bats-support mandoc zstd valgrind sqlite3"
+bats bats-assert bats-support mandoc zstd valgrind sqlite3 time"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
