@@ -263,7 +263,7 @@ agg_rows() {
 	status_is 0
 	assert_output "count(*):int64
 sum(i):int64
-sum(d):decimal(18,2)
+sum(d):decimal(38,2)
 avg(i):float64
 min(day):date
 bool_and(b):bool"
@@ -277,7 +277,7 @@ b:bool
 count(*):int64
 count(s):int64
 sum(i):int64
-sum(d):decimal(18,2)
+sum(d):decimal(38,2)
 sum(f):float64
 avg(i):float64
 avg(d):float64
@@ -352,10 +352,12 @@ avg(i):float64"
 	# The header names them.
 	run --separate-stderr sh -c 'colagg --by "year(day) AS y, lower(s)" "sum(i * 2), avg(i + 1) AS m" t.col | col2csv | head -n 1'
 	assert_output "y,lower(s),sum((i * 2)),m"
-	# A decimal result past 18 digits is refused, for now, with a caret.
-	run --separate-stderr colagg "sum(d * 2)" t.col
-	status_is 2
-	stderr_has "needs 19 digits"
+	# A decimal past 18 digits is fine: its sum is exact to 38.
+	run --separate-stderr sh -c 'colagg "sum(d * 100000000000) AS s" t.col | col2csv --no-header'
+	status_is 0
+	[ "$output" = "$(colagg "sum(d) AS s" t.col | col2csv --no-header |
+	    awk -F. '{ print $1 $2 "000000000.00" }')" ] ||
+	    fail "sum(d * 10^11): $output"
 }
 
 @test "output names: AS, the column, the canonical spelling" {
@@ -677,13 +679,22 @@ BIG_AGGS="count(*), sum(k), min(k), max(k), avg(k), min(day), max(label)"
 	status_is 0
 	assert_output "1,9223372036854775807,2,4611686018427388000
 2,5,1,5"
-	# Decimals: 18 digits for now (wide decimals pending), so past
-	# 9999999999999999.99 is an error.
-	printf '%s\n' 'v' '9000000000000000.00' '1000000000000000.00' >ovd.csv
-	run --separate-stderr sh -c 'csv2col -s "v:decimal(18,2)" ovd.csv | colagg "sum(v)" | col2csv --no-header'
+	# Decimals sum to decimal(38,s), DuckDB's type: past 38 digits is an
+	# error, and so is a 128-bit accumulator that would wrap.
+	v=99999999999999999999999999999999999.00
+	awk -v v="$v" 'BEGIN { print "v"; for (i = 0; i < 11; i++) print v }' >ovd.csv
+	run --separate-stderr sh -c 'csv2col -s "v:decimal(37,2)" ovd.csv | colagg "sum(v)" | col2csv --no-header'
 	status_is 3
 	stderr_has "overflow"
 	refute_output --regexp '[0-9]'
+	awk -v v="$v" 'BEGIN { print "v"; for (i = 0; i < 3000; i++) print v }' >wrap.csv
+	run --separate-stderr sh -c 'csv2col -s "v:decimal(37,2)" wrap.csv | colagg -m 256K "sum(v)" | col2csv --no-header'
+	status_is 3
+	stderr_has "overflow"
+	printf '%s\n' 'v' '9000000000000000.00' '1000000000000000.00' >d18.csv
+	run --separate-stderr sh -c 'csv2col -s "v:decimal(18,2)" d18.csv | colagg "sum(v)" | col2csv --no-header'
+	status_is 0
+	assert_output "10000000000000000.00"
 	# Just under the limit is exact.
 	printf '%s\n' 'v' '9000000000000000.00' '999999999999999.99' >okd.csv
 	run --separate-stderr sh -c 'csv2col -s "v:decimal(18,2)" okd.csv | colagg "sum(v)" | col2csv --no-header'

@@ -731,7 +731,7 @@ EOF
 	check_errors --where <<'EOF'
 i	column 1: a filter must be a condition (boolean), not int32
 s || 'x'	column 1: a filter must be a condition (boolean), not string
-d + 1	column 1: a filter must be a condition (boolean), not decimal(11,2)
+d + 1	column 1: a filter must be a condition (boolean), not decimal(13,2)
 nosuch > 1	column 1: unknown column 'nosuch'; the columns are i, l, d, f, dt, ts, b, s, odd name
 I_ > 1	column 1: unknown column 'I_' (did you mean 'i'?); the columns are i, l, d, f, dt, ts, b, s, odd name
 odd_name = 'x'	column 1: unknown column 'odd_name' (did you mean 'odd name'?)
@@ -771,9 +771,6 @@ coalesce() is null	column 1: coalesce() takes 1 to 1000 arguments
 i + interval 1 day is null	column 1: an interval is added to a date or timestamp, not int32
 interval 1 day is null	column 1: an interval goes only after + or - next to a date or timestamp
 dt + interval 2000000 day is null	column 6: interval out of range
-d * d * d > 1	column 3: the result, decimal(20,4), needs 20 digits; more than 18 are not supported yet
-d + 12345678901234567.8 > 1	column 3: the result, decimal(20,2), needs 20 digits; more than 18 are not supported yet
-123456789012345678901.5 > 1	column 1: a decimal literal of more than 18 digits is not supported yet
 EOF
 }
 
