@@ -320,6 +320,33 @@ fold(struct binder *bd, struct core_bnode **np)
 	return 0;
 }
 
+/* AND and OR with a constant side: x AND TRUE is x, x AND FALSE is FALSE,
+ * x OR FALSE is x, x OR TRUE is TRUE (as DuckDB simplifies them), so a
+ * column under an absorbed side is not read at all.  A NULL constant
+ * decides nothing and is left to the evaluator. */
+static int
+fold_logic(struct binder *bd, struct core_bnode **np)
+{
+	struct core_bnode *n = *np, *k, *keep;
+	bool absorb = n->kind == CORE_BN_OR;	/* TRUE absorbs OR */
+	uint32_t i;
+
+	for (i = 0; i < 2 && n->nkids == 2; i++) {
+		k = n->kids[i];
+		if (k->kind != CORE_BN_CONST || k->k.null)
+			continue;
+		keep = (k->k.b != 0) == absorb ? k : n->kids[1 - i];
+		if (keep == n->kids[0])
+			n->kids[0] = NULL;
+		else
+			n->kids[1] = NULL;
+		bnode_free(n);
+		*np = keep;
+		return 0;
+	}
+	return fold(bd, np);
+}
+
 /* ---- casts ---- */
 
 static bool
@@ -1992,7 +2019,7 @@ bind(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 			    (rc = need_bool(bd, &n->kids[1],
 			    e->op == CORE_OP_AND ? "AND" : "OR")) != 0)
 				break;
-			rc = fold(bd, out);
+			rc = fold_logic(bd, out);
 			break;
 		case CORE_OP_EQ: case CORE_OP_NE: case CORE_OP_LT:
 		case CORE_OP_LE: case CORE_OP_GT: case CORE_OP_GE:

@@ -1458,7 +1458,7 @@ parse_as(struct core_coltype t, const struct core_bstr *s, int64_t *i,
 		*i = v32;
 		return rc;
 	case CORE_TYPE_DATE:
-		rc = core_parse_date(s->p, s->n, &v32);
+		rc = core_parse_date_sql(s->p, s->n, &v32);
 		*i = v32;
 		return rc;
 	case CORE_TYPE_INT64:

@@ -21,6 +21,7 @@
  * messages matters more than speed.
  */
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -452,7 +453,7 @@ parse_datetime(struct parser *p, bool is_date)
 	e = literal(is_date ? CORE_LIT_DATE : CORE_LIT_TIMESTAMP, kw);
 	core_expr_set_text(e, t->text, t->text_len);
 	if (is_date) {
-		rc = core_parse_date(t->text, t->text_len, &days);
+		rc = core_parse_date_sql(t->text, t->text_len, &days);
 		e->value.i = days;
 	} else {
 		rc = core_parse_timestamp(t->text, t->text_len, &e->value.i);
@@ -470,17 +471,40 @@ parse_datetime(struct parser *p, bool is_date)
 static struct core_expr *
 parse_interval(struct parser *p)
 {
-	struct tok *kw = cur(p), *t = peek(p, 1), *u = peek(p, 2);
-	const char *s = t->kind == T_STRING ? t->text : p->src + t->off;
-	size_t n = t->kind == T_STRING ? t->text_len : t->len;
+	struct tok *kw = cur(p), *t = peek(p, 1), *u;
+	bool neg = t->kind == T_MINUS;
+	const char *s;
+	size_t n;
 	struct core_expr *e;
 
+	/* INTERVAL -1 MONTH: the sign is part of the quantity, as in
+	 * INTERVAL '-1' MONTH. */
+	if (neg)
+		t = peek(p, 2);
+	u = peek(p, neg ? 3 : 2);
+	s = t->kind == T_STRING ? t->text : p->src + t->off;
+	n = t->kind == T_STRING ? t->text_len : t->len;
 	e = literal(CORE_LIT_INTERVAL, kw);
 	core_expr_set_text(e, s, n);
 	if (core_parse_int64(s, n, &e->value.i) != 0) {
 		core_expr_free(e);
 		return fail(p, t->off, t->len, "bad interval quantity '%.*s'",
 		    (int)n, s);
+	}
+	if (neg) {
+		if (e->value.i == INT64_MIN) {
+			core_expr_free(e);
+			return fail(p, t->off, t->len,
+			    "bad interval quantity '-%.*s'", (int)n, s);
+		}
+		e->value.i = -e->value.i;
+		{
+			char buf[24];
+			int k = snprintf(buf, sizeof(buf), "%" PRId64,
+			    e->value.i);
+
+			core_expr_set_text(e, buf, (size_t)k);
+		}
 	}
 	if (is_kw(p, u, "day") || is_kw(p, u, "days"))
 		e->unit = CORE_UNIT_DAY;
@@ -492,7 +516,7 @@ parse_interval(struct parser *p)
 		core_expr_free(e);
 		return fail(p, u->off, u->len, "expected DAY, MONTH or YEAR");
 	}
-	p->pos += 3;
+	p->pos += neg ? 4 : 3;
 	return finish(p, e, kw->off);
 }
 
@@ -663,6 +687,22 @@ parse_substring(struct parser *p, struct core_expr *e,
 	return finish(p, e, name->off);
 }
 
+/* A token that can only begin an operand (a name that is no keyword, a
+ * quoted name, a literal): one right after another operand is a missing
+ * operator or keyword. */
+static bool
+is_operand_start(const struct parser *p, const struct tok *t)
+{
+	switch (t->kind) {
+	case T_IDENT:
+		return !core_expr_is_keyword(p->src + t->off, t->len);
+	case T_QIDENT: case T_STRING: case T_INT: case T_DEC: case T_FLOAT:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* name '(' ... ')'; the current token is the name. */
 static struct core_expr *
 parse_call(struct parser *p, const struct tok *name)
@@ -677,6 +717,17 @@ parse_call(struct parser *p, const struct tok *name)
 	    (f->kind == T_IDENT || f->kind == T_QIDENT ||
 	    f->kind == T_STRING) && is_kw(p, peek(p, 1), "from"))
 		return parse_extract(p, name);
+	/* extract(year x): two operands side by side, FROM left out. */
+	if (name->kind == T_IDENT && name->len == 7 &&
+	    strncasecmp(p->src + name->off, "extract", 7) == 0 &&
+	    f->kind == T_IDENT && !core_expr_is_keyword(p->src + f->off,
+	    f->len) && is_operand_start(p, peek(p, 1))) {
+		struct tok *g = peek(p, 1);
+
+		return fail(p, g->off, g->len, "expected FROM: write "
+		    "extract(%.*s FROM value)", (int)f->len,
+		    p->src + f->off);
+	}
 	e = core_expr_new(CORE_EXPR_FUNC);
 	e->op_off = name->off;
 	e->op_len = name->len;
@@ -815,7 +866,8 @@ parse_primary(struct parser *p)
 		return parse_datetime(p, true);
 	if (next->kind == T_STRING && is_kw(p, t, "timestamp"))
 		return parse_datetime(p, false);
-	if ((next->kind == T_STRING || next->kind == T_INT) &&
+	if ((next->kind == T_STRING || next->kind == T_INT ||
+	    (next->kind == T_MINUS && peek(p, 2)->kind == T_INT)) &&
 	    is_kw(p, t, "interval"))
 		return parse_interval(p);
 	/* A reserved word is no name, of a column or of a function. */
@@ -1208,12 +1260,20 @@ parse_item(struct parser *p, struct core_select_item *it)
 				return -1;
 			}
 			do {
+				struct tok *nt = cur(p);
+
 				name = parse_name(p, "expected a column name");
 				if (name == NULL)
 					return -1;
 				it->exclude = core_xreallocarray(it->exclude,
 				    (size_t)it->nexclude + 1,
 				    sizeof(*it->exclude));
+				it->exclude_span = core_xreallocarray(
+				    it->exclude_span,
+				    (size_t)it->nexclude + 1,
+				    sizeof(*it->exclude_span));
+				it->exclude_span[it->nexclude].off = nt->off;
+				it->exclude_span[it->nexclude].len = nt->len;
 				it->exclude[it->nexclude++] = name;
 			} while (accept(p, T_COMMA));
 			if (!accept(p, T_RPAREN)) {
@@ -1242,6 +1302,7 @@ item_release(struct core_select_item *it)
 	for (i = 0; i < it->nexclude; i++)
 		free(it->exclude[i]);
 	free(it->exclude);
+	free(it->exclude_span);
 	core_expr_free(it->expr);
 	free(it->alias);
 }

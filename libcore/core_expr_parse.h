@@ -48,6 +48,8 @@ int core_expr_parse(const char *src, size_t len, struct core_expr **out,
 struct core_select_item {
 	bool star;
 	char **exclude;		/* star only: owned names, nexclude of them */
+	struct { uint32_t off, len; } *exclude_span;	/* owned, where each
+							 * name is written */
 	uint32_t nexclude;
 	struct core_expr *expr;	/* not star: owned */
 	char *alias;		/* owned name after AS, or NULL */

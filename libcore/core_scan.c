@@ -174,8 +174,9 @@ plan_select(struct core_scan *s, const char *src, uint32_t *nitems,
 					continue;
 				}
 				rc = resolve_name(it->exclude[j],
-				    strlen(it->exclude[j]), src, len, it->off,
-				    it->len, in, &col, err);
+				    strlen(it->exclude[j]), src, len,
+				    it->exclude_span[j].off,
+				    it->exclude_span[j].len, in, &col, err);
 				if (rc != 0)
 					goto out;
 				drop[col] = true;

@@ -795,6 +795,48 @@ core_parse_date(const char *s, size_t len, int32_t *out)
 	return parse_ymd(s, out);
 }
 
+/* A run of 1..max decimal digits at *p (before end), as its value. */
+static int
+digit_run(const char **p, const char *end, size_t max, unsigned *out)
+{
+	const char *q = *p;
+	unsigned v = 0;
+
+	while (q < end && (unsigned)(*q - '0') <= 9 && (size_t)(q - *p) < max)
+		v = v * 10 + (unsigned)(*q++ - '0');
+	if (q == *p || (q < end && (unsigned)(*q - '0') <= 9))
+		return -1;
+	*p = q;
+	*out = v;
+	return 0;
+}
+
+int
+core_parse_date_sql(const char *s, size_t len, int32_t *out)
+{
+	const char *p = s, *end = s + len;
+	unsigned y, m, d;
+	char sep;
+
+	if (core_parse_date(s, len, out) == 0)
+		return 0;
+	/* Leading zeros of the year are allowed (DuckDB reads 01995). */
+	while (end - p > 4 && *p == '0' && (unsigned)(p[1] - '0') <= 9)
+		p++;
+	if (digit_run(&p, end, 4, &y) != 0 || p == end)
+		return -1;
+	sep = *p++;
+	if (sep != '-' && sep != '/' && sep != ' ')
+		return -1;
+	if (digit_run(&p, end, 2, &m) != 0 || p == end || *p++ != sep ||
+	    digit_run(&p, end, 2, &d) != 0 || p != end)
+		return -1;
+	if (y == 0 || m - 1 > 11 || d == 0 || d > days_in_month(y, m))
+		return -1;
+	*out = core_days_from_civil((int)y, m, d);
+	return 0;
+}
+
 /* Writes the date of day number z; years outside 0001-9999 (no parser
  * produces them) in ISO 8601 expanded form, "+10000-01-01". */
 static size_t

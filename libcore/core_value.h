@@ -64,6 +64,11 @@ int core_parse_decimal(const char *s, size_t len, uint8_t precision,
 int core_parse_decimal128(const char *s, size_t len, uint8_t precision,
     uint8_t scale, core_i128 *out);
 int core_parse_date(const char *s, size_t len, int32_t *out);
+/* core_parse_date, and what SQL's cast to DATE also reads (as DuckDB):
+ * one- or two-digit months and days, leading zeros on the year, and '/'
+ * or ' ' as the separator (the same one twice), as in '1995-1-5'.  Not
+ * for CSV fields: a CSV column is one format, checked strictly. */
+int core_parse_date_sql(const char *s, size_t len, int32_t *out);
 /* Accepts "YYYY-MM-DD" alone (midnight), or date, 'T'/'t'/' ', HH:MM:SS
  * (00:00:00-23:59:59), an optional fraction of 1 to 6 digits, and an
  * optional "Z"/"z" or "+HH:MM"/"-HH:MM" offset (HH <= 23, MM <= 59;

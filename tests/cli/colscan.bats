@@ -781,8 +781,9 @@ i, i	the output has two columns named 'i': name one with AS, or leave one out wi
 *, *	the output has two columns named 'i'
 i + 1, i + 1	the output has two columns named '(i + 1)'
 s AS i, i	the output has two columns named 'i'
-* EXCLUDE (nosuch)	column 1: unknown column 'nosuch'; the columns are i, l, d, f, dt, ts, b, s, odd name
-* EXCLUDE (i, sx)	column 1: unknown column 'sx' (did you mean 's'?)
+* EXCLUDE (nosuch)	column 12: unknown column 'nosuch'; the columns are i, l, d, f, dt, ts, b, s, odd name
+* EXCLUDE (i, sx)	column 15: unknown column 'sx' (did you mean 's'?)
+extract(year dt)	column 14: expected FROM: write extract(year FROM value)
 * EXCLUDE (i	column 13: expected ',' or ')'
 * EXCLUDE i	column 11: expected '('
 * EXCLUDE ()	column 12: expected a column name
@@ -803,6 +804,40 @@ EOF
 	run --separate-stderr colscan -w "nosuch > 0" -s "nosuch" t.col
 	status_is 2
 	stderr_has "colscan: --where: column 1: unknown column 'nosuch'"
+}
+
+@test "SQL spellings DuckDB reads: INTERVAL -n, loose date casts, constant AND/OR" {
+	scan -s "dt + INTERVAL -1 MONTH AS m, dt - INTERVAL - 2 DAY AS d2" -w "i = 1"
+	status_is 0
+	assert_output "m,d2
+1994-12-15 00:00:00,1995-01-17 00:00:00"
+	scan -s "'1995-1-5'::date AS a, CAST('01995/01/05' AS date) AS b, DATE '1995 1 5' AS c" --limit 1
+	status_is 0
+	assert_output "a,b,c
+1995-01-05,1995-01-05,1995-01-05"
+	scan -s "'1995-2-29'::date AS a" --limit 1
+	status_is 3
+	stderr_has "cannot read '1995-2-29' as date"
+	scan -s "'1995-1/5'::date AS a" --limit 1
+	status_is 3
+	# A constant side decides AND/OR: i is never read, so even a
+	# filter that would overflow on every row is not evaluated.
+	scan -s "s" -w "(i * 2000000000 > 0) OR TRUE" --limit 2
+	status_is 0
+	assert_output "s
+apple
+Banana"
+	scan -s "s" -w "(i * 2000000000 > 0) AND FALSE"
+	status_is 0
+	assert_output "s"
+}
+
+@test "--schema --stats: the schema, then stats of a run that read no rows" {
+	run --separate-stderr colscan --schema --stats -s "i, s" t.col
+	status_is 0
+	assert_output "i:int32
+s:string"
+	stderr_has "colscan: 0 rows in, 0 rows out, 1 inputs"
 }
 
 @test "an input with no columns" {

@@ -106,6 +106,8 @@ static const struct {
 	{ "INTERVAL '90' DAY", "INTERVAL '90' DAY" },
 	{ "interval 3 months", "INTERVAL '3' MONTH" },
 	{ "INTERVAL '-1' year", "INTERVAL '-1' YEAR" },
+	{ "INTERVAL -1 MONTH", "INTERVAL '-1' MONTH" },
+	{ "d - INTERVAL - 2 days", "(d - INTERVAL '-2' DAY)" },
 	{ "TRUE AND false", "(TRUE AND FALSE)" },
 	{ "null", "NULL" },
 	/* predicates */
@@ -751,6 +753,8 @@ static const struct {
 	    "  TIMESTAMP 'noon'\n            ^^^^^^" },
 	{ "INTERVAL '90' WEEK", "column 15: expected DAY, MONTH or YEAR\n"
 	    "  INTERVAL '90' WEEK\n                ^^^^" },
+	{ "extract(year d)", "column 14: expected FROM: write "
+	    "extract(year FROM value)\n  extract(year d)\n               ^" },
 	{ "INTERVAL 'x' DAY", "column 10: bad interval quantity 'x'\n"
 	    "  INTERVAL 'x' DAY\n           ^^^" },
 	{ "caf\xc3\xa9 = '", "column 8: unterminated string\n"

@@ -1043,7 +1043,11 @@ test_needed(void)
 		{ NULL, "CASE WHEN b THEN ts END AS x, nullif(d, 0) AS y",
 		    "d ts b" },
 		{ "coalesce(i, l) IN (1, 2)", "\"odd name\" AS o", "i l odd" },
-		{ "i = 1 OR TRUE", "upper(s) AS u", "i s" },
+		/* A constant side of AND/OR folds away what it decides. */
+		{ "i = 1 OR TRUE", "upper(s) AS u", "s" },
+		{ "FALSE AND l > 0", "upper(s) AS u", "s" },
+		{ "(f > 1 AND TRUE) OR FALSE", "1 AS one", "f" },
+		{ "i > 0 OR NULL", "upper(s) AS u", "i s" },
 	};
 	static const char *const short_names[NCOLS] = { "i", "l", "d", "f",
 	    "s", "dt", "ts", "b", "odd" };

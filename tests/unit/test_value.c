@@ -781,6 +781,61 @@ test_date_cases(void)
 	    "-5877641-06-23");
 }
 
+/* core_parse_date_sql against a reference: every written form of random
+ * valid and invalid dates, with one- or two-digit months and days, year
+ * padding and each separator; accepted exactly when the parts make a
+ * date and the form is one SQL's cast reads. */
+static void
+test_date_sql(void)
+{
+	static const char seps[] = "-/ .";
+	int bad = 0;
+
+	for (int i = 0; i < 200000; i++) {
+		unsigned y = (unsigned)(unit_rand() % 10001);
+		unsigned m = (unsigned)(unit_rand() % 14);
+		unsigned d = (unsigned)(unit_rand() % 33);
+		char s1 = seps[unit_rand() % 4], s2 = unit_rand() % 8 ?
+		    s1 : seps[unit_rand() % 4];
+		int ypad = (int)(unit_rand() % 7), mw = 1 + (int)(unit_rand() %
+		    2), dw = 1 + (int)(unit_rand() % 2);
+		static const uint8_t mdays[13] = {
+			0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31
+		};
+		char t[40];
+		int n = snprintf(t, sizeof(t), "%0*u%c%0*u%c%0*u", ypad, y,
+		    s1, mw, m, s2, dw, d);
+		unsigned last = m >= 1 && m <= 12 ? mdays[m] +
+		    (unsigned)(m == 2 && is_leap((int)y)) : 0;
+		bool want = y >= 1 && y <= 9999 && d >= 1 && d <= last &&
+		    s1 == s2 && s1 != '.';
+		int32_t got = 0;
+		int rc = core_parse_date_sql(t, (size_t)n, &got);
+
+		if ((rc == 0) != want || (want && got !=
+		    core_days_from_civil((int)y, m, d))) {
+			if (bad++ < 5)
+				printf("# date_sql \"%s\": rc %d\n", t, rc);
+		}
+	}
+	CHECK_EQ_INT(bad, 0);
+	{
+		static const char *const no[] = {
+			"", "1995", "1995-1", "1995-1-", "1995--1-5",
+			"1995-1-5 ", "1995-001-05", "1995-01-005", "19950105",
+			"-1995-01-05", "1995-1-5x", "x1995-1-5", "12345-1-1",
+		};
+		int32_t dd;
+
+		for (size_t k = 0; k < sizeof(no) / sizeof(no[0]); k++)
+			if (core_parse_date_sql(no[k], strlen(no[k]),
+			    &dd) == 0) {
+				printf("# accepted \"%s\"\n", no[k]);
+				CHECK(0);
+			}
+	}
+}
+
 static void
 test_timestamp_roundtrip(void)
 {
@@ -1012,6 +1067,7 @@ main(void)
 	RUN(test_float_halfway);
 	RUN(test_date_exhaustive);
 	RUN(test_date_cases);
+	RUN(test_date_sql);
 	RUN(test_timestamp_roundtrip);
 	RUN(test_timestamp_cases);
 	RUN(test_utf8);

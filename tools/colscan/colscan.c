@@ -464,7 +464,11 @@ run(const struct options *o, const char *const *paths, size_t npaths,
 		goto out;
 	core_batch_init(&r.in, core_source_schema(r.src));
 	if (o->schema) {
+		/* Only headers (MLSPILL3) or footers (Parquet) were read:
+		 * the stats say so, with 0 rows. */
 		rc = run_schema(&r, out, err);
+		if (rc == 0 && o->common.stats)
+			print_stats(&r);
 		goto out;
 	}
 	r.prog = fe_progress_new(o->common.progress,
