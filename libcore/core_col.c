@@ -381,6 +381,19 @@ core_col_set_null(struct core_column *c, uint32_t row, uint32_t nrows_cap)
 }
 
 void
+core_col_view(struct core_column *dst, const struct core_column *src)
+{
+	if (dst->values_cap)
+		core_free_aligned(dst->values);
+	if (dst->offsets_cap)
+		core_free_aligned(dst->offsets);
+	dst->values_cap = dst->offsets_cap = 0;
+	dst->validity = src->validity;
+	dst->values = src->values;
+	dst->offsets = src->offsets;
+}
+
+void
 core_col_reserve_bytes(struct core_column *c, size_t used, size_t need)
 {
 	if (used + need <= c->values_cap)

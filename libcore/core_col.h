@@ -185,6 +185,12 @@ void core_col_set_null(struct core_column *c, uint32_t row,
  * used bytes. */
 void core_col_reserve_bytes(struct core_column *c, size_t used, size_t need);
 
+/* Makes dst a borrowed view of src's validity, values and offsets (the
+ * types are the caller's to match; dst's is left as it is).  Values and
+ * offsets dst owned are freed first; its validity buffer is kept for
+ * reuse.  src must outlive the view's use. */
+void core_col_view(struct core_column *dst, const struct core_column *src);
+
 /* Number of NULL rows among the first nrows. */
 uint32_t core_col_null_count(const struct core_column *c, uint32_t nrows);
 

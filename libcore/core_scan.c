@@ -443,20 +443,6 @@ filter(struct core_scan *s, const struct core_batch *in, uint32_t *k,
 	return 0;
 }
 
-/* c as a view in the output: the buffers are someone else's. */
-static void
-view(struct core_column *dst, const struct core_column *c)
-{
-	dst->type = c->type;
-	dst->validity = c->validity;
-	dst->values = c->values;
-	dst->offsets = c->offsets;
-	dst->validity_buf = NULL;
-	dst->validity_cap = 0;
-	dst->values_cap = 0;
-	dst->offsets_cap = 0;
-}
-
 int
 core_scan_batch(struct core_scan *s, const struct core_batch *in,
     const struct core_batch **out, struct core_err *err)
@@ -482,13 +468,13 @@ core_scan_batch(struct core_scan *s, const struct core_batch *in,
 		struct item *x = &s->items[i];
 
 		if (x->col >= 0) {
-			view(&s->out.cols[i], &src->cols[x->col]);
+			core_col_view(&s->out.cols[i], &src->cols[x->col]);
 			continue;
 		}
 		if ((rc = core_expr_eval_project(x->expr, in, sel, k,
 		    &x->val, err)) != 0)
 			return rc;
-		view(&s->out.cols[i], &x->val);
+		core_col_view(&s->out.cols[i], &x->val);
 	}
 	s->out.nrows = k;
 	return 0;

@@ -355,14 +355,6 @@ parquet_start(struct core_source *s, struct core_err *err)
 	return rc;
 }
 
-static void
-view(struct core_column *dst, const struct core_column *c)
-{
-	dst->validity = c->validity;
-	dst->values = c->values;
-	dst->offsets = c->offsets;
-}
-
 /* The Parquet batch as a batch of the schema. */
 static void
 parquet_fill(struct core_source *s, struct core_batch *b)
@@ -372,6 +364,10 @@ parquet_fill(struct core_source *s, struct core_batch *b)
 	for (i = 0; i < b->ncols; i++) {
 		struct core_column *c = &b->cols[i];
 
+		if (s->pb_col[i] >= 0) {
+			core_col_view(c, &s->pb.cols[s->pb_col[i]]);
+			continue;
+		}
 		if (c->values_cap)
 			core_free_aligned(c->values);
 		if (c->offsets_cap)
@@ -380,8 +376,6 @@ parquet_fill(struct core_source *s, struct core_batch *b)
 		c->validity = NULL;
 		c->values = NULL;
 		c->offsets = NULL;
-		if (s->pb_col[i] >= 0)
-			view(c, &s->pb.cols[s->pb_col[i]]);
 	}
 	b->nrows = s->pb.nrows;
 }
