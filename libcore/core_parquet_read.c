@@ -474,14 +474,19 @@ parse_row_group(struct parse *ps, struct row_group *g)
 
 /* ---- schema ---- */
 
+/* Byte-array decimals (wide) may have up to 38 digits, as decimal128;
+ * INT32 and INT64 ones hold 9 and 18 at most by parquet.thrift. */
 static const char *
-map_decimal(struct pq_leaf *l, int32_t prec, int32_t scale)
+map_decimal(struct pq_leaf *l, int32_t prec, int32_t scale, bool wide)
 {
-	if (prec > CORE_DECIMAL_MAX_PRECISION)
-		return "decimal wider than 18 digits";
+	if (prec > (wide ? CORE_DECIMAL128_MAX_PRECISION :
+	    CORE_DECIMAL_MAX_PRECISION))
+		return wide ? "decimal wider than 38 digits" :
+		    "decimal wider than 18 digits";
 	if (prec < 1 || scale < 0 || scale > prec)
 		return "decimal with a bad precision or scale";
-	l->type.id = CORE_TYPE_DECIMAL;
+	l->type.id = prec > CORE_DECIMAL_MAX_PRECISION ?
+	    CORE_TYPE_DECIMAL128 : CORE_TYPE_DECIMAL;
 	l->type.precision = (uint8_t)prec;
 	l->type.scale = (uint8_t)scale;
 	return NULL;
@@ -513,7 +518,7 @@ map_type(const struct elem *e, struct pq_leaf *l)
 	case PQ_INT32:
 		if (dec) {
 			l->conv = PQ_CONV_I32_I64;
-			return map_decimal(l, prec, scale);
+			return map_decimal(l, prec, scale, false);
 		}
 		if (lt == 6 || (lt == 0 && ct == 6)) {
 			l->conv = PQ_CONV_I32;
@@ -532,7 +537,7 @@ map_type(const struct elem *e, struct pq_leaf *l)
 	case PQ_INT64:
 		if (dec) {
 			l->conv = PQ_CONV_I64;
-			return map_decimal(l, prec, scale);
+			return map_decimal(l, prec, scale, false);
 		}
 		if (unit != 0) {
 			l->conv = unit == 1 ? PQ_CONV_TS_MS : unit == 2 ?
@@ -579,7 +584,7 @@ map_type(const struct elem *e, struct pq_leaf *l)
 	case PQ_BYTE_ARRAY:
 		if (dec) {
 			l->conv = PQ_CONV_DEC_BE;
-			return map_decimal(l, prec, scale);
+			return map_decimal(l, prec, scale, true);
 		}
 		l->conv = PQ_CONV_STRING;
 		l->type.id = CORE_TYPE_STRING;

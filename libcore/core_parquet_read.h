@@ -16,7 +16,9 @@
  *   BOOLEAN -> bool; INT32 -> int32 (INT(8|16|32), UINT(8|16) too),
  *   UINT(32) -> int64; INT64 -> int64 (UINT(64) too: a value past
  *   INT64_MAX is an error); DATE -> date; DECIMAL(p<=18,s) in INT32,
- *   INT64, FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY -> decimal(p,s);
+ *   INT64, FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY -> decimal(p,s), and
+ *   DECIMAL(19<=p<=38,s) in the byte arrays -> decimal(p,s) as
+ *   decimal128 (no row-group pruning on those yet);
  *   TIMESTAMP(MILLIS|MICROS|NANOS) and INT96 -> timestamp (microseconds;
  *   nanoseconds round towards minus infinity; local and UTC alike; INT96
  *   computed modulo 2^64 as Spark writes it);
@@ -25,7 +27,7 @@
  *   -> string (bytes as they are); UUID -> string, in the 8-4-4-4-12
  *   lowercase hex form.
  * Anything else (groups, repeated fields, TIME, INTERVAL, decimals of more
- * than 18 digits) is listed with supported false and a reason, and is an
+ * than 38 digits, or more than 18 in INT32/INT64) is listed with supported false and a reason, and is an
  * error naming it only when a scan selects it.
  *
  * Reading: pages v1 and v2; PLAIN, PLAIN_DICTIONARY and RLE_DICTIONARY,

@@ -1161,6 +1161,27 @@ be_decimal(const uint8_t *p, uint32_t len, int64_t *out)
 	return true;
 }
 
+/* The same into 128 bits: false past 128 (sign-extension bytes in front
+ * are fine, as some writers pad to a fixed length). */
+static bool
+be_decimal128(const uint8_t *p, uint32_t len, core_i128 *out)
+{
+	uint8_t ext = len > 0 && (p[0] & 0x80) ? 0xff : 0;
+	unsigned __int128 u;
+	uint32_t i, skip = len > 16 ? len - 16 : 0;
+
+	for (i = 0; i < skip; i++)
+		if (p[i] != ext)
+			return false;
+	if (len > 16 && ((p[skip] & 0x80) ? 0xff : 0) != ext)
+		return false;
+	u = ext ? ~(unsigned __int128)0 : 0;
+	for (i = skip; i < len; i++)
+		u = u << 8 | p[i];
+	*out = (core_i128)u;
+	return true;
+}
+
 /* m dense physical values at src to m colpipe values at dst. */
 static int
 convert_fixed(const struct pq_leaf *l, const uint8_t *src, uint32_t m,
@@ -1279,6 +1300,13 @@ convert_binary(const struct pq_cursor *c, uint32_t m, uint8_t *dst,
 			    s->p[1] << 8));
 
 			memcpy(dst + 8 * i, &d, 8);
+		} else if (c->leaf->type.id == CORE_TYPE_DECIMAL128) {
+			core_i128 w;
+
+			if (!be_decimal128(s->p, s->len, &w))
+				return bad_data(err, "decimal value wider "
+				    "than 128 bits");
+			core_i128_store(dst + 16 * i, w);
 		} else {
 			int64_t v;
 
@@ -1480,7 +1508,7 @@ pq_cursor_init(struct pq_cursor *c, const struct pq_leaf *leaf)
 	c->leaf = leaf;
 	c->levbuf = core_xmalloc(NB);
 	c->dense = core_xmalloc((size_t)NB * 12);
-	c->conv = core_xmalloc((size_t)NB * 8);
+	c->conv = core_xmalloc((size_t)NB * 16);	/* decimal128 */
 	c->idxbuf = core_xmalloc((size_t)NB * sizeof(uint32_t));
 	c->u64buf = core_xmalloc((size_t)NB * sizeof(uint64_t));
 	c->sv = core_xmalloc((size_t)NB * sizeof(struct pq_sv));

@@ -44,6 +44,7 @@
 #include "core_pool.h"
 #include "core_parquet_write.h"
 #include "core_thrift.h"
+#include "core_value.h"
 #include "core_version.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -53,7 +54,7 @@
 /* parquet.thrift enums. */
 enum {
 	PT_BOOLEAN = 0, PT_INT32 = 1, PT_INT64 = 2, PT_DOUBLE = 5,
-	PT_BYTE_ARRAY = 6,
+	PT_BYTE_ARRAY = 6, PT_FIXED_LEN_BYTE_ARRAY = 7,
 };
 enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_RLE_DICTIONARY = 8 };
 enum { PAGE_DATA = 0, PAGE_DICTIONARY = 2 };
@@ -63,7 +64,10 @@ enum {
 };
 
 /* How a column's values are read from a batch. */
-enum kind { K_BOOL, K_I32, K_I64, K_DEC32, K_DBL, K_STR };
+/* K_W16: a decimal128 as FIXED_LEN_BYTE_ARRAY(16), big-endian two's
+ * complement as parquet.thrift has decimals; the row path and PLAIN
+ * only. */
+enum kind { K_BOOL, K_I32, K_I64, K_DEC32, K_DBL, K_STR, K_W16 };
 
 enum mode { M_PLAIN, M_TRIAL, M_DICT };
 
@@ -124,6 +128,7 @@ struct col {
 	uint64_t nulls, nans;
 	bool has_minmax;
 	int64_t imin, imax;
+	core_i128 wmin, wmax, wlimit;	/* K_W16; wlimit = 10^precision */
 	double dmin, dmax;
 	struct buf smin, smax;
 };
@@ -953,6 +958,40 @@ dec32(const struct col *c, int64_t v, int32_t *out, struct core_err *err)
 	return 0;
 }
 
+/* A decimal128 value as Parquet's 16 big-endian bytes, checked against
+ * the column's precision. */
+static int
+w16(const struct col *c, core_i128 v, uint8_t out[16], struct core_err *err)
+{
+	unsigned __int128 u = (unsigned __int128)v;
+	int i;
+
+	if (v >= c->wlimit || v <= -c->wlimit) {
+		char txt[64];
+
+		txt[core_format_decimal128(v, 0, txt)] = '\0';
+		return core_err_set(err, CORE_EDATA, "column %s: decimal value "
+		    "%s (unscaled) does not fit precision %u", c->name, txt,
+		    c->type.precision);
+	}
+	for (i = 15; i >= 0; i--, u >>= 8)
+		out[i] = (uint8_t)u;
+	return 0;
+}
+
+static inline void
+stat_w16(struct col *c, core_i128 v)
+{
+	if (!c->has_minmax) {
+		c->wmin = c->wmax = v;
+		c->has_minmax = true;
+	} else if (v < c->wmin) {
+		c->wmin = v;
+	} else if (v > c->wmax) {
+		c->wmax = v;
+	}
+}
+
 /* Values a block of the fixed-width fast path takes at most. */
 #define FAST_BLOCK 256
 /* How far ahead the fast path asks for a hash table slot. */
@@ -970,7 +1009,7 @@ fast_room(const struct core_parquet_writer *w, const struct col *c,
 {
 	uint64_t room, k = end - r;
 
-	if (c->width == 0 || col->validity != NULL)
+	if (c->width == 0 || c->kind == K_W16 || col->validity != NULL)
 		return 0;
 	room = (w->o.page_bytes - c->page_plain + c->width - 1) / c->width;
 	if (k > room)
@@ -1140,6 +1179,17 @@ write_row(struct core_parquet_writer *w, struct enc *e, struct col *c,
 		rc = put_value(w, e, c, (const uint8_t *)&d, 8, err);
 		stat_dbl(c, d);
 		break;
+	case K_W16: {
+		uint8_t be[16];
+		core_i128 wv = core_i128_load((const uint8_t *)col->values +
+		    (size_t)r * 16);
+
+		if (w16(c, wv, be, err) != 0)
+			return CORE_EDATA;
+		rc = put_value(w, e, c, be, 16, err);
+		stat_w16(c, wv);
+		break;
+	}
 	case K_STR:
 		rc = put_value(w, e, c, sb + so[r], (size_t)(so[r + 1] -
 		    so[r]), err);
@@ -1210,7 +1260,7 @@ buffered(const struct core_parquet_writer *w)
 
 /* The PLAIN bytes of a min or max statistic. */
 static void
-stat_bytes(const struct col *c, bool max, uint8_t tmp[8], const uint8_t **p,
+stat_bytes(const struct col *c, bool max, uint8_t tmp[16], const uint8_t **p,
     size_t *n)
 {
 	int64_t iv = max ? c->imax : c->imin;
@@ -1240,6 +1290,11 @@ stat_bytes(const struct col *c, bool max, uint8_t tmp[8], const uint8_t **p,
 			d = max ? 0.0 : -0.0;
 		memcpy(tmp, &d, 8);
 		*n = 8;
+		break;
+	case K_W16:
+		/* Within precision, so w16 cannot fail. */
+		(void)w16(c, max ? c->wmax : c->wmin, tmp, NULL);
+		*n = 16;
 		break;
 	case K_STR:
 		*p = max ? c->smax.p : c->smin.p;
@@ -1394,7 +1449,7 @@ core_parquet_stats_upper(const uint8_t *p, size_t n, size_t limit,
 static void
 encode_statistics(const struct col *c, struct core_thrift *t)
 {
-	uint8_t tmin[8], tmax[8], bound[CORE_PARQUET_STATS_MAX];
+	uint8_t tmin[16], tmax[16], bound[CORE_PARQUET_STATS_MAX];
 	const uint8_t *pmin = NULL, *pmax = NULL;
 	size_t nmin = 0, nmax = 0;
 	bool has_min = c->has_minmax, has_max = c->has_minmax;
@@ -1580,13 +1635,22 @@ col_setup(struct col *c, const struct core_field *f,
 	case CORE_TYPE_FLOAT64:
 		c->kind = K_DBL, c->ptype = PT_DOUBLE, c->width = 8;
 		break;
+	case CORE_TYPE_DECIMAL128:
+		c->kind = K_W16, c->ptype = PT_FIXED_LEN_BYTE_ARRAY;
+		c->width = 16;
+		c->wlimit = 1;
+		for (unsigned k = 0; k < f->type.precision; k++)
+			c->wlimit *= 10;
+		break;
 	case CORE_TYPE_STRING:
-	case CORE_TYPE_DECIMAL128:	/* refused by core_parquet_writer_new */
 		c->kind = K_STR, c->ptype = PT_BYTE_ARRAY, c->width = 0;
 		break;
 	}
-	/* A bool takes at most one bit PLAIN: no dictionary can beat it. */
-	if (c->kind == K_BOOL || dict == CORE_PARQUET_DICT_OFF)
+	/* A bool takes at most one bit PLAIN: no dictionary can beat it.
+	 * Wide decimals (sums, mostly distinct) are PLAIN too: the
+	 * dictionary's fixed-width paths are for 4 and 8 bytes. */
+	if (c->kind == K_BOOL || c->kind == K_W16 ||
+	    dict == CORE_PARQUET_DICT_OFF)
 		c->mode0 = M_PLAIN;
 	else if (dict == CORE_PARQUET_DICT_ON)
 		c->mode0 = M_DICT;
@@ -1685,11 +1749,6 @@ core_parquet_writer_new(struct core_output *out,
 	    o->page_bytes == 0)
 		return core_err_set(err, CORE_EUSAGE,
 		    "row group and page sizes must be at least 1");
-	for (i = 0; i < schema->ncols; i++)
-		if (schema->fields[i].type.id == CORE_TYPE_DECIMAL128)
-			return core_err_set(err, CORE_EUSAGE, "column %s: "
-			    "decimal of precision over 18 not supported in "
-			    "Parquet output", schema->fields[i].name);
 	w = core_xcalloc(1, sizeof(*w));
 	w->out = out;
 	w->schema = schema;
@@ -1759,10 +1818,13 @@ encode_schema(const struct core_parquet_writer *w, struct core_thrift *t)
 
 		core_thrift_elem_struct(t);
 		core_thrift_field_i32(t, 1, c->ptype);
+		if (c->kind == K_W16)
+			core_thrift_field_i32(t, 2, 16);	/* type_length */
 		core_thrift_field_i32(t, 3, REP_OPTIONAL);
 		core_thrift_field_string(t, 4, c->name);
 		switch (c->type.id) {
 		case CORE_TYPE_DECIMAL:
+		case CORE_TYPE_DECIMAL128:
 			core_thrift_field_i32(t, 6, CT_DECIMAL);
 			core_thrift_field_i32(t, 7, c->type.scale);
 			core_thrift_field_i32(t, 8, c->type.precision);

@@ -444,6 +444,62 @@ async function longStrings() {
 	}
 }
 
+// ---- 1c. decimals of 19 to 38 digits ----
+// col2parquet writes them as FIXED_LEN_BYTE_ARRAY(16); DuckDB must read
+// every value exactly with the declared type, and colscan must read the
+// file back, and DuckDB's own DECIMAL(38,s) file, to the same text.
+
+async function wideDecimals() {
+	const R = prng(38);
+	const digits = (n) => {
+		let t = String(R.int(1, 9));
+		for (let i = 1; i < n; i++) t += String(R.int(0, 9));
+		return t;
+	};
+	const val = (p, sc) => {
+		const x = R.next();
+		if (x < 0.1) return null;
+		if (x < 0.15) return `${'9'.repeat(p - sc)}.${'9'.repeat(sc)}`;
+		if (x < 0.2) return `-${'9'.repeat(p - sc)}.${'9'.repeat(sc)}`;
+		if (x < 0.25) return `0.${'0'.repeat(sc - 1)}1`;
+		const ip = digits(R.int(1, p - sc));
+		return `${R.next() < 0.5 ? '-' : ''}${ip}.${digits(sc)}`;
+	};
+	const rows = [];
+	for (let r = 0; r < 3000; r++)
+		rows.push([r, val(38, 2), val(19, 1), val(30, 10)]);
+	const csv = join(WORK, 'wide.csv');
+	const pq = join(WORK, 'wide.parquet');
+	writeFileSync(csv, `id,a,b,c\n${rows.map((x) => x.map((v) => v ?? '').join(',')).join('\n')}\n`);
+	let r = run(`csv2col --schema 'id:int64,a:decimal(38,2),b:decimal(19,1),c:decimal(30,10)' ${q(csv)} | col2parquet --row-group-rows 1000 --page-bytes 4096 -c zstd -o ${q(pq)}`);
+	if (!tap.ok(r.status === 0, 'wide decimals: csv2col | col2parquet', shDiag(r)))
+		return;
+	const types = await one(`SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM read_parquet(${sqlq(pq)}))`);
+	tap.ok(JSON.stringify(types) === JSON.stringify([['id', 'BIGINT'], ['a', 'DECIMAL(38,2)'], ['b', 'DECIMAL(19,1)'], ['c', 'DECIMAL(30,10)']]),
+		'wide decimals: DuckDB sees DECIMAL(38,2), (19,1), (30,10)', [JSON.stringify(types)]);
+	const got = await one(`SELECT id, a::VARCHAR, b::VARCHAR, c::VARCHAR FROM read_parquet(${sqlq(pq)}) ORDER BY id`);
+	const norm = (v) => v === null ? null : v.replace(/^(-?)0+(?=\d)/, '$1').replace(/^-(0\.0*)$/, '$1');
+	const diff = [];
+	if (got.length !== rows.length)
+		diff.push(`${got.length} rows`);
+	for (const g of got) {
+		const want = rows[Number(g[0])];
+		for (let k = 1; k < 4; k++)
+			if (norm(g[k]) !== norm(want[k]) && diff.length < 5)
+				diff.push(`row ${g[0]} col ${k}: ${g[k]} != ${want[k]}`);
+	}
+	tap.ok(diff.length === 0, `wide decimals: DuckDB reads ${rows.length} rows, every value exact`, diff);
+	// colscan over both files: col2parquet's, and DuckDB's rewrite of it.
+	const pq2 = join(WORK, 'wide_duckdb.parquet');
+	await one(`COPY (SELECT * FROM read_parquet(${sqlq(pq)}) ORDER BY id) TO ${sqlq(pq2)} (FORMAT parquet)`);
+	const truth = run(`csv2col --schema 'id:int64,a:decimal(38,2),b:decimal(19,1),c:decimal(30,10)' ${q(csv)} | col2csv`);
+	for (const [f, who] of [[pq, 'col2parquet'], [pq2, 'DuckDB']]) {
+		r = run(`colscan ${q(f)} | col2csv`);
+		tap.ok(r.status === 0 && truth.status === 0 && r.stdout === truth.stdout,
+			`wide decimals: colscan reads ${who}'s file to the same text`, shDiag(r));
+	}
+}
+
 // ---- hyparquet, an independent reader ----
 
 async function readAll(path) {
@@ -668,6 +724,7 @@ async function tpchTable(zst) {
 
 await randomTable();
 await longStrings();
+await wideDecimals();
 if (!hyparquet)
 	tap.note('hyparquet not installed in tests/oracle: only DuckDB reads the files');
 if (!pwasm)
