@@ -1,0 +1,40 @@
+#!/bin/bash
+# TPC-H Q15, top supplier:
+#   CREATE VIEW revenue0 (supplier_no, total_revenue) AS
+#     SELECT l_suppkey, sum(l_extendedprice * (1 - l_discount))
+#     FROM lineitem WHERE l_shipdate >= DATE '1996-01-01'
+#       AND l_shipdate < DATE '1996-01-01' + INTERVAL '3' MONTH
+#     GROUP BY l_suppkey;
+#   SELECT s_suppkey, s_name, s_address, s_phone, total_revenue
+#   FROM supplier, revenue0
+#   WHERE s_suppkey = supplier_no
+#     AND total_revenue = (SELECT max(total_revenue) FROM revenue0)
+#   ORDER BY s_suppkey
+. "$(dirname "$0")/lib.sh"
+
+# The view is read twice, so it is a file.
+tbl lineitem |
+colscan -w "l_shipdate >= DATE '1996-01-01'
+	AND l_shipdate < DATE '1996-01-01' + INTERVAL '3' MONTH" \
+	-s "l_suppkey, l_extendedprice, l_discount" |
+colagg $MEM -b "l_suppkey AS supplier_no" \
+	"sum(l_extendedprice * (1 - l_discount)) AS total_revenue" \
+	-o "$TMP/revenue0.col"
+
+# The scalar subquery: the largest revenue, as a literal for the filter
+# (NULL when there is none).  colagg's max() does not take a decimal(38,4)
+# sum yet; the first row of the revenues sorted descending is that value.
+max=$(colsort $MEM -k total_revenue:desc --limit 1 "$TMP/revenue0.col" |
+	colscan -s total_revenue |
+	col2csv --no-header)
+
+supplier() {
+	tbl supplier |
+	colscan -s "s_suppkey, s_name, s_address, s_phone"
+}
+
+colscan -w "total_revenue = ${max:-NULL}" "$TMP/revenue0.col" |
+coljoin $MEM --on s_suppkey=supplier_no <(supplier) - |
+colsort $MEM -k s_suppkey |
+colscan -s "s_suppkey, s_name, s_address, s_phone, total_revenue" |
+col2csv
