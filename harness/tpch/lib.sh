@@ -8,11 +8,14 @@
 # the stages that spill: "-m $TPCH_MEMORY" when that is set, else empty;
 # use it unquoted: colsort $MEM ...).  The tools come from PATH.
 #
+# tables NAME... checks that the tables a query reads are there, before
+# any pipeline starts: a missing one is exit 2 with its name.
+#
 # tbl NAME writes table NAME to stdout as MLSPILL3: DATADIR/NAME.col when
 # it exists, else csv2col over DATADIR/NAME.csv or NAME.csv.zst (a header
-# row, as in the shared TPC-H data).  A table that is not there is exit 2
-# with its name.  Every stage of a pipeline fails the script through
-# pipefail; a truncated stream is exit 3 in the stage that reads it anyway.
+# row, as in the shared TPC-H data).  Every stage of a pipeline fails the
+# script through pipefail; a truncated stream is exit 3 in the stage that
+# reads it anyway.
 set -eu -o pipefail
 
 if [ $# -ne 1 ] || [ ! -d "$1" ]; then
@@ -27,6 +30,18 @@ trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
 MEM=${TPCH_MEMORY:+-m $TPCH_MEMORY}
+
+tables() {
+	local t
+	for t in "$@"; do
+		if [ ! -f "$DATADIR/$t.col" ] && [ ! -f "$DATADIR/$t.csv" ] &&
+		    [ ! -f "$DATADIR/$t.csv.zst" ]; then
+			echo "${0##*/}: no table $t in $DATADIR" \
+				"($t.col, $t.csv or $t.csv.zst)" >&2
+			exit 2
+		fi
+	done
+}
 
 tbl() {
 	if [ -f "$DATADIR/$1.col" ]; then

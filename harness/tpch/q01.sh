@@ -9,6 +9,7 @@
 #   FROM lineitem WHERE l_shipdate <= DATE '1998-12-01' - INTERVAL '90' DAY
 #   GROUP BY l_returnflag, l_linestatus ORDER BY l_returnflag, l_linestatus
 . "$(dirname "$0")/lib.sh"
+tables lineitem
 
 tbl lineitem |
 colscan -w "l_shipdate <= DATE '1998-12-01' - INTERVAL '90' DAY" |

@@ -15,6 +15,7 @@
 # The correlated minimum is an aggregate by part joined back on the part
 # and the cost.
 . "$(dirname "$0")/lib.sh"
+tables part partsupp supplier nation region
 
 parts() {
 	tbl part |

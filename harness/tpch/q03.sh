@@ -9,6 +9,7 @@
 #   GROUP BY l_orderkey, o_orderdate, o_shippriority
 #   ORDER BY revenue DESC, o_orderdate LIMIT 10
 . "$(dirname "$0")/lib.sh"
+tables lineitem orders customer
 
 building() {
 	tbl customer |

@@ -7,6 +7,7 @@
 #                 AND l_commitdate < l_receiptdate)
 #   GROUP BY o_orderpriority ORDER BY o_orderpriority
 . "$(dirname "$0")/lib.sh"
+tables lineitem orders
 
 # EXISTS: a semi join with the late line items.
 late() {

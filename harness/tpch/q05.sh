@@ -9,6 +9,7 @@
 #     AND o_orderdate < DATE '1994-01-01' + INTERVAL '1' YEAR
 #   GROUP BY n_name ORDER BY revenue DESC
 . "$(dirname "$0")/lib.sh"
+tables lineitem orders customer supplier nation region
 
 asia() {
 	tbl region |

@@ -6,6 +6,7 @@
 #     AND l_discount BETWEEN 0.06 - 0.01 AND 0.06 + 0.01
 #     AND l_quantity < 24
 . "$(dirname "$0")/lib.sh"
+tables lineitem
 
 tbl lineitem |
 colscan -w "l_shipdate >= DATE '1994-01-01'

@@ -15,6 +15,7 @@
 #   GROUP BY supp_nation, cust_nation, l_year
 #   ORDER BY supp_nation, cust_nation, l_year
 . "$(dirname "$0")/lib.sh"
+tables lineitem orders customer supplier nation
 
 # nations AS: the two nations, their name called AS.
 nations() {

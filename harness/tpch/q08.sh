@@ -14,6 +14,7 @@
 #       AND p_type = 'ECONOMY ANODIZED STEEL') AS all_nations
 #   GROUP BY o_year ORDER BY o_year
 . "$(dirname "$0")/lib.sh"
+tables lineitem orders customer part supplier nation region
 
 region() {
 	tbl region |

@@ -11,6 +11,7 @@
 #       AND p_name LIKE '%green%') AS profit
 #   GROUP BY nation, o_year ORDER BY nation, o_year DESC
 . "$(dirname "$0")/lib.sh"
+tables lineitem orders part partsupp supplier nation
 
 green() {
 	tbl part |

@@ -12,6 +12,7 @@
 #   ORDER BY revenue DESC LIMIT 20
 # The other keys depend on c_custkey: grouped by it alone, then joined.
 . "$(dirname "$0")/lib.sh"
+tables lineitem orders customer nation
 
 orders() {
 	tbl orders |

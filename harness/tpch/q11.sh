@@ -14,6 +14,7 @@
 # The scalar subquery is a pipeline of its own whose one value becomes a
 # literal of the HAVING condition.
 . "$(dirname "$0")/lib.sh"
+tables partsupp supplier nation
 
 suppliers() {
 	tbl supplier |

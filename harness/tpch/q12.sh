@@ -12,6 +12,7 @@
 #     AND l_receiptdate < DATE '1994-01-01' + INTERVAL '1' YEAR
 #   GROUP BY l_shipmode ORDER BY l_shipmode
 . "$(dirname "$0")/lib.sh"
+tables lineitem orders
 
 orders() {
 	tbl orders |

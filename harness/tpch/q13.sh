@@ -7,6 +7,7 @@
 #         GROUP BY c_custkey) AS c_orders (c_custkey, c_count)
 #   GROUP BY c_count ORDER BY custdist DESC, c_count DESC
 . "$(dirname "$0")/lib.sh"
+tables orders customer
 
 # The ON condition on orders alone filters the right side before the join.
 orders() {

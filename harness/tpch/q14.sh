@@ -7,6 +7,7 @@
 #   WHERE l_partkey = p_partkey AND l_shipdate >= DATE '1995-09-01'
 #     AND l_shipdate < DATE '1995-09-01' + INTERVAL '1' MONTH
 . "$(dirname "$0")/lib.sh"
+tables lineitem part
 
 part() {
 	tbl part |

@@ -11,6 +11,7 @@
 #     AND total_revenue = (SELECT max(total_revenue) FROM revenue0)
 #   ORDER BY s_suppkey
 . "$(dirname "$0")/lib.sh"
+tables lineitem supplier
 
 # The view is read twice, so it is a file.
 tbl lineitem |

@@ -13,6 +13,7 @@
 # GROUP BY, as a planner makes it: one row per group and supplier, then
 # those rows counted per group.
 . "$(dirname "$0")/lib.sh"
+tables part partsupp supplier
 
 complaints() {
 	tbl supplier |

@@ -8,6 +8,7 @@
 # The correlated subquery is an aggregate per part joined back: the line
 # items of the chosen parts are read twice, so they are a file.
 . "$(dirname "$0")/lib.sh"
+tables lineitem part
 
 part() {
 	tbl part |

@@ -12,6 +12,7 @@
 # are a file; l_quantity is TPC-H's decimal(15,2), so its sum is a decimal
 # as the official types have it.
 . "$(dirname "$0")/lib.sh"
+tables lineitem orders customer
 
 tbl lineitem |
 colscan -s "l_orderkey, l_quantity::decimal(15,2) AS l_quantity" \

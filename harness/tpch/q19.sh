@@ -14,6 +14,7 @@
 # The terms common to the three branches filter each table before the
 # join; the whole condition is checked after it.
 . "$(dirname "$0")/lib.sh"
+tables lineitem part
 
 part() {
 	tbl part |

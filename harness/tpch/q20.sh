@@ -18,6 +18,7 @@
 # NULL sum, which no comparison passes, so dropping it is the same.  The
 # forest parts are read twice, so they are a file.
 . "$(dirname "$0")/lib.sh"
+tables lineitem part partsupp supplier nation
 
 tbl part |
 colscan -w "p_name LIKE 'forest%'" -s p_partkey -o "$TMP/forest.col"

@@ -23,6 +23,7 @@
 # orders that qualify are a semi join.  The line items are read twice, so
 # their three columns are a file.
 . "$(dirname "$0")/lib.sh"
+tables lineitem orders supplier nation
 
 tbl lineitem |
 colscan -s "l_orderkey, l_suppkey, l_receiptdate > l_commitdate AS late" \

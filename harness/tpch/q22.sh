@@ -17,6 +17,7 @@
 # is an anti join.  The customers of those codes are read twice, so they
 # are a file.
 . "$(dirname "$0")/lib.sh"
+tables orders customer
 
 codes="('13', '31', '23', '29', '30', '18', '17')"
 

@@ -147,8 +147,15 @@ big() {
 @test "a query script names a missing table and the usage" {
 	mkdir empty
 	run --separate-stderr "$Q/q06.sh" empty
-	[ "$status" -ne 0 ] || fail "status $status: $stderr"
+	[ "$status" -eq 2 ] || fail "status $status: $stderr"
 	stderr_has "no table lineitem in empty"
+	# Checked before any stage starts: the first missing table is
+	# named, and nothing else is said.
+	printf 'n_nationkey,n_name,n_regionkey,n_comment\n' >empty/nation.csv
+	run --separate-stderr "$Q/q11.sh" empty
+	[ "$status" -eq 2 ] || fail "status $status: $stderr"
+	[ "$stderr" = "q11.sh: no table partsupp in empty (partsupp.col, partsupp.csv or partsupp.csv.zst)" ] ||
+	    fail "stderr: $stderr"
 	run --separate-stderr "$Q/q06.sh"
 	[ "$status" -eq 2 ] || fail "status $status"
 	stderr_has "usage: q06.sh DATADIR"
