@@ -45,6 +45,25 @@ core_fd_enlarge_pipe(int fd)
 		(void)fcntl(fd, F_SETPIPE_SZ, (int)CORE_PIPE_SIZE);
 }
 
+ssize_t
+core_pread_full(int fd, void *buf, size_t n, off_t off)
+{
+	size_t got = 0;
+	ssize_t k;
+
+	while (got < n) {
+		k = pread(fd, (char *)buf + got, n - got, off + (off_t)got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
+}
+
 bool
 core_fd_is_tty(int fd)
 {
@@ -68,6 +87,9 @@ struct core_input {
 	bool wait_fd;		/* not a regular file: a read may wait */
 	int wake[2];		/* interrupt pipe, or -1 when none */
 	atomic_bool interrupted;
+	int read_errno;		/* the last read(2) failure, or 0: a filter
+				 * reports it as damaged data ("truncated
+				 * gzip input") and loses the errno */
 };
 
 #define INPUT_BLOCK (1u << 20)
@@ -117,6 +139,10 @@ archive_fail(struct core_input *in, struct core_err *err)
 {
 	const char *msg = in->ar ? archive_error_string(in->ar) : NULL;
 	int e = in->ar ? archive_errno(in->ar) : 0;
+
+	if (in->read_errno != 0)
+		return core_err_errno(err, CORE_EIO, in->read_errno, "%s",
+		    in->name);
 
 	/* libarchive reports both I/O failures (with errno) and damaged
 	 * compressed data; only the former is an I/O error. */
@@ -181,8 +207,8 @@ input_fill(struct archive *a, void *v, const void **buf)
 			if (poll(pf, 2, -1) < 0) {
 				if (errno == EINTR)
 					continue;
-				archive_set_error(a, errno, "Error reading "
-				    "fd %d", in->fd);
+				archive_set_error(a, errno, "%s",
+				    strerror(errno));
 				return -1;
 			}
 			if (pf[1].revents != 0)
@@ -192,9 +218,10 @@ input_fill(struct archive *a, void *v, const void **buf)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			/* libarchive's own wording for its fd reader. */
-			archive_set_error(a, errno, "Error reading fd %d",
-			    in->fd);
+			in->read_errno = errno;
+			/* The errno's words: the message already names
+			 * the input, and "fd 8" would mean nothing. */
+			archive_set_error(a, errno, "%s", strerror(errno));
 			return -1;
 		}
 		return n;
@@ -280,7 +307,7 @@ core_input_open(const char *path, struct core_input **out,
 		return r;
 	}
 	if (S_ISREG(st.st_mode) && lseek(in->fd, 0, SEEK_CUR) == 0) {
-		n = pread(in->fd, head, sizeof(head), 0);
+		n = core_pread_full(in->fd, head, sizeof(head), 0);
 		if (n < 0) {
 			r = core_err_errno(err, CORE_EIO, errno, "%s",
 			    in->name);
@@ -545,11 +572,12 @@ core_paths_plain_size(const char *const *paths, size_t npaths)
 	/* Compressed bytes say nothing of how many bytes they decode to. */
 	for (i = 0; i < (npaths ? npaths : 1); i++) {
 		if (npaths == 0 || strcmp(paths[i], "-") == 0)
-			n = pread(STDIN_FILENO, head, sizeof(head), 0);
+			n = core_pread_full(STDIN_FILENO, head, sizeof(head),
+			    0);
 		else if ((fd = open(paths[i], O_RDONLY | O_CLOEXEC)) < 0)
 			return 0;
 		else {
-			n = pread(fd, head, sizeof(head), 0);
+			n = core_pread_full(fd, head, sizeof(head), 0);
 			close(fd);
 		}
 		if (n < 0 || magic_needs_archive(head, (size_t)n))

@@ -118,6 +118,13 @@ core_output_commit(struct core_output *o, size_t n)
  * as CORE_EIO.  Call once at exit after the last write. */
 int core_close_stdout(struct core_err *err);
 
+/* pread(2) until n bytes or the end of the file, retrying EINTR: the
+ * bytes read (fewer than n only at the end), or -1 with errno set.  A
+ * single pread may return fewer bytes than are there (a signal, FUSE,
+ * NFS), and a magic number read short is a file taken for what it is
+ * not. */
+ssize_t core_pread_full(int fd, void *buf, size_t n, off_t off);
+
 /* True when fd is a terminal (binary output is refused there). */
 bool core_fd_is_tty(int fd);
 
