@@ -14,12 +14,25 @@
 #include "core_alloc.h"
 #include "core_err.h"
 
+static void (*fail_hook)(size_t);	/* set once, at start */
+
+void
+core_alloc_set_fail_hook(void (*hook)(size_t size))
+{
+	fail_hook = hook;
+}
+
 static void __attribute__((noreturn))
 oom(size_t size)
 {
+	void (*hook)(size_t) = fail_hook;
 	char msg[96];
 	int n;
 
+	if (hook != NULL) {
+		hook(size);
+		_exit(CORE_EXIT_INTERNAL);
+	}
 	/* No stdio: it may itself need memory. */
 	n = snprintf(msg, sizeof(msg), "colpipe: out of memory (%zu bytes)\n",
 	    size);
