@@ -90,7 +90,7 @@ uint64_t core_mem_part_available(const struct core_mem_part *p);
 /* The default budget when --memory is not given, chosen as GNU sort
  * does: the larger of the memory available now and an eighth of physical
  * memory (or of the cgroup's memory limit, when smaller), at most three
- * quarters of that, at most a third of what an address-space (ulimit -v)
+ * quarters of that, at most a fifth of what an address-space (ulimit -v)
  * or data limit leaves above what the process already maps, and at least
  * 8 MiB. */
 uint64_t core_mem_default_limit(void);

@@ -169,7 +169,7 @@ test_cgroup_limit(void)
 	(void)!system("rm -rf /tmp/test_mem.??????");
 }
 
-/* Under ulimit -v, the default budget is at most a third of what is left
+/* Under ulimit -v, the default budget is at most a fifth of what is left
  * above the address space already taken, so the tool can still run. */
 static void
 test_default_under_rlimit_as(void)
@@ -184,7 +184,7 @@ test_default_under_rlimit_as(void)
 		if (setrlimit(RLIMIT_AS, &rl) != 0)
 			_exit(2);
 		d = core_mem_default_limit();
-		_exit(d >= (8u << 20) && d < (200u << 20) / 3 ? 0 : 1);
+		_exit(d >= (8u << 20) && d < (200u << 20) / 5 ? 0 : 1);
 	}
 	CHECK(pid > 0);
 	CHECK(waitpid(pid, &st, 0) == pid);
