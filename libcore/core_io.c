@@ -326,17 +326,17 @@ core_input_open(const char *path, struct core_input **out,
 			 * fault pages in ahead of the consumer. */
 			in->map = mmap(NULL, in->maplen, PROT_READ,
 			    MAP_PRIVATE, in->fd, 0);
-			if (in->map == MAP_FAILED) {
-				in->map = NULL;
-				r = core_err_errno(err, CORE_EIO, errno, "%s",
-				    in->name);
-				core_input_free(in);
-				return r;
+			if (in->map != MAP_FAILED) {
+				(void)madvise((void *)in->map, in->maplen,
+				    MADV_SEQUENTIAL);
+				*out = in;
+				return 0;
 			}
-			(void)madvise((void *)in->map, in->maplen,
-			    MADV_SEQUENTIAL);
-			*out = in;
-			return 0;
+			/* No address space for it (ulimit -v below the
+			 * file's size), or a file system that cannot map:
+			 * then it is streamed like a pipe. */
+			in->map = NULL;
+			in->maplen = 0;
 		}
 	}
 	core_fd_enlarge_pipe(in->fd);

@@ -240,3 +240,98 @@ faulty() {
 		done
 	done
 }
+
+# ulimit_run KB TOOL ARGS...: runs TOOL under an address-space limit.
+# ASan's shadow memory alone is terabytes of address space.
+ulimit_run() {
+	local kb=$1
+	[ "${MODE:-release}" != asan ] || skip "ASan cannot run under ulimit -v"
+	shift
+	run --separate-stderr bash -c 'ulimit -v "$1"; shift; exec "$@"' - \
+	    "$kb" "$@"
+}
+
+@test "ulimit -v, swept: exit 0, or 70 naming the tool as out of memory; never a crash" {
+	local t kb hits=0
+	make_big mid.csv 400000
+	csv2col mid.csv >mid.col
+	for t in $TOOLS7; do
+		set_cmd "$t" mid.col "$PWD/d/out" spill
+		for kb in $(seq 52000 6000 130000); do
+			rm -rf d t && mkdir d t
+			ulimit_run "$kb" "${CMD[@]}"
+			# The loader itself may not fit: not the tool's to say.
+			[[ $status -eq 127 && $stderr == *"shared libraries"* ]] &&
+			    continue
+			no_crash
+			[ "$status" -eq 0 ] || [ "$status" -eq 70 ] ||
+			    fail "$t -v $kb: status $status; $stderr"
+			if [ "$status" -eq 70 ]; then
+				hits=$((hits + 1))
+				[[ $stderr == "$t: out of memory"* ]] ||
+				    fail "$t -v $kb: $stderr"
+				stderr_has "cannot allocate"
+				stderr_has "ulimit -v"
+				[ -z "$(ls -A d)" ] ||
+				    fail "$t -v $kb left: $(ls -A d)"
+			fi
+			[ -z "$(ls -A t)" ] || fail "$t -v $kb left: $(ls -A t)"
+		done
+	done
+	[ "$hits" -gt 0 ] || fail "no limit was low enough to run out"
+}
+
+@test "col2parquet's snappy runs out of memory as exit 70, not std::bad_alloc's abort" {
+	local kb
+	make_big mid.csv 400000
+	csv2col mid.csv >mid.col
+	for kb in $(seq 60000 500 76000); do
+		ulimit_run "$kb" col2parquet -c snappy -o out.pq mid.col
+		no_crash
+		[ "$status" -eq 0 ] || [ "$status" -eq 70 ] ||
+		    fail "-v $kb: status $status; $stderr"
+		[[ $stderr != *bad_alloc* ]] || fail "-v $kb: $stderr"
+	done
+}
+
+@test "the default budget fits under ulimit -v: colsort, colagg and coljoin finish" {
+	local t
+	make_big mid.csv 400000
+	csv2col mid.csv >mid.col
+	[ "${MODE:-release}" != asan ] || skip "ASan cannot run under ulimit -v"
+	for t in $SPILLERS; do
+		# No -m: the default budget, under the limit.
+		set_cmd "$t" mid.col -
+		CMD=("${CMD[0]}" -T "$PWD/t" "${CMD[@]:1}")
+		"${CMD[@]}" >ref || fail "$t failed"
+		for kb in 100000 150000 200000; do
+			run --separate-stderr bash -c 'ulimit -v "$1"; shift
+			    "$@" >out' - "$kb" "${CMD[@]}"
+			status_is 0
+			# The rows: frames are cut where the budget says,
+			# colagg and coljoin promise no order.
+			cmp <(col2csv ref | sort) <(col2csv out | sort) ||
+			    fail "$t -v $kb: output differs"
+		done
+	done
+}
+
+@test "--memory below the minimum is refused naming it; a value far past the budget still completes" {
+	local t
+	for t in $SPILLERS; do
+		set_cmd "$t" small.col -
+		run --separate-stderr "${CMD[0]}" -m 100K "${CMD[@]:1}"
+		status_is 2
+		stderr_has "--memory must be at least 256K"
+	done
+	# Three 1 MB strings, a budget of 256K: forced past it, not stuck.
+	awk 'BEGIN { print "k,s"; for (i = 0; i < 3; i++) { printf "%d,", 2 - i
+		for (j = 0; j < 200000; j++) printf "abcde"; print "" } }' >w.csv
+	csv2col w.csv >w.col
+	run --separate-stderr colsort -m 256K -T "$PWD/t" -k s -k k -o o.col \
+	    w.col
+	status_is 0
+	[ "$(col2csv o.col | cut -c1-3 | tr '\n' ' ')" = "k,s 0,a 1,a 2,a " ] ||
+	    fail "wrong order: $(col2csv o.col | cut -c1-3)"
+	[ -z "$(ls -A t)" ] || fail "left: $(ls -A t)"
+}
