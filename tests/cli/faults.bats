@@ -335,3 +335,74 @@ ulimit_run() {
 	    fail "wrong order: $(col2csv o.col | cut -c1-3)"
 	[ -z "$(ls -A t)" ] || fail "left: $(ls -A t)"
 }
+
+@test "SIGINT, SIGTERM, SIGKILL at random moments: nothing in --tmpdir, -o whole or absent" {
+	local t sig pid delay round kills=0 whole=0
+	make_big mid.csv 400000
+	csv2col mid.csv >mid.col
+	# Job control: a background job must not start with SIGINT ignored.
+	set -m
+	for t in colsort coljoin colagg col2parquet; do
+		set_cmd "$t" mid.col ref spill
+		"${CMD[@]}" || fail "$t failed"
+		for sig in INT TERM KILL; do
+			for round in 1 2 3 4; do
+				rm -rf d t && mkdir d t
+				set_cmd "$t" mid.col "$PWD/d/out" spill
+				"${CMD[@]}" 2>err &
+				pid=$!
+				# 0 to 0.5 s: reading, spilling, merging, writing.
+				delay=$(awk -v r="$RANDOM" 'BEGIN { printf "%.3f", r % 500 / 1000 }')
+				sleep "$delay"
+				kill -"$sig" "$pid" 2>/dev/null && kills=$((kills + 1))
+				wait "$pid" || true
+				# O_TMPFILE: even SIGKILL leaves no spill file.
+				[ -z "$(ls -A t)" ] ||
+				    fail "$t SIG$sig at ${delay}s left in t: $(ls -A t)"
+				case $(ls -A d) in
+				"") ;;
+				out)
+					whole=$((whole + 1))
+					cmp ref d/out ||
+					    fail "$t SIG$sig at ${delay}s: partial -o"
+					;;
+				*) fail "$t SIG$sig at ${delay}s left: $(ls -A d)" ;;
+				esac
+			done
+		done
+	done
+	[ "$kills" -gt 0 ] || fail "every run ended before its signal"
+}
+
+@test "an upstream killed mid-stream: every downstream stage is exit 3 'truncated', with and without pipefail" {
+	local t pf
+	for t in col2csv col2parquet colsort colscan colagg coljoin; do
+		set_cmd "$t" - "$PWD/d/out"
+		for pf in +o -o; do
+			rm -rf d && mkdir d
+			# The writer dies by SIGKILL after part of a stream.
+			run --separate-stderr bash -c 'set '"$pf"' pipefail
+			    sh -c "head -c 300000 big.col; kill -KILL \$\$" |
+			    "$@"; echo "${PIPESTATUS[*]}"' - "${CMD[@]}"
+			[ "$output" = "137 3" ] ||
+			    fail "$t pipefail $pf: statuses $output; $stderr"
+			[ "$pf" = +o ] && [ "$status" -ne 0 ] &&
+			    fail "$t: the echo failed"
+			stderr_has "$t: stdin: truncated"
+			[ -z "$(ls -A d)" ] || fail "$t left: $(ls -A d)"
+		done
+	done
+}
+
+@test "a downstream closing early (| head): the upstream stages end quietly" {
+	local t
+	for t in csv2col colsort colscan colagg coljoin; do
+		set_cmd "$t" big.col -
+		run --separate-stderr bash -c '"$@" | col2csv | head -n 2 >/dev/null
+		    echo "${PIPESTATUS[*]}"' - "${CMD[@]}"
+		status_is 0
+		stderr_empty
+		[[ $output =~ ^(0|141)\ (0|141)\ 0$ ]] ||
+		    fail "$t: statuses $output"
+	done
+}
