@@ -63,6 +63,12 @@ ssize_t core_input_read(struct core_input *in, void *buf, size_t cap,
  */
 void core_input_interrupt(struct core_input *in);
 
+/* For a mapped file: CORE_EDATA "input changed while being read" when
+ * it shrank since it was opened (the bytes past its new end read as
+ * zeros, not as a SIGBUS); else 0.  core_input_next_member checks it
+ * first; a parser checks it before reporting an error of its own. */
+int core_input_check(struct core_input *in, struct core_err *err);
+
 /* Advances to the next tar member.  0 when there is one, CORE_EOF when the
  * input has no more members (a plain or compressed file has exactly one),
  * or a negative code. */

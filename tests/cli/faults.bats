@@ -406,3 +406,33 @@ ulimit_run() {
 		    fail "$t: statuses $output"
 	done
 }
+
+@test "csv2col's input truncated under it (copytruncate): exit 3 'input changed', no SIGBUS, nothing at -o" {
+	local round
+	make_big mid.csv 400000
+	for round in 1 2 3; do
+		cp mid.csv log.csv
+		rm -rf d && mkdir d
+		# -o, the file cut at a random moment (or after the end).
+		(csv2col -o d/out log.csv 2>err; echo $? >rc) &
+		sleep "0.0$RANDOM"
+		truncate -s 1000 log.csv
+		wait
+		if [ "$(cat rc)" -ne 0 ]; then
+			[ "$(cat rc)" -eq 3 ] ||
+			    fail "-o: status $(cat rc); $(cat err)"
+			grep -q "log.csv: input changed while being read" err ||
+			    fail "-o: $(cat err)"
+			[ -z "$(ls -A d)" ] || fail "left: $(ls -A d)"
+		fi
+	done
+	# The pipe case, deterministic: the reader is held back.
+	cp mid.csv log.csv
+	run --separate-stderr bash -c '{ csv2col log.csv; echo $? >rc; } |
+	    { sleep 0.5; col2csv >/dev/null; echo $? >rc2; } & sleep 0.2
+	    truncate -s 1000 log.csv; wait'
+	[ "$(cat rc)" -eq 3 ] || fail "status $(cat rc); $stderr"
+	[ "$(cat rc2)" -eq 3 ] || fail "col2csv: status $(cat rc2); $stderr"
+	stderr_has "csv2col: log.csv: input changed while being read"
+	stderr_has "col2csv: stdin: truncated"
+}
