@@ -257,7 +257,7 @@ ulimit_run() {
 	csv2col mid.csv >mid.col
 	for t in $TOOLS7; do
 		set_cmd "$t" mid.col "$PWD/d/out" spill
-		for kb in $(seq 52000 6000 130000); do
+		for kb in $(seq 52000 12000 130000); do
 			rm -rf d t && mkdir d t
 			ulimit_run "$kb" "${CMD[@]}"
 			# The loader itself may not fit: not the tool's to say.
@@ -285,7 +285,7 @@ ulimit_run() {
 	local kb
 	make_big mid.csv 400000
 	csv2col mid.csv >mid.col
-	for kb in $(seq 60000 500 76000); do
+	for kb in $(seq 60000 1000 76000); do
 		ulimit_run "$kb" col2parquet -c snappy -o out.pq mid.col
 		no_crash
 		[ "$status" -eq 0 ] || [ "$status" -eq 70 ] ||
