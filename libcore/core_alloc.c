@@ -4,6 +4,17 @@
  * Out of memory is the one condition on which libcore ends the process:
  * every caller would have to propagate it only to exit in the same way,
  * and a budgeted stage never gets here by design.
+ *
+ * The C++ library the tools link (libsnappy, whose C API compresses with
+ * a working memory it allocates with operator new) would throw
+ * std::bad_alloc through C frames instead, which ends in std::terminate
+ * and SIGABRT (exit 134, no message).  So the plain operator new and
+ * delete are defined here, in C, under their Itanium ABI names: the
+ * executable's definitions take precedence over libstdc++'s for every
+ * shared library, a failing new takes the same out-of-memory path as
+ * core_xmalloc, and delete frees what new got from malloc.  No exception
+ * can then leave snappy; checking sizes before the call could not have
+ * promised that, the allocation being snappy's own.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -14,12 +25,25 @@
 #include "core_alloc.h"
 #include "core_err.h"
 
+static void (*fail_hook)(size_t);	/* set once, at start */
+
+void
+core_alloc_set_fail_hook(void (*hook)(size_t size))
+{
+	fail_hook = hook;
+}
+
 static void __attribute__((noreturn))
 oom(size_t size)
 {
+	void (*hook)(size_t) = fail_hook;
 	char msg[96];
 	int n;
 
+	if (hook != NULL) {
+		hook(size);
+		_exit(CORE_EXIT_INTERNAL);
+	}
 	/* No stdio: it may itself need memory. */
 	n = snprintf(msg, sizeof(msg), "colpipe: out of memory (%zu bytes)\n",
 	    size);
@@ -90,6 +114,54 @@ core_xstrndup(const char *s, size_t len)
 		memcpy(p, s, len);
 	p[len] = '\0';
 	return p;
+}
+
+/* operator new(size_t), new[](size_t), and the plain and sized deletes
+ * (see the top of the file).  Declared here only: no header may offer
+ * them to C callers. */
+void *_Znwm(size_t size);
+void *_Znam(size_t size);
+void _ZdlPv(void *p);
+void _ZdaPv(void *p);
+void _ZdlPvm(void *p, size_t size);
+void _ZdaPvm(void *p, size_t size);
+
+void *
+_Znwm(size_t size)
+{
+	return core_xmalloc(size);
+}
+
+void *
+_Znam(size_t size)
+{
+	return core_xmalloc(size);
+}
+
+void
+_ZdlPv(void *p)
+{
+	free(p);
+}
+
+void
+_ZdaPv(void *p)
+{
+	free(p);
+}
+
+void
+_ZdlPvm(void *p, size_t size)
+{
+	(void)size;
+	free(p);
+}
+
+void
+_ZdaPvm(void *p, size_t size)
+{
+	(void)size;
+	free(p);
 }
 
 void *

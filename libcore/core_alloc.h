@@ -22,6 +22,16 @@ char *core_xstrndup(const char *s, size_t len);
 void *core_xmalloc_aligned(size_t size);
 void core_free_aligned(void *p);
 
+/*
+ * Out of memory ends the process with status 70 after a message on
+ * stderr: by default "colpipe: out of memory (N bytes)"; a program sets
+ * hook to write its own (its name, what it was doing).  hook is called
+ * once, with the size that could not be had (SIZE_MAX: a size overflow),
+ * must not allocate and is not expected to return; if it does, the
+ * process exits as it would have.  NULL restores the default.
+ */
+void core_alloc_set_fail_hook(void (*hook)(size_t size));
+
 /* n * size, or exits as out of memory on overflow. */
 size_t core_mul_size(size_t n, size_t size);
 

@@ -166,6 +166,9 @@ core_csv_options_init(struct core_csv_options *o)
 static int
 fail(struct core_csv_reader *r, int code, struct core_err *err)
 {
+	/* Zeros where a truncated mapped file was are no CSV error. */
+	if (r->in != NULL && r->mapped && err != NULL)
+		code = core_input_check(r->in, err) ? CORE_EDATA : code;
 	r->failed = code;
 	if (err != NULL)
 		r->ferr = *err;

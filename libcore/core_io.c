@@ -15,12 +15,24 @@
  * waits for its descriptor and for a wake pipe together, and
  * core_input_interrupt writes to the wake pipe.  Once written it stays
  * readable, so every later read fails at once too.
+ *
+ * A mapped file truncated under the reader (logrotate's copytruncate)
+ * would kill it by SIGBUS at the first page past the new end.  Mappings
+ * are registered with a SIGBUS handler that maps zero pages over the
+ * rest of the faulting mapping and marks it changed; the parser then
+ * reads zeros, and core_input_check (called at the end of each member
+ * and on any error of a mapped member) reports "input changed while
+ * being read", exit 3, instead of rows made of them.  A fault outside
+ * every mapping goes to the previous handler.  A file that cannot be
+ * mapped (no address space for it) is streamed instead.
  */
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +55,25 @@ core_fd_enlarge_pipe(int fd)
 	 * then the pipe just stays at its size. */
 	if (fcntl(fd, F_GETPIPE_SZ) < (int)CORE_PIPE_SIZE)
 		(void)fcntl(fd, F_SETPIPE_SZ, (int)CORE_PIPE_SIZE);
+}
+
+ssize_t
+core_pread_full(int fd, void *buf, size_t n, off_t off)
+{
+	size_t got = 0;
+	ssize_t k;
+
+	while (got < n) {
+		k = pread(fd, (char *)buf + got, n - got, off + (off_t)got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
 }
 
 bool
@@ -68,9 +99,83 @@ struct core_input {
 	bool wait_fd;		/* not a regular file: a read may wait */
 	int wake[2];		/* interrupt pipe, or -1 when none */
 	atomic_bool interrupted;
+	int guard;		/* map's SIGBUS guard slot, or -1 */
+	int read_errno;		/* the last read(2) failure, or 0: a filter
+				 * reports it as damaged data ("truncated
+				 * gzip input") and loses the errno */
 };
 
 #define INPUT_BLOCK (1u << 20)
+
+/* ---- the SIGBUS guard of mapped inputs ---- */
+
+#define GUARD_SLOTS 16
+
+static struct guard {
+	_Atomic(uintptr_t) base;	/* 0: free */
+	size_t len;
+	atomic_bool hit;		/* zero pages were mapped in */
+} guards[GUARD_SLOTS];
+static struct sigaction guard_prev;
+static uintptr_t guard_page;
+static atomic_flag guard_installed = ATOMIC_FLAG_INIT;
+
+static void
+guard_handler(int sig, siginfo_t *si, void *uc)
+{
+	uintptr_t a = (uintptr_t)si->si_addr, b, page;
+	int i;
+
+	for (i = 0; i < GUARD_SLOTS; i++) {
+		b = atomic_load(&guards[i].base);
+		if (b == 0 || a < b || a >= b + guards[i].len)
+			continue;
+		page = a & ~(guard_page - 1);
+		if (mmap((void *)page, b + guards[i].len - page, PROT_READ,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+		    MAP_FAILED)
+			break;
+		atomic_store(&guards[i].hit, true);
+		return;		/* the access is retried, and reads zeros */
+	}
+	/* Not ours: the previous disposition, and the fault again. */
+	if ((guard_prev.sa_flags & SA_SIGINFO) &&
+	    guard_prev.sa_sigaction != NULL) {
+		guard_prev.sa_sigaction(sig, si, uc);
+		return;
+	}
+	(void)sigaction(SIGBUS, &guard_prev, NULL);
+}
+
+/* Registers map (len bytes); returns its slot, or -1 unguarded. */
+static int
+guard_add(const char *map, size_t len)
+{
+	struct sigaction sa;
+	uintptr_t zero;
+	int i;
+
+	if (!atomic_flag_test_and_set(&guard_installed)) {
+		guard_page = (uintptr_t)sysconf(_SC_PAGESIZE);
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = guard_handler;
+		sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		(void)sigaction(SIGBUS, &sa, &guard_prev);
+	}
+	/* len is set after the slot is won: no access to map can come
+	 * before guard_add returns. */
+	for (i = 0; i < GUARD_SLOTS; i++) {
+		zero = 0;
+		if (atomic_compare_exchange_strong(&guards[i].base, &zero,
+		    (uintptr_t)map)) {
+			guards[i].len = len;
+			atomic_store(&guards[i].hit, false);
+			return i;
+		}
+	}
+	return -1;
+}
 
 static bool
 magic_needs_archive(const unsigned char *b, size_t n)
@@ -117,6 +222,10 @@ archive_fail(struct core_input *in, struct core_err *err)
 {
 	const char *msg = in->ar ? archive_error_string(in->ar) : NULL;
 	int e = in->ar ? archive_errno(in->ar) : 0;
+
+	if (in->read_errno != 0)
+		return core_err_errno(err, CORE_EIO, in->read_errno, "%s",
+		    in->name);
 
 	/* libarchive reports both I/O failures (with errno) and damaged
 	 * compressed data; only the former is an I/O error. */
@@ -181,8 +290,8 @@ input_fill(struct archive *a, void *v, const void **buf)
 			if (poll(pf, 2, -1) < 0) {
 				if (errno == EINTR)
 					continue;
-				archive_set_error(a, errno, "Error reading "
-				    "fd %d", in->fd);
+				archive_set_error(a, errno, "%s",
+				    strerror(errno));
 				return -1;
 			}
 			if (pf[1].revents != 0)
@@ -192,9 +301,10 @@ input_fill(struct archive *a, void *v, const void **buf)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			/* libarchive's own wording for its fd reader. */
-			archive_set_error(a, errno, "Error reading fd %d",
-			    in->fd);
+			in->read_errno = errno;
+			/* The errno's words: the message already names
+			 * the input, and "fd 8" would mean nothing. */
+			archive_set_error(a, errno, "%s", strerror(errno));
 			return -1;
 		}
 		return n;
@@ -254,6 +364,7 @@ core_input_open(const char *path, struct core_input **out,
 	*out = NULL;
 	in->path = core_xstrdup(path ? path : "-");
 	in->wake[0] = in->wake[1] = -1;
+	in->guard = -1;
 	atomic_init(&in->interrupted, false);
 	set_member_name(in, NULL);
 	if (strcmp(in->path, "-") == 0) {
@@ -280,7 +391,7 @@ core_input_open(const char *path, struct core_input **out,
 		return r;
 	}
 	if (S_ISREG(st.st_mode) && lseek(in->fd, 0, SEEK_CUR) == 0) {
-		n = pread(in->fd, head, sizeof(head), 0);
+		n = core_pread_full(in->fd, head, sizeof(head), 0);
 		if (n < 0) {
 			r = core_err_errno(err, CORE_EIO, errno, "%s",
 			    in->name);
@@ -299,17 +410,18 @@ core_input_open(const char *path, struct core_input **out,
 			 * fault pages in ahead of the consumer. */
 			in->map = mmap(NULL, in->maplen, PROT_READ,
 			    MAP_PRIVATE, in->fd, 0);
-			if (in->map == MAP_FAILED) {
-				in->map = NULL;
-				r = core_err_errno(err, CORE_EIO, errno, "%s",
-				    in->name);
-				core_input_free(in);
-				return r;
+			if (in->map != MAP_FAILED) {
+				(void)madvise((void *)in->map, in->maplen,
+				    MADV_SEQUENTIAL);
+				in->guard = guard_add(in->map, in->maplen);
+				*out = in;
+				return 0;
 			}
-			(void)madvise((void *)in->map, in->maplen,
-			    MADV_SEQUENTIAL);
-			*out = in;
-			return 0;
+			/* No address space for it (ulimit -v below the
+			 * file's size), or a file system that cannot map:
+			 * then it is streamed like a pipe. */
+			in->map = NULL;
+			in->maplen = 0;
 		}
 	}
 	core_fd_enlarge_pipe(in->fd);
@@ -329,6 +441,8 @@ core_input_free(struct core_input *in)
 		return;
 	if (in->ar != NULL)
 		archive_read_free(in->ar);
+	if (in->guard >= 0)
+		atomic_store(&guards[in->guard].base, 0);
 	if (in->map != NULL && in->maplen > 0)
 		munmap((void *)in->map, in->maplen);
 	if (in->close_fd)
@@ -399,8 +513,28 @@ core_input_read(struct core_input *in, void *buf, size_t cap,
 }
 
 int
+core_input_check(struct core_input *in, struct core_err *err)
+{
+	struct stat st;
+
+	if (in->map == NULL || in->maplen == 0)
+		return 0;
+	if ((in->guard >= 0 && atomic_load(&guards[in->guard].hit)) ||
+	    (fstat(in->fd, &st) == 0 && (uint64_t)st.st_size < in->maplen))
+		return core_err_set(err, CORE_EDATA, "%s: input changed while "
+		    "being read (it was %zu bytes and shrank): convert a copy "
+		    "made before it is truncated (logrotate's copytruncate)",
+		    in->name, in->maplen);
+	return 0;
+}
+
+int
 core_input_next_member(struct core_input *in, struct core_err *err)
 {
+	int rc;
+
+	if ((rc = core_input_check(in, err)) != 0)
+		return rc;
 	if (in->ar == NULL || !in->is_tar || in->member_eof)
 		return CORE_EOF;
 	return archive_next(in, err);
@@ -545,11 +679,12 @@ core_paths_plain_size(const char *const *paths, size_t npaths)
 	/* Compressed bytes say nothing of how many bytes they decode to. */
 	for (i = 0; i < (npaths ? npaths : 1); i++) {
 		if (npaths == 0 || strcmp(paths[i], "-") == 0)
-			n = pread(STDIN_FILENO, head, sizeof(head), 0);
+			n = core_pread_full(STDIN_FILENO, head, sizeof(head),
+			    0);
 		else if ((fd = open(paths[i], O_RDONLY | O_CLOEXEC)) < 0)
 			return 0;
 		else {
-			n = pread(fd, head, sizeof(head), 0);
+			n = core_pread_full(fd, head, sizeof(head), 0);
 			close(fd);
 		}
 		if (n < 0 || magic_needs_archive(head, (size_t)n))

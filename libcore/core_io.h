@@ -63,6 +63,12 @@ ssize_t core_input_read(struct core_input *in, void *buf, size_t cap,
  */
 void core_input_interrupt(struct core_input *in);
 
+/* For a mapped file: CORE_EDATA "input changed while being read" when
+ * it shrank since it was opened (the bytes past its new end read as
+ * zeros, not as a SIGBUS); else 0.  core_input_next_member checks it
+ * first; a parser checks it before reporting an error of its own. */
+int core_input_check(struct core_input *in, struct core_err *err);
+
 /* Advances to the next tar member.  0 when there is one, CORE_EOF when the
  * input has no more members (a plain or compressed file has exactly one),
  * or a negative code. */
@@ -117,6 +123,13 @@ core_output_commit(struct core_output *o, size_t n)
 /* Closes stdout and reports a failed flush or close (e.g. > /dev/full)
  * as CORE_EIO.  Call once at exit after the last write. */
 int core_close_stdout(struct core_err *err);
+
+/* pread(2) until n bytes or the end of the file, retrying EINTR: the
+ * bytes read (fewer than n only at the end), or -1 with errno set.  A
+ * single pread may return fewer bytes than are there (a signal, FUSE,
+ * NFS), and a magic number read short is a file taken for what it is
+ * not. */
+ssize_t core_pread_full(int fd, void *buf, size_t n, off_t off);
 
 /* True when fd is a terminal (binary output is refused there). */
 bool core_fd_is_tty(int fd);

@@ -149,6 +149,88 @@ mem_available(void)
 	return r;
 }
 
+/* The kB of the line "key:" of /proc/self/status in bytes, or 0. */
+static uint64_t
+proc_status(const char *key)
+{
+	char line[256];
+	unsigned long long kb;
+	size_t klen = strlen(key);
+	uint64_t r = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, key, klen) == 0 &&
+		    sscanf(line + klen, " %llu kB", &kb) == 1) {
+			r = (uint64_t)kb * 1024;
+			break;
+		}
+	fclose(f);
+	return r;
+}
+
+/* The number in file path ("max" and unreadable: 0). */
+static uint64_t
+read_limit(const char *path)
+{
+	unsigned long long v;
+	uint64_t r = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%llu", &v) == 1)
+		r = v;
+	fclose(f);
+	return r;
+}
+
+uint64_t
+core_mem_cgroup_limit(const char *root)
+{
+	char path[4096 + 64], line[4096];
+	uint64_t lim = 0, v;
+	FILE *f;
+
+	/* v2: the process's own group (the "0::" line), then the root a
+	 * container sees as its own group. */
+	f = fopen("/proc/self/cgroup", "r");
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "0::", 3) == 0) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(path, sizeof(path), "%s%s/memory.max", root,
+			    line + 3);
+			lim = read_limit(path);
+		}
+	if (f != NULL)
+		fclose(f);
+	snprintf(path, sizeof(path), "%s/memory.max", root);
+	if ((v = read_limit(path)) != 0 && (lim == 0 || v < lim))
+		lim = v;
+	/* v1: "no limit" is a huge number, a page short of 2^63. */
+	snprintf(path, sizeof(path), "%s/memory/memory.limit_in_bytes", root);
+	if ((v = read_limit(path)) != 0 && v < ((uint64_t)1 << 60) &&
+	    (lim == 0 || v < lim))
+		lim = v;
+	return lim;
+}
+
+/* Caps *size at a fifth of what limit resource leaves above used. */
+static void
+cap_by_rlimit(uint64_t *size, int resource, uint64_t used)
+{
+	struct rlimit rl;
+	uint64_t room;
+
+	if (getrlimit(resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return;
+	room = rl.rlim_cur > used ? rl.rlim_cur - used : 0;
+	if (*size > room / 5)
+		*size = room / 5;
+}
+
 uint64_t
 core_mem_default_limit(void)
 {
@@ -156,18 +238,23 @@ core_mem_default_limit(void)
 	uint64_t total = pages > 0 && psize > 0 ?
 	    (uint64_t)pages * (uint64_t)psize : 0;
 	uint64_t size = mem_available();
-	struct rlimit rl;
+	uint64_t cg = core_mem_cgroup_limit("/sys/fs/cgroup");
 
+	/* A cgroup's limit is the machine such a process has. */
+	if (cg != 0 && (total == 0 || cg < total))
+		total = cg;
 	if (size < total / 8)
 		size = total / 8;
 	if (total > 0 && size > total / 4 * 3)
 		size = total / 4 * 3;
-	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    size > rl.rlim_cur / 2)
-		size = rl.rlim_cur / 2;
-	if (getrlimit(RLIMIT_DATA, &rl) == 0 &&
-	    rl.rlim_cur != RLIM_INFINITY && size > rl.rlim_cur / 2)
-		size = rl.rlim_cur / 2;
+	/* Of an address-space or data limit, what the libraries, stacks
+	 * and heap already take is not there to have; of the rest, a
+	 * fifth: a stage maps up to four times its budget (colsort with
+	 * two keys at ulimit -v 100M fails at -m 20M, finishes at 16M:
+	 * its arena is reserved whole besides the buffers it reads into,
+	 * each thread has its stack, and malloc rounds up). */
+	cap_by_rlimit(&size, RLIMIT_AS, proc_status("VmSize:"));
+	cap_by_rlimit(&size, RLIMIT_DATA, proc_status("VmData:"));
 	if (size < ((uint64_t)8 << 20))
 		size = (uint64_t)8 << 20;
 	return size;

@@ -89,8 +89,16 @@ uint64_t core_mem_part_available(const struct core_mem_part *p);
 
 /* The default budget when --memory is not given, chosen as GNU sort
  * does: the larger of the memory available now and an eighth of physical
- * memory, at most three quarters of physical memory and half of any
- * address-space or data limit, and at least 8 MiB. */
+ * memory (or of the cgroup's memory limit, when smaller), at most three
+ * quarters of that, at most a fifth of what an address-space (ulimit -v)
+ * or data limit leaves above what the process already maps, and at least
+ * 8 MiB. */
 uint64_t core_mem_default_limit(void);
+
+/* The memory limit of this process's cgroup under root (normally
+ * "/sys/fs/cgroup"): v2's memory.max of its own group or of root, or
+ * v1's memory/memory.limit_in_bytes, the smallest; 0 when none is set
+ * or none can be read. */
+uint64_t core_mem_cgroup_limit(const char *root);
 
 #endif

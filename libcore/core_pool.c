@@ -135,8 +135,14 @@ core_pool_new(unsigned nthreads)
 	pthread_cond_init(&p->go, NULL);
 	pthread_cond_init(&p->done, NULL);
 	p->tids = core_xcalloc(nthreads - 1, sizeof(*p->tids));
-	/* The helpers inherit this mask: every signal blocked. */
+	/* The helpers inherit this mask: every signal blocked but those a
+	 * fault raises in the thread itself, which a blocked mask would
+	 * turn into death (core_io's SIGBUS guard of mapped files). */
 	sigfillset(&all);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGILL);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (i = 0; i < nthreads - 1; i++)
 		if (pthread_create(&p->tids[i], NULL, helper_main, p) != 0)

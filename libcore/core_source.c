@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core_alloc.h"
+#include "core_io.h"
 #include "core_mlspill3.h"
 #include "core_parquet_read.h"
 #include "core_prune.h"
@@ -107,7 +108,8 @@ sniff_parquet(const char *path, int *fd, bool *pq, struct core_err *err)
 	if ((*fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return core_err_errno(err, CORE_EIO, errno, "%s", path);
 	if (fstat(*fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    pread(*fd, m, 4, 0) == 4 && memcmp(m, "PAR1", 4) == 0) {
+	    core_pread_full(*fd, m, 4, 0) == 4 &&
+	    memcmp(m, "PAR1", 4) == 0) {
 		*pq = true;
 		return 0;
 	}

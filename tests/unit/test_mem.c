@@ -1,6 +1,13 @@
 /*
  * test_mem.c - memory budgets against a plain running total.
  */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "core_mem.h"
 #include "unit.h"
 
@@ -124,9 +131,71 @@ test_parts_vs_reference(void)
 	CHECK_EQ_INT(m.nparts, 0);
 }
 
+static void
+put(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (f != NULL) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* v2's memory.max and v1's limit_in_bytes, "max" and v1's "no limit". */
+static void
+test_cgroup_limit(void)
+{
+	char root[] = "/tmp/test_mem.XXXXXX", sub[64];
+
+	CHECK(mkdtemp(root) != NULL);
+	CHECK_EQ_INT(core_mem_cgroup_limit(root), 0);
+	put(root, "memory.max", "max\n");
+	CHECK_EQ_INT(core_mem_cgroup_limit(root), 0);
+	put(root, "memory.max", "209715200\n");
+	CHECK_EQ_INT(core_mem_cgroup_limit(root), 209715200);
+	snprintf(sub, sizeof(sub), "%s/memory", root);
+	CHECK(mkdir(sub, 0700) == 0);
+	put(sub, "memory.limit_in_bytes", "9223372036854771712\n");
+	CHECK_EQ_INT(core_mem_cgroup_limit(root), 209715200);
+	put(sub, "memory.limit_in_bytes", "104857600\n");
+	CHECK_EQ_INT(core_mem_cgroup_limit(root), 104857600);
+	put(root, "memory.max", "max\n");
+	CHECK_EQ_INT(core_mem_cgroup_limit(root), 104857600);
+	(void)!system("rm -rf /tmp/test_mem.??????");
+}
+
+/* Under ulimit -v, the default budget is at most a fifth of what is left
+ * above the address space already taken, so the tool can still run. */
+static void
+test_default_under_rlimit_as(void)
+{
+	pid_t pid = fork();
+	int st = 0;
+
+	if (pid == 0) {
+		struct rlimit rl = { 200u << 20, 200u << 20 };
+		uint64_t d;
+
+		if (setrlimit(RLIMIT_AS, &rl) != 0)
+			_exit(2);
+		d = core_mem_default_limit();
+		_exit(d >= (8u << 20) && d < (200u << 20) / 5 ? 0 : 1);
+	}
+	CHECK(pid > 0);
+	CHECK(waitpid(pid, &st, 0) == pid);
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 int
 main(void)
 {
+	RUN(test_cgroup_limit);
+	RUN(test_default_under_rlimit_as);
 	RUN(test_parts_vs_reference);
 	RUN(test_charge_release_vs_reference);
 	RUN(test_forced_charge_and_edges);

@@ -21,6 +21,7 @@
 
 static const struct fe_tool *tool;
 static double start_time;
+static const char *volatile cur_phase;	/* fe_set_phase */
 
 /* Values of the shared long options without a short form; the tools'
  * own use values below 1000. */
@@ -39,10 +40,39 @@ now(void)
 }
 
 void
+fe_set_phase(const char *phase)
+{
+	cur_phase = phase;
+}
+
+/*
+ * core_alloc's failure hook: the tool's name, what it was doing and what
+ * to do about it.  No stdio and no allocation: memory has run out.
+ */
+static void
+out_of_memory(size_t size)
+{
+	const char *ph = cur_phase;
+	char msg[400];
+	int n;
+
+	n = snprintf(msg, sizeof(msg), "%s: out of memory%s%s: cannot "
+	    "allocate %zu bytes more; %s\n", fe_prog(), ph ? " while " : "",
+	    ph ? ph : "", size, tool != NULL && (tool->opts & FE_OPT_BUDGET) ?
+	    "give a smaller --memory (-m), or raise the address-space "
+	    "limit (ulimit -v) or free memory" : "raise the address-space "
+	    "limit (ulimit -v) or free memory");
+	if (n > 0)
+		(void)!write(STDERR_FILENO, msg,
+		    (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1);
+}
+
+void
 fe_init(const struct fe_tool *t)
 {
 	tool = t;
 	start_time = now();
+	core_alloc_set_fail_hook(out_of_memory);
 	/* A parent may leave SIGPIPE ignored (some shells, Python); the
 	 * default action is what makes "| head" end us quietly. */
 	signal(SIGPIPE, SIG_DFL);

@@ -72,6 +72,11 @@ struct fe_common {
  * of every main. */
 void fe_init(const struct fe_tool *t);
 
+/* Names what the tool is doing now ("sorting"; static), for the message
+ * of an out-of-memory end; fe_progress_phase calls it.  NULL: nothing
+ * said. */
+void fe_set_phase(const char *phase);
+
 /* The tool given to fe_init. */
 const struct fe_tool *fe_tool(void);
 const char *fe_prog(void);

@@ -304,6 +304,7 @@ redraw(struct fe_progress *p)
 void
 fe_progress_phase(struct fe_progress *p, const char *phase)
 {
+	fe_set_phase(phase);
 	if (p == NULL)
 		return;
 	p->phase = phase;
