@@ -219,6 +219,77 @@ const CASES = [
 		aggs: EVERY,
 	},
 	{
+		name: 'DISTINCT by l_returnflag, l_linestatus (Q16-shaped)',
+		from: 'lineitem',
+		by: [{ expr: 'l_returnflag' }, { expr: 'l_linestatus' }],
+		aggs: [
+			agg('count', 'DISTINCT l_suppkey'),
+			agg('sum', 'DISTINCT l_suppkey', 'sum_s'),
+			agg('avg', 'DISTINCT l_suppkey', 'avg_s'),
+			agg('min', 'DISTINCT l_suppkey', 'min_s'),
+			agg('var_pop', 'DISTINCT l_suppkey', 'vp_s'),
+			agg('count', '*', 'n'),
+			agg('count', 'l_suppkey', 'cnt'),
+			agg('sum', 'l_quantity', 'q'),
+			agg('avg', 'l_discount', 'avg_d'),
+		],
+	},
+	{
+		name: 'DISTINCT of a decimal with NULLs, by l_suppkey (spills)',
+		from: 'lineitem',
+		by: [{ expr: 'l_suppkey' }],
+		aggs: [
+			agg('count', `DISTINCT ${nl('l_extendedprice')}`, 'np'),
+			agg('sum', `DISTINCT ${nl('l_extendedprice')}`, 'sp'),
+			agg('avg', `DISTINCT ${nl('l_extendedprice')}`, 'ap'),
+			agg('max', `DISTINCT ${nl('l_extendedprice')}`, 'mp'),
+			agg('count', '*', 'n'),
+			agg('min', 'l_comment', 'min_c'),
+			agg('stddev_samp', 'l_quantity', 'sd_q'),
+		],
+		spills: true,
+	},
+	{
+		name: 'DISTINCT of an expression and strings, no keys',
+		from: 'lineitem',
+		by: [],
+		aggs: [
+			agg('count', 'DISTINCT substring(l_comment, 1, 4)', 'nc'),
+			agg('min', 'DISTINCT substring(l_comment, 1, 4)', 'mc'),
+			agg('count', '*', 'n'),
+			agg('sum', 'l_extendedprice', 'p'),
+		],
+	},
+	{
+		name: 'DISTINCT over l_orderkey by a date (many pairs, spills)',
+		from: 'lineitem',
+		where: "l_shipdate < DATE '1993-06-01'",
+		by: [{ expr: 'l_shipdate' }],
+		aggs: [
+			agg('count', 'DISTINCT l_orderkey', 'orders'),
+			agg('count', '*', 'n'),
+			agg('max', 'l_tax', 'max_tax'),
+		],
+		spills: true,
+	},
+	{
+		name: 'decimal(30,2) and (38,4): min, max, any_value, sum, avg, var_pop',
+		from: 'lineitem',
+		by: [{ expr: 'l_shipmode' }],
+		aggs: [
+			agg('min', 'CAST(l_extendedprice AS decimal(30,2))', 'mn'),
+			agg('max', nl('CAST(l_extendedprice AS decimal(30,2))'), 'mx'),
+			agg('any_value', 'CAST(l_quantity AS decimal(38,4))', 'av'),
+			agg('sum', 'CAST(l_extendedprice AS decimal(30,2))', 'sm'),
+			agg('avg', 'CAST(l_extendedprice AS decimal(30,2))', 'ag'),
+			agg('var_pop', 'CAST(l_discount AS decimal(38,4))', 'vp'),
+			agg('min', "CAST(CAST(l_orderkey AS VARCHAR) || " +
+			    "'000000000000000000000' AS decimal(38,0))", 'big'),
+			agg('max', "CAST('-' || CAST(l_partkey AS VARCHAR) || " +
+			    "'000000000000000000000' AS decimal(38,0))", 'neg'),
+		],
+	},
+	{
 		name: 'canonical names, a --having',
 		from: 'lineitem',
 		by: [{ expr: 'l_shipmode' }],
@@ -231,6 +302,22 @@ const CASES = [
 		],
 		having: 'sum(l_quantity) > 2188000',
 		havingCp: '"sum(l_quantity)" > 2188000',
+	},
+	{
+		name: '--having with aggregate calls: in the output and not',
+		from: 'lineitem',
+		by: [{ expr: 'l_orderkey' }],
+		aggs: [agg('count', '*', 'n'), agg('max', 'l_shipdate', 'last')],
+		having: 'sum(l_quantity) > 250 AND count(*) >= 6 AND ' +
+		    "min(l_shipmode) <> 'AIR' AND count(DISTINCT l_suppkey) > 5",
+		spills: true,
+	},
+	{
+		name: '--having over a hidden avg and stddev, no keys',
+		from: 'lineitem',
+		by: [],
+		aggs: [agg('count', '*', 'n')],
+		having: 'avg(l_discount) > 0.04 AND stddev(l_quantity) < 15',
 	},
 ];
 
