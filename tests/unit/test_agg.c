@@ -1517,10 +1517,10 @@ test_spill_cap(void)
 static void
 test_distinct(void)
 {
-	static const uint64_t limits[] = { 256u << 10, 1u << 20, 4u << 20,
+	static const uint64_t limits[] = { 256u << 10, 1u << 20,
 	    CORE_MEM_UNLIMITED };
 	static const struct { uint32_t nkeys, key; uint64_t card; } ks[] = {
-		{ 1, 0, 30 }, { 1, 6, 3000 }, { 0, 0, 1 },
+		{ 1, 0, 30 }, { 1, 6, 2000 }, { 0, 0, 1 },
 	};
 	struct tcase tc;
 	uint32_t v, i, l, k;
@@ -1550,7 +1550,7 @@ test_distinct(void)
 		tc.aggs[tc.naggs++].arg = (int32_t)COL_V(v == 1 ? 0 : 1);
 		free(all.aggs);
 		for (k = 0; k < sizeof(ks) / sizeof(ks[0]) && ok; k++) {
-			struct table *t = table_new(15000, ks[k].card, 10);
+			struct table *t = table_new(10000, ks[k].card, 10);
 
 			tc.nkeys = ks[k].nkeys;
 			tc.keys[0] = ks[k].key;
