@@ -25,7 +25,14 @@
  * the partitions.  Each partition is then aggregated alone; one that
  * fills the table again is re-partitioned from its start with the next
  * level's seed, and at MAX_LEVEL the table grows whatever the budget
- * says (only a great many distinct keys that never split get there).
+ * says (only a great many distinct keys that never split get there, or
+ * a tiny budget, whose partition buffers allow a fan-out of 2).
+ *
+ * DISTINCT (core_agg_plan.c's plan_distinct) is two of these: the first
+ * groups by (keys, argument) and, instead of results, emits its groups'
+ * states, which are pushed (push) into the second as its input rows.
+ * The second reads the other aggregates' states as they are and the
+ * argument as a plain value, so each distinct value counts once.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -40,7 +47,7 @@
 #include "core_sort.h"
 #include "core_spill.h"
 
-#define MAX_LEVEL 4
+#define MAX_LEVEL 8
 /* In a sum's count: the group's 128-bit sum overflowed (a count never
  * comes near it; the flag travels with the state through spills). */
 #define SUM_OVERFLOW ((int64_t)1 << 62)
@@ -112,6 +119,11 @@ struct agg {
 	uint64_t out_charged;
 
 	struct core_part *top;		/* the first level's set */
+	/* The first phase of a DISTINCT plan emits its groups' states,
+	 * not their results (into the second phase's push). */
+	bool states_out;
+	uint64_t size_hint;		/* the input's bytes, for fan-outs */
+	struct core_agg_stats own;	/* st's storage when not the caller's */
 
 	/* The sorted path: groups found by comparing neighbours, not
 	 * indexed; the last group's key carried from batch to batch. */
@@ -315,6 +327,14 @@ to_state(struct agg *A, const struct core_batch *b)
 		struct core_column *s = &sb->cols[a->scol];
 		struct sbuf *bu = &A->sbufs[a->scol];
 
+		if (a->pre) {
+			uint32_t j, ns = (i + 1 < A->na ? P->aggs[i + 1].scol :
+			    P->state->ncols) - a->scol;
+
+			for (j = 0; j < ns; j++)
+				view(s + j, &b->cols[a->pcol + j]);
+			continue;
+		}
 		switch (a->st) {
 		case ST_CNT:
 			view(s, s);
@@ -371,13 +391,16 @@ to_state(struct agg *A, const struct core_batch *b)
 		case ST_VF:
 		case ST_VS:
 		case ST_BOOL:
+		case ST_VW:
 			view(s, c);
 			break;
 		case ST_VAR: {
 			double *m = sbuf_vals(bu + 1, (size_t)n * 8);
 			double *q = sbuf_vals(bu + 2, (size_t)n * 8);
 			double sc = c->type.id == CORE_TYPE_DECIMAL ?
-			    pow10d[c->type.scale] : 1;
+			    pow10d[c->type.scale] :
+			    c->type.id == CORE_TYPE_DECIMAL128 ?
+			    pow(10, c->type.scale) : 1;
 
 			for (r = 0; r < n; r++) {
 				bool ok = valid_at(c->validity, r);
@@ -385,6 +408,11 @@ to_state(struct agg *A, const struct core_batch *b)
 				if (c->type.id == CORE_TYPE_FLOAT64)
 					m[r] = ok ? ((const double *)
 					    c->values)[r] : 0;
+				else if (c->type.id == CORE_TYPE_DECIMAL128)
+					m[r] = ok ? (double)((long double)
+					    core_i128_load((const char *)
+					    c->values + 16 * (size_t)r) /
+					    sc) : 0;
 				else
 					m[r] = ok ? (double)int_at(c, r) / sc :
 					    0;
@@ -463,6 +491,10 @@ acc_grow(struct agg *A, size_t ncap)
 			break;
 		case ST_BOOL:
 			GROW(c->b);
+			GROW(c->has);
+			break;
+		case ST_VW:
+			GROW(c->w);
 			GROW(c->has);
 			break;
 		}
@@ -841,6 +873,25 @@ merge(struct agg *A, const struct core_batch *sb)
 			}
 			break;
 		}
+		case ST_VW: {
+			const char *x = s->values;
+
+			for (r = 0; r < n; r++) {
+				uint32_t g = gid[r];
+				__int128 v;
+
+				if (!valid_at(val, r))
+					continue;
+				v = core_i128_load(x + 16 * (size_t)r);
+				if (!c->has[g] || (a->op == OP_MIN &&
+				    v < c->w[g]) || (a->op == OP_MAX &&
+				    v > c->w[g])) {
+					c->w[g] = v;
+					c->has[g] = 1;
+				}
+			}
+			break;
+		}
 		case ST_BOOL: {
 			const uint8_t *x = s->values;
 
@@ -949,14 +1000,26 @@ states_of(struct agg *A, uint32_t g0, uint32_t n)
 			s[1].values = c->d + g0;
 			s[2].values = c->m2 + g0;
 			break;
+		case ST_VW:
 		case ST_VI:
 		case ST_VF:
 		case ST_BOOL: {
 			uint8_t *v = NULL;
 
-			s->values = a->st == ST_VI ? (void *)(c->i + g0) :
-			    a->st == ST_VF ? (void *)(c->d + g0) :
-			    (void *)(c->b + g0);
+			if (a->st == ST_VW) {
+				char *p = sbuf_vals(bu, (size_t)n * 16);
+
+				for (r = 0; r < n; r++)
+					core_i128_store(p + 16 * (size_t)r,
+					    c->has[g0 + r] ? c->w[g0 + r] : 0);
+				s->values = p;
+			} else if (a->st == ST_VI) {
+				s->values = c->i + g0;
+			} else if (a->st == ST_VF) {
+				s->values = c->d + g0;
+			} else {
+				s->values = c->b + g0;
+			}
 			for (r = 0; r < n; r++)
 				if (!c->has[g0 + r]) {
 					if (v == NULL)
@@ -1151,6 +1214,16 @@ results_of(struct agg *A, uint32_t g0, uint32_t n)
 					NUL(r);
 			}
 			break;
+		case ST_VW:
+			for (r = 0; r < n; r++) {
+				uint32_t g = g0 + r;
+
+				core_i128_store((char *)vals + 16 * (size_t)r,
+				    c->has[g] ? c->w[g] : 0);
+				if (!c->has[g])
+					NUL(r);
+			}
+			break;
 		case ST_BOOL:
 			for (r = 0; r < n; r++) {
 				uint32_t g = g0 + r;
@@ -1223,6 +1296,14 @@ table_emit_to(struct agg *A, uint32_t end)
 	for (g0 = 0; g0 < end; g0 += A->chunk, c++) {
 		uint32_t n = end - g0 < A->chunk ? end - g0 : A->chunk;
 
+		if (A->states_out) {
+			keys_of(A, &A->sb, c);
+			states_of(A, g0, n);
+			A->st->groups += n;
+			if ((rc = A->emit(A->emit_arg, &A->sb, A->err)) != 0)
+				return rc;
+			continue;
+		}
 		if (A->nk > 0)
 			keys_of(A, &A->ob, c);
 		if ((rc = results_of(A, g0, n)) != 0)
@@ -1391,49 +1472,79 @@ out:
 	return rc;
 }
 
-/* Reads the whole input, aggregating; spills when the table is full. */
+/* Aggregates raw batch ib (of the plan's input schema); spills when the
+ * table is full, and from then on routes every batch to the
+ * partitions. */
 static int
-run(struct agg *A, const struct core_agg_input *in)
+push(struct agg *A, const struct core_batch *ib)
 {
+	int rc;
+
+	if (ib->nrows == 0)
+		return 0;
+	to_state(A, ib);
+	if (A->top == NULL) {
+		if ((rc = consume(A, &A->sb)) != CORE_ELIMIT)
+			return rc;
+		phase(A, "partitioning", 0, 0);
+		A->top = core_part_new(A->P->state, fanout(A, A->size_hint),
+		    A->o->tmpdirs, A->o->ntmpdirs, A->o->max_spill,
+		    A->o->compress_spill ? 1 : 0, &A->p_part);
+		if ((rc = table_spill(A, A->top, 1)) != 0)
+			return rc;
+		/* table_spill reused sb: make it this batch's states
+		 * again. */
+		to_state(A, ib);
+	}
+	return route(A, A->top, &A->sb, 1);
+}
+
+/* After the last push: emits every group. */
+static int
+finish(struct agg *A)
+{
+	int rc;
+
+	if (A->top == NULL)
+		return table_emit(A);
+	if ((rc = core_part_finish(A->top, A->err)) != 0)
+		return rc;
+	return merge_set(A, A->top, 1);
+}
+
+/* The first phase's emit: its groups' states are the second's rows. */
+static int
+push_next(void *arg, const struct core_batch *b, struct core_err *err)
+{
+	(void)err;
+	return push(arg, b);
+}
+
+/* Reads the whole input, aggregating it (through the first phase when
+ * there is one). */
+static int
+run(struct agg *A, struct agg *A1, const struct core_agg_input *in)
+{
+	struct agg *first = A1 != NULL ? A1 : A;
 	struct core_batch ib;
-	struct core_part *p = NULL;
 	int rc;
 
 	core_batch_init(&ib, in->schema);
 	table_init(A, A->nk == 0);
+	if (A1 != NULL)
+		table_init(A1, false);
 	phase(A, "aggregating", 0, 0);
 	while ((rc = in->next(in->arg, &ib, A->err)) == 0) {
-		A->st->rows_in += ib.nrows;
-		if (ib.nrows == 0)
-			continue;
-		to_state(A, &ib);
-		if (p == NULL) {
-			if ((rc = consume(A, &A->sb)) == 0)
-				continue;
-			if (rc != CORE_ELIMIT)
-				break;
-			phase(A, "partitioning", 0, 0);
-			p = A->top = core_part_new(A->P->state,
-			    fanout(A, in->size_hint), A->o->tmpdirs,
-			    A->o->ntmpdirs, A->o->max_spill,
-			    A->o->compress_spill ? 1 : 0, &A->p_part);
-			if ((rc = table_spill(A, p, 1)) != 0)
-				break;
-			/* table_spill reused sb: make it this batch's
-			 * states again. */
-			to_state(A, &ib);
-		}
-		if ((rc = route(A, p, &A->sb, 1)) != 0)
+		first->st->rows_in += ib.nrows;
+		if ((rc = push(first, &ib)) != 0)
 			break;
 	}
 	core_batch_release(&ib);
 	if (rc != CORE_EOF)
 		return rc;
-	if (p == NULL)
-		return table_emit(A);
-	if ((rc = core_part_finish(p, A->err)) != 0)
+	if (A1 != NULL && (rc = finish(A1)) != 0)
 		return rc;
-	return merge_set(A, p, 1);
+	return finish(A);
 }
 
 /* ---- the sorted path ---- */
@@ -1592,40 +1703,36 @@ core_agg_sorted(const struct core_agg_options *o, struct core_mem *mem,
 	return agg_main(o, mem, in, emit, arg, st, err, true);
 }
 
-static int
-agg_main(const struct core_agg_options *o, struct core_mem *mem,
-    const struct core_agg_input *in, core_agg_emit_fn emit, void *arg,
-    struct core_agg_stats *st, struct core_err *err, bool sorted)
+/* A new aggregation of plan P within limit bytes of mem (CORE_MEM_UNLIMITED:
+ * the whole budget), or NULL with *rc set. */
+static struct agg *
+agg_new(const struct core_agg_options *o, const struct core_agg_plan_priv *P,
+    struct core_mem *mem, uint64_t limit, core_agg_emit_fn emit, void *arg,
+    struct core_agg_stats *st, struct core_err *err, int *rc)
 {
-	struct core_agg_stats dummy;
 	struct agg *A;
-	uint64_t limit = mem->limit, tcap, pcap;
+	uint64_t tcap, pcap;
 	uint32_t i, kcols[CORE_HASH_MAX_KEYS];
-	struct core_batch empty;
-	int rc;
 
-	if (st == NULL)
-		st = &dummy;
-	memset(st, 0, sizeof(*st));
 	A = core_xcalloc(1, sizeof(*A));
 	A->o = o;
 	A->plan = o->plan;
-	A->P = o->plan->priv;
+	A->P = P;
 	A->mem = mem;
 	A->err = err;
 	A->emit = emit;
 	A->emit_arg = arg;
-	A->st = st;
-	A->nk = A->P->nkeys;
-	A->na = A->P->naggs;
+	A->st = st != NULL ? st : &A->own;
+	A->nk = P->nkeys;
+	A->na = P->naggs;
 	for (i = 0; i < A->nk; i++)
 		kcols[i] = i;
-	if (A->nk > 0 && ((rc = core_hash_keys_init(&A->hk_state,
-	    A->P->state, kcols, NULL, A->nk, err)) != 0 ||
-	    (rc = core_hash_keys_init(&A->hk_key, A->P->keyschema, kcols,
+	if (A->nk > 0 && ((*rc = core_hash_keys_init(&A->hk_state,
+	    P->state, kcols, NULL, A->nk, err)) != 0 ||
+	    (*rc = core_hash_keys_init(&A->hk_key, P->keyschema, kcols,
 	    NULL, A->nk, err)) != 0)) {
 		free(A);
-		return rc;
+		return NULL;
 	}
 	/* Half the budget for the table, a quarter for partition buffers;
 	 * the rest is for a spill frame read back and the output. */
@@ -1640,34 +1747,37 @@ agg_main(const struct core_agg_options *o, struct core_mem *mem,
 	A->chunk = CHUNK_MAX;
 	if (tcap != CORE_MEM_UNLIMITED)
 		while (A->chunk > CHUNK_MIN && (uint64_t)A->chunk *
-		    (key_row_bytes(A) + A->P->group_bytes + 24) > tcap / 16)
+		    (key_row_bytes(A) + P->group_bytes + 24) > tcap / 16)
 			A->chunk /= 2;
 	for (A->chunk_shift = 0; (1u << A->chunk_shift) < A->chunk;
 	    A->chunk_shift++)
 		;
 	A->acc = core_xcalloc(A->na + 1, sizeof(*A->acc));
-	core_batch_init(&A->sb, A->P->state);
-	A->sbufs = core_xcalloc(A->P->state->ncols + 1, sizeof(*A->sbufs));
+	core_batch_init(&A->sb, P->state);
+	A->sbufs = core_xcalloc(P->state->ncols + 1, sizeof(*A->sbufs));
 	core_batch_init(&A->ob, o->plan->out);
 	A->obufs = core_xcalloc(o->plan->out->ncols + 1, sizeof(*A->obufs));
 	scratch(A, 1);
-	rc = sorted && A->nk > 0 ? run_sorted(A, in) : run(A, in);
-	if (rc == 0) {
-		core_batch_init(&empty, o->plan->out);
-		rc = emit(arg, &empty, err);
-		core_batch_release(&empty);
-	}
+	*rc = 0;
+	return A;
+}
+
+/* Frees A, adding its spill statistics to its st. */
+static void
+agg_free(struct agg *A)
+{
+	if (A == NULL)
+		return;
 	table_free(A);
 	if (A->top != NULL)
-		st->spill_bytes = core_spill_bytes(core_part_spill(A->top));
-	st->peak_mem = mem->peak;
+		A->st->spill_bytes += core_spill_bytes(core_part_spill(A->top));
 	core_part_free(A->top);
 	/* The batches made here own no buffer of their own: their columns
 	 * are views of sbufs and obufs. */
 	free(A->sb.cols);
 	free(A->ob.cols);
 	sbufs_free(A->sbufs, A->P->state->ncols);
-	sbufs_free(A->obufs, o->plan->out->ncols);
+	sbufs_free(A->obufs, A->ob.ncols);
 	core_mem_part_release(&A->p_out, A->out_charged);
 	free(A->chunks);
 	free(A->cptr);
@@ -1685,5 +1795,59 @@ agg_main(const struct core_agg_options *o, struct core_mem *mem,
 	core_mem_part_fini(&A->p_part);
 	core_mem_part_fini(&A->p_tab);
 	free(A);
+}
+
+static int
+agg_main(const struct core_agg_options *o, struct core_mem *mem,
+    const struct core_agg_input *in, core_agg_emit_fn emit, void *arg,
+    struct core_agg_stats *st, struct core_err *err, bool sorted)
+{
+	const struct core_agg_plan_priv *P = o->plan->priv;
+	struct core_agg_stats dummy, st1;
+	struct agg *A, *A1 = NULL;
+	uint64_t limit = mem->limit;
+	struct core_batch empty;
+	int rc;
+
+	if (st == NULL)
+		st = &dummy;
+	memset(st, 0, sizeof(*st));
+	memset(&st1, 0, sizeof(st1));
+	if (P->pre != NULL && sorted && P->nkeys > 0)
+		return core_err_set(err, CORE_EUSAGE, "DISTINCT aggregates "
+		    "are not computed on sorted input: drop --sorted (and "
+		    "sort the output with colsort when its order matters)");
+	/* Two phases share the budget half and half: the first holds its
+	 * table while it feeds the second. */
+	if (P->pre != NULL && limit != CORE_MEM_UNLIMITED)
+		limit /= 2;
+	if ((A = agg_new(o, P, mem, limit, emit, arg, st, err, &rc)) == NULL)
+		return rc;
+	A->size_hint = in->size_hint;
+	if (P->pre != NULL) {
+		if ((A1 = agg_new(o, P->pre, mem, limit, push_next, A, &st1,
+		    err, &rc)) == NULL) {
+			agg_free(A);
+			return rc;
+		}
+		A1->states_out = true;
+		A1->size_hint = in->size_hint;
+	}
+	rc = sorted && A->nk > 0 ? run_sorted(A, in) : run(A, A1, in);
+	if (rc == 0) {
+		core_batch_init(&empty, o->plan->out);
+		rc = emit(arg, &empty, err);
+		core_batch_release(&empty);
+	}
+	agg_free(A1);
+	agg_free(A);
+	if (A1 != NULL) {
+		st->rows_in = st1.rows_in;
+		st->partitions += st1.partitions;
+		st->spill_bytes += st1.spill_bytes;
+		if (st1.levels > st->levels)
+			st->levels = st1.levels;
+	}
+	st->peak_mem = mem->peak;
 	return rc;
 }

@@ -62,7 +62,9 @@ int core_agg_result_type(enum core_agg_fn fn, struct core_coltype arg,
 struct core_agg_call {
 	enum core_agg_fn fn;
 	int32_t arg;			/* input column, -1 for count(*) */
-	bool distinct;			/* not supported yet: CORE_EUSAGE */
+	bool distinct;			/* over arg's distinct values; every
+					   DISTINCT call of a spec takes one
+					   arg column */
 	const char *name;		/* output name; NULL: "fn(column)" */
 };
 
@@ -85,7 +87,9 @@ struct core_agg_plan {
  * *out is the caller's (core_agg_plan_free).  CORE_EUSAGE with a message
  * naming the column or the aggregate for: a column out of range, more
  * keys than core_hash takes, a function that does not take its
- * argument's type, DISTINCT, two output columns of one name.
+ * argument's type, DISTINCT over two argument columns (or with as many
+ * keys as core_hash takes: DISTINCT groups by the keys and its
+ * argument), two output columns of one name.
  */
 int core_agg_plan_new(const struct core_agg_spec *spec,
     const struct core_schema *in, struct core_agg_plan **out,
@@ -153,6 +157,11 @@ struct core_agg_stats {
  * charged (a constant per input batch): the scratch a batch is hashed
  * and converted in.
  *
+ * With DISTINCT aggregates it runs twice over, each pass with half of
+ * mem's limit: the input grouped by (keys, DISTINCT argument), the other
+ * aggregates' partial states made alongside, then those groups' states
+ * grouped by the keys alone; both passes spill as above.
+ *
  * 0, or a negative code: the input's and emit's codes, CORE_EDATA (a
  * sum past what its result type holds), CORE_ELIMIT (max_spill),
  * CORE_EIO (a spill file).  st (may be NULL) is filled either way.
@@ -168,7 +177,8 @@ int core_agg_hash(const struct core_agg_options *o, struct core_mem *mem,
  * starts, and never spills.  A row whose key is below the previous
  * row's is CORE_EDATA naming the row (1-based), before any output of a
  * group it would have split.  Without keys it is core_agg_hash.  Codes
- * and st as core_agg_hash.
+ * and st as core_agg_hash; a plan with DISTINCT and keys is CORE_EUSAGE
+ * before a row is read.
  */
 int core_agg_sorted(const struct core_agg_options *o, struct core_mem *mem,
     const struct core_agg_input *in, core_agg_emit_fn emit, void *arg,

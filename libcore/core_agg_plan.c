@@ -12,7 +12,8 @@
  *
  * Integer-like values whose min, max or any_value is taken are widened to
  * int64 in their state (bool, int32 and date narrow back on output), so
- * the merge loops have three value kinds: int64, float64 and string.
+ * the merge loops have four value kinds: int64, float64, string, and
+ * the 128-bit integers of decimal(p > 18).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,19 +131,13 @@ core_agg_result_type(enum core_agg_fn fn, struct core_coltype arg,
 	case CORE_AGG_VAR_POP:
 	case CORE_AGG_STDDEV_SAMP:
 	case CORE_AGG_STDDEV_POP:
-		if (!numeric(arg.id))
+		if (!numeric(arg.id) && arg.id != CORE_TYPE_DECIMAL128)
 			goto bad;
 		t.id = CORE_TYPE_FLOAT64;
 		break;
 	case CORE_AGG_MIN:
 	case CORE_AGG_MAX:
 	case CORE_AGG_ANY_VALUE:
-		/* Their states hold 8-byte values. */
-		if (arg.id == CORE_TYPE_DECIMAL128)
-			return core_err_set(err, CORE_EUSAGE, "%s of %s: "
-			    "decimals of more than 18 digits are not "
-			    "supported here yet", core_agg_fn_name(fn),
-			    core_type_name(arg, tn));
 		t = arg;
 		break;
 	case CORE_AGG_BOOL_AND:
@@ -184,7 +179,8 @@ layout(struct core_agg_a *a, struct core_coltype at)
 		a->op = a->fn == CORE_AGG_MIN ? OP_MIN :
 		    a->fn == CORE_AGG_MAX ? OP_MAX : OP_ANY;
 		a->st = t == CORE_TYPE_FLOAT64 ? ST_VF :
-		    t == CORE_TYPE_STRING ? ST_VS : ST_VI;
+		    t == CORE_TYPE_STRING ? ST_VS :
+		    t == CORE_TYPE_DECIMAL128 ? ST_VW : ST_VI;
 		break;
 	case CORE_AGG_BOOL_AND:
 	case CORE_AGG_BOOL_OR:
@@ -199,13 +195,13 @@ layout(struct core_agg_a *a, struct core_coltype at)
 
 static const uint8_t st_ncols[] = {
 	[ST_CNT] = 1, [ST_SUMI] = 3, [ST_SUMF] = 2, [ST_VI] = 1, [ST_VF] = 1,
-	[ST_VS] = 1, [ST_VAR] = 3, [ST_BOOL] = 1,
+	[ST_VS] = 1, [ST_VAR] = 3, [ST_BOOL] = 1, [ST_VW] = 1,
 };
 
 /* Bytes of the in-memory arrays per group (core_agg.c's struct acc). */
 static const uint8_t st_bytes[] = {
 	[ST_CNT] = 8, [ST_SUMI] = 24, [ST_SUMF] = 16, [ST_VI] = 9,
-	[ST_VF] = 9, [ST_VS] = 17, [ST_VAR] = 24, [ST_BOOL] = 2,
+	[ST_VF] = 9, [ST_VS] = 17, [ST_VAR] = 24, [ST_BOOL] = 2, [ST_VW] = 17,
 };
 
 static void
@@ -246,7 +242,111 @@ state_cols(const struct core_agg_a *a, struct core_coltype *ct)
 	case ST_BOOL:
 		ct[0] = bl;
 		break;
+	case ST_VW:		/* the value itself, 16 bytes */
+		ct[0] = a->at;
+		break;
 	}
+}
+
+/* v's state schema: its key schema's columns, then each aggregate's
+ * state columns (from a->scol on). */
+static struct core_schema *
+make_state(const struct core_agg_plan_priv *v)
+{
+	struct core_schema *st;
+	struct core_coltype ct[3];
+	uint32_t i, j, nst = v->nkeys;
+	char buf[32];
+
+	for (i = 0; i < v->naggs; i++)
+		nst += st_ncols[v->aggs[i].st];
+	st = core_schema_new(nst);
+	for (i = 0; i < v->nkeys; i++)
+		core_schema_set(st, i, v->keyschema->fields[i].name,
+		    v->keyschema->fields[i].type);
+	for (i = 0; i < v->naggs; i++) {
+		const struct core_agg_a *a = &v->aggs[i];
+
+		state_cols(a, ct);
+		for (j = 0; j < st_ncols[a->st]; j++) {
+			snprintf(buf, sizeof(buf), "s%u.%u", i, j);
+			core_schema_set(st, a->scol + j, buf, ct[j]);
+		}
+	}
+	return st;
+}
+
+static void
+priv_free(struct core_agg_plan_priv *v)
+{
+	if (v == NULL)
+		return;
+	priv_free(v->pre);
+	free(v->keys);
+	free(v->aggs);
+	core_schema_free(v->state);
+	core_schema_free(v->keyschema);
+	free(v);
+}
+
+/*
+ * Splits v, whose DISTINCT aggregates all take input column x, in two
+ * phases.  The first groups the input by (keys, x) and makes the states
+ * of the other aggregates as usual; each of its groups is then one row
+ * of the second, v itself, which groups by the keys alone: there the
+ * DISTINCT aggregates see each (keys, x) once, x as a plain input
+ * value, and the other aggregates merge the first phase's states.
+ */
+static void
+plan_distinct(struct core_agg_plan_priv *v, const struct core_schema *in,
+    uint32_t x)
+{
+	struct core_agg_plan_priv *pre = core_xcalloc(1, sizeof(*pre));
+	uint32_t i, nk = v->nkeys, nst = nk + 1;
+
+	pre->nkeys = nk + 1;
+	pre->keys = core_xcalloc(nk + 1, sizeof(*pre->keys));
+	memcpy(pre->keys, v->keys, nk * sizeof(*pre->keys));
+	pre->keys[nk] = x;
+	pre->keyschema = core_schema_new(nk + 1);
+	for (i = 0; i < nk; i++)
+		core_schema_set(pre->keyschema, i,
+		    v->keyschema->fields[i].name,
+		    v->keyschema->fields[i].type);
+	core_schema_set(pre->keyschema, nk, "#distinct", in->fields[x].type);
+	pre->aggs = core_xcalloc(v->naggs + 1, sizeof(*pre->aggs));
+	for (i = 0; i < v->naggs; i++) {
+		struct core_agg_a *a = &v->aggs[i], *b;
+
+		if (a->distinct) {
+			a->arg = (int32_t)nk;
+			continue;
+		}
+		b = &pre->aggs[pre->naggs++];
+		*b = *a;
+		b->scol = nst;
+		nst += st_ncols[b->st];
+		pre->group_bytes += st_bytes[b->st];
+		a->pre = true;
+		a->pcol = b->scol;
+	}
+	pre->state = make_state(pre);
+	for (i = 0; i < nk; i++)
+		v->keys[i] = i;
+	v->pre = pre;
+}
+
+static int
+wide_key(const struct core_schema *in, uint32_t c, const char *what,
+    struct core_err *err)
+{
+	char tn[CORE_TYPE_NAME_MAX];
+
+	return core_err_set(err, CORE_EUSAGE, "%s %s is %s: grouping by "
+	    "decimals of more than 18 digits is not supported yet; cast it "
+	    "to decimal(18,%u) or to a string", what, in->fields[c].name,
+	    core_type_name(in->fields[c].type, tn),
+	    (unsigned)in->fields[c].type.scale);
 }
 
 int
@@ -256,8 +356,8 @@ core_agg_plan_new(const struct core_agg_spec *spec,
 {
 	struct core_agg_plan *p;
 	struct core_agg_plan_priv *v;
-	struct core_coltype ct[3];
 	uint32_t i, j, nst;
+	int32_t dx = -1;
 	char buf[256];
 	int rc;
 
@@ -270,6 +370,17 @@ core_agg_plan_new(const struct core_agg_spec *spec,
 			return core_err_set(err, CORE_EUSAGE, "group key "
 			    "column %u out of range (%u columns)",
 			    spec->keys[i], in->ncols);
+	/* core_hash has no 128-bit key path yet. */
+	for (i = 0; i < spec->nkeys; i++)
+		if (in->fields[spec->keys[i]].type.id == CORE_TYPE_DECIMAL128)
+			return wide_key(in, spec->keys[i], "group key", err);
+	for (i = 0; i < spec->naggs; i++)
+		if (spec->aggs[i].distinct && spec->aggs[i].arg >= 0 &&
+		    (uint32_t)spec->aggs[i].arg < in->ncols &&
+		    in->fields[spec->aggs[i].arg].type.id ==
+		    CORE_TYPE_DECIMAL128)
+			return wide_key(in, (uint32_t)spec->aggs[i].arg,
+			    "DISTINCT argument", err);
 	p = core_xcalloc(1, sizeof(*p));
 	v = p->priv = core_xcalloc(1, sizeof(*v));
 	v->nkeys = spec->nkeys;
@@ -294,9 +405,10 @@ core_agg_plan_new(const struct core_agg_spec *spec,
 
 		a->fn = c->fn;
 		a->arg = c->fn == CORE_AGG_COUNT_STAR ? -1 : c->arg;
-		if (c->distinct) {
-			rc = core_err_set(err, CORE_EUSAGE, "%s(distinct ...) "
-			    "is not supported yet", core_agg_fn_name(c->fn));
+		if (c->distinct && a->arg < 0) {
+			rc = core_err_set(err, CORE_EUSAGE, "%s(DISTINCT ...) "
+			    "needs an argument: count(DISTINCT x)",
+			    core_agg_fn_name(c->fn));
 			goto fail;
 		}
 		if (a->arg >= 0) {
@@ -312,6 +424,26 @@ core_agg_plan_new(const struct core_agg_spec *spec,
 			rc = core_err_set(err, CORE_EUSAGE, "%s needs an "
 			    "argument", core_agg_fn_name(c->fn));
 			goto fail;
+		}
+		if (c->distinct) {
+			if (dx >= 0 && dx != a->arg) {
+				rc = core_err_set(err, CORE_EUSAGE, "DISTINCT "
+				    "over two different arguments (%s and "
+				    "%s): one colagg takes one; aggregate "
+				    "each in its own colagg and join them "
+				    "with coljoin", in->fields[dx].name,
+				    in->fields[a->arg].name);
+				goto fail;
+			}
+			if (spec->nkeys >= CORE_HASH_MAX_KEYS) {
+				rc = core_err_set(err, CORE_EUSAGE, "DISTINCT "
+				    "with %d group keys: it groups by the "
+				    "keys and its argument, at most %d",
+				    CORE_HASH_MAX_KEYS, CORE_HASH_MAX_KEYS);
+				goto fail;
+			}
+			dx = a->arg;
+			a->distinct = true;
 		}
 		if ((rc = core_agg_result_type(c->fn, at, &a->rt, err)) != 0) {
 			if (a->arg >= 0)
@@ -329,8 +461,9 @@ core_agg_plan_new(const struct core_agg_spec *spec,
 		else if (a->arg < 0)
 			snprintf(buf, sizeof(buf), "count_star()");
 		else
-			snprintf(buf, sizeof(buf), "%s(%s)",
-			    core_agg_fn_name(c->fn), in->fields[a->arg].name);
+			snprintf(buf, sizeof(buf), "%s(%s%s)",
+			    core_agg_fn_name(c->fn), c->distinct ?
+			    "DISTINCT " : "", in->fields[a->arg].name);
 		core_schema_set(p->out, spec->nkeys + i, buf, a->rt);
 	}
 	for (i = 0; i < p->out->ncols; i++)
@@ -342,19 +475,9 @@ core_agg_plan_new(const struct core_agg_spec *spec,
 				    p->out->fields[i].name);
 				goto fail;
 			}
-	v->state = core_schema_new(nst);
-	for (i = 0; i < spec->nkeys; i++)
-		core_schema_set(v->state, i, in->fields[spec->keys[i]].name,
-		    in->fields[spec->keys[i]].type);
-	for (i = 0; i < spec->naggs; i++) {
-		const struct core_agg_a *a = &v->aggs[i];
-
-		state_cols(a, ct);
-		for (j = 0; j < st_ncols[a->st]; j++) {
-			snprintf(buf, sizeof(buf), "s%u.%u", i, j);
-			core_schema_set(v->state, a->scol + j, buf, ct[j]);
-		}
-	}
+	if (dx >= 0)
+		plan_distinct(v, in, (uint32_t)dx);
+	v->state = make_state(v);
 	*out = p;
 	return 0;
 fail:
@@ -367,13 +490,7 @@ core_agg_plan_free(struct core_agg_plan *p)
 {
 	if (p == NULL)
 		return;
-	if (p->priv != NULL) {
-		free(p->priv->keys);
-		free(p->priv->aggs);
-		core_schema_free(p->priv->state);
-		core_schema_free(p->priv->keyschema);
-		free(p->priv);
-	}
+	priv_free(p->priv);
 	core_schema_free(p->out);
 	free(p);
 }

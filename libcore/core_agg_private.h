@@ -6,6 +6,7 @@
 #ifndef CORE_AGG_PRIVATE_H
 #define CORE_AGG_PRIVATE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core_agg.h"
@@ -21,6 +22,8 @@ enum {
 	ST_VS,		/* one string or none */
 	ST_VAR,		/* count, mean, sum of squared deviations */
 	ST_BOOL,	/* one bool or none (bool_and, bool_or) */
+	ST_VW,		/* one 128-bit value or none (min, max, any_value
+			   of decimal(p > 18)) */
 };
 
 enum { OP_NONE = 0, OP_MIN, OP_MAX, OP_ANY, OP_AND, OP_OR };
@@ -32,6 +35,11 @@ struct core_agg_a {
 	struct core_coltype rt;		/* result type */
 	uint8_t st, op;
 	uint32_t scol;			/* first state column */
+	bool distinct;			/* over the distinct values of arg */
+	/* Second phase of a DISTINCT plan: the state is already made, in
+	 * input columns pcol, ... (the first phase's states). */
+	bool pre;
+	uint32_t pcol;
 };
 
 struct core_agg_plan_priv {
@@ -41,6 +49,10 @@ struct core_agg_plan_priv {
 	struct core_schema *keyschema;	/* owned: the key columns */
 	struct core_schema *state;	/* owned: keys, then states */
 	uint32_t group_bytes;		/* states' bytes per group */
+	/* With DISTINCT aggregates, the first phase: grouped by the keys
+	 * and the DISTINCT argument, the other aggregates' states made
+	 * alongside; this plan then reads its state batches.  Owned. */
+	struct core_agg_plan_priv *pre;
 };
 
 #endif

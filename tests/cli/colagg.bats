@@ -426,6 +426,77 @@ pear,2"
 	status_is 2
 }
 
+@test "--having with aggregate calls, in the output or not" {
+	# sum(i) is not an output column: computed, filtered on, dropped.
+	agg_rows --by g "count(*) AS n" --having "sum(i) > 5" t.col
+	status_is 0
+	assert_output "$(printf '%s\n' 'b,3' ',2' | sort)"
+	run --separate-stderr sh -c 'colagg --by g "count(*) AS n" --having "sum(i) > 5" t.col | colscan --schema'
+	assert_output "$(printf '%s\n' g:string n:int64)"
+	# A call that is in the output is that column, under its AS too.
+	agg_rows --by g "count(*) AS n, max(s)" --having "count(*) > 2 AND max(s) < 'q'" t.col
+	assert_output "a,4,pear"
+	agg_rows --by g "count(*) AS n" --having "count(DISTINCT s) = 2 OR min(day) < DATE '1980-01-01'" t.col
+	assert_output "$(printf '%s\n' 'b,3' 'a,4' | sort)"
+	# Without --by, and with an aggregate of an expression.
+	agg_rows "count(*) AS n" --having "abs(sum(i * 2)) > 1000" t.col
+	assert_output ""
+	agg_rows "count(*) AS n" --having "sum(i * 2) = 228" t.col
+	assert_output "10"
+	# Its mistakes: a caret under the user's text.
+	run --separate-stderr colagg --by g "count(*) AS n" --having "sum(s) > 1" t.col
+	status_is 2
+	stderr_has "sum does not take string"
+	stderr_has "      ^"
+	run --separate-stderr colagg --by g "count(*) AS n" --having "max(s)" t.col
+	status_is 2
+	stderr_has "a condition is boolean, not string"
+}
+
+@test "count(DISTINCT x), sum, avg and min of DISTINCT: the same at every budget" {
+	# Over t.csv, against sort -u of the (key, value) pairs.
+	awk -F, 'NR > 1 && $6 != "" { print $1 "," $6 }' t.csv | sort -u |
+	    awk -F, '{ n[$1]++ } END { for (g in n) print g "," n[g] }' | sort >want
+	agg_rows --by g "count(DISTINCT s)" --having "count(DISTINCT s) > 0" t.col
+	status_is 0
+	diff want got || fail "count(DISTINCT s) by g"
+	agg_rows "count(DISTINCT s), count(DISTINCT s) AS again, count(s), count(*), max(DISTINCT s)" t.col
+	assert_output "6,6,7,10,zucchini"
+	agg_rows --by g "sum(DISTINCT i), avg(DISTINCT i), min(DISTINCT i), count(*)" t.col
+	assert_output "$(printf '%s\n' 'a,4,1.3333333333333333,-4,4' 'b,100,33.333333333333336,-7,3' 'c,,,,1' ',10,10,10,2' | sort)"
+	# 300000 rows: k % 256 by label, 977 labels (about 250000 pairs);
+	# every budget gives the reference's bytes, the small ones spilling.
+	awk -F, 'NR > 1 { print $4 "," $1 % 256 }' big.csv |
+	    sort -u | awk -F, '{ n[$1]++ } END { for (g in n) print g "," n[g] }' | sort >want
+	for m in 256K 1M 8M 1G; do
+		agg_rows -m "$m" --by label "count(DISTINCT k % 256)" big.col
+		status_is 0
+		diff -q want got >/dev/null || fail "-m $m differs: $(diff want got | head -5)"
+	done
+	run --separate-stderr sh -c 'colagg --stats -m 256K --by label "count(DISTINCT k % 256)" big.col >/dev/null'
+	status_is 0
+	[[ $stderr =~ \ ([1-9][0-9]*)\ partitions ]] || fail "did not spill: $stderr"
+	spill_empty
+}
+
+@test "min, max, any_value, sum and avg of decimal(30,2); such keys refused" {
+	printf '%s\n' g,x a,12345678901234567890.12 a,-99999999999999999999.99 b, \
+	    b,0.01 a,5 c, >w.csv
+	csv2col --schema 'g:string,x:decimal(30,2)' w.csv >w.col
+	agg_rows -m 256K --by g "min(x), max(x), any_value(x), sum(x), count(x)" w.col
+	status_is 0
+	assert_output "$(printf '%s\n' a,-99999999999999999999.99,12345678901234567890.12,12345678901234567890.12,-87654321098765432104.87,3 \
+	    b,0.01,0.01,0.01,0.01,1 c,,,,,0 | sort)"
+	run --separate-stderr sh -c 'colagg --by g "min(x), max(x), sum(x)" w.col | colscan --schema'
+	assert_output "$(printf '%s\n' g:string 'min(x):decimal(30,2)' 'max(x):decimal(30,2)' 'sum(x):decimal(38,2)')"
+	run --separate-stderr colagg --by x "count(*)" w.col
+	status_is 2
+	stderr_has "this is decimal(30,2): grouping by decimals of more than 18 digits is not supported yet"
+	run --separate-stderr colagg "count(DISTINCT x)" w.col
+	status_is 2
+	stderr_has "cast it to decimal(18,2) or to a string"
+}
+
 @test "inputs: files, several files, '-', process substitution, colscan, Parquet" {
 	agg_rows --by g "count(*), sum(i), max(s)" t.col
 	status_is 0
@@ -611,9 +682,13 @@ BIG_AGGS="count(*), sum(k), min(k), max(k), avg(k), min(day), max(label)"
 	run --separate-stderr colagg "sum(i, d)" t.col
 	status_is 2
 	stderr_has "takes one argument"
-	run --separate-stderr colagg "count(DISTINCT i)" t.col
+	run --separate-stderr colagg "count(DISTINCT i), sum(DISTINCT d)" t.col
 	status_is 2
-	stderr_has "distinct"
+	stderr_has "a second DISTINCT argument (the first is i)"
+	stderr_has "                                 ^"
+	run --separate-stderr colagg --sorted --by g "count(DISTINCT i)" t.col
+	status_is 2
+	stderr_has "drop --sorted"
 	# Two outputs of one name, among aggregates and with a key.
 	run --separate-stderr colagg "count(*) AS x, sum(i) AS x" t.col
 	status_is 2

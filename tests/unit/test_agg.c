@@ -142,6 +142,10 @@ gen(struct cell *c, struct core_coltype t, uint64_t card, bool key)
 	}
 }
 
+/* Values from domains of this many (0: any), so that DISTINCT has
+ * repeats to drop. */
+static uint64_t vcard;
+
 /* n rows; keys from domains of card (0: unique ids as the key). */
 static struct table *
 table_new(size_t n, uint64_t card, unsigned null_pct)
@@ -176,7 +180,8 @@ table_new(size_t n, uint64_t card, unsigned null_pct)
 					x->s = core_xstrdup("");
 				continue;
 			}
-			gen(x, col_type(c), c < NT ? card : 0, c < NT);
+			gen(x, col_type(c), c < NT ? card : vcard,
+			    c < NT || vcard > 0);
 		}
 	return t;
 }
@@ -439,6 +444,31 @@ ref_agg(const struct table *t, const size_t *idx, size_t n,
 	double fs = 0, fabs_s = 0;
 	const struct cell *best = NULL;
 
+	if (a->distinct) {
+		/* The group's distinct non-NULL values, each once: sorted
+		 * by value, the first of each run of equals. */
+		struct core_agg_call plain = *a;
+		size_t *d = core_xcalloc(n + 1, sizeof(*d)), nd = 0, j;
+
+		for (i = 0; i < n; i++)
+			if (!at(t, idx[i], (uint32_t)a->arg)->null)
+				d[nd++] = idx[i];
+		sort_t = t;
+		sort_keys = (const uint32_t *)&a->arg;
+		sort_nkeys = 1;
+		if (nd > 0)
+			qsort(d, nd, sizeof(*d), row_cmp);
+		for (i = j = 0; i < nd; i++)
+			if (j == 0 || cell_cmp(at(t, d[j - 1],
+			    (uint32_t)a->arg), at(t, d[i], (uint32_t)a->arg),
+			    ty.id) != 0)
+				d[j++] = d[i];
+		plain.distinct = false;
+		/* Float sums add the values in another order. */
+		ref_agg(t, d, j, &plain, true, out, tol);
+		free(d);
+		return;
+	}
 	memset(out, 0, sizeof(*out));
 	*tol = 0;
 	for (i = 0; i < n; i++) {
@@ -684,9 +714,9 @@ check_case(const struct table *t, const struct tcase *tc, uint32_t blen,
 	/* (The sorted path holds a batch's groups whatever the budget.) */
 	if (!use_sorted && limit != CORE_MEM_UNLIMITED &&
 	    st.peak_mem > limit + limit / 8) {
-		printf("# %s: peak %llu over budget %llu\n", what,
-		    (unsigned long long)st.peak_mem,
-		    (unsigned long long)limit);
+		printf("# %s: peak %llu over budget %llu (%llu levels)\n",
+		    what, (unsigned long long)st.peak_mem,
+		    (unsigned long long)limit, (unsigned long long)st.levels);
 		ok = false;
 	}
 	/* The reference: rows sorted by key, groups scanned. */
@@ -888,8 +918,27 @@ test_plan_errors(void)
 	CHECK(p == NULL);
 	c.arg = (int32_t)COL_V(0);
 	c.distinct = true;
-	CHECK_EQ_INT(core_agg_plan_new(&spec, t->schema, &p, &err),
-	    CORE_EUSAGE);
+	CHECK_EQ_INT(core_agg_plan_new(&spec, t->schema, &p, &err), 0);
+	CHECK_EQ_STR(p->out->fields[1].name, "sum(DISTINCT v0)");
+	core_agg_plan_free(p);
+	{
+		struct core_agg_call two[2] = { c, c };
+
+		two[1].arg = (int32_t)COL_V(1);
+		spec.aggs = two;
+		spec.naggs = 2;
+		CHECK_EQ_INT(core_agg_plan_new(&spec, t->schema, &p, &err),
+		    CORE_EUSAGE);
+		CHECK(strstr(err.msg, "two different arguments (v0 and v1)")
+		    != NULL);
+		two[1].arg = two[0].arg;
+		two[1].fn = CORE_AGG_COUNT;
+		CHECK_EQ_INT(core_agg_plan_new(&spec, t->schema, &p, &err),
+		    0);
+		core_agg_plan_free(p);
+		spec.aggs = &c;
+		spec.naggs = 1;
+	}
 	c.distinct = false;
 	spec.keys = &badkey;
 	CHECK_EQ_INT(core_agg_plan_new(&spec, t->schema, &p, &err),
@@ -1125,6 +1174,180 @@ test_overflow(void)
 	table_free(t);
 }
 
+/* ---- decimal(p > 18): min, max, any_value, sum, var_pop ---- */
+
+#define WN 40000u
+#define WK 3000u
+
+struct wsrc {
+	const int32_t *k;
+	const __int128 *x;
+	const uint8_t *null;
+	uint32_t pos;
+	struct core_batch own;
+};
+
+static int
+wsrc_next(void *arg, struct core_batch *b, struct core_err *err)
+{
+	struct wsrc *s = arg;
+	uint32_t n = WN - s->pos < 4096 ? WN - s->pos : 4096, r;
+
+	(void)err;
+	if (n == 0)
+		return CORE_EOF;
+	core_batch_reset(&s->own);
+	core_batch_reserve(&s->own, n, 0);
+	for (r = 0; r < n; r++) {
+		((int32_t *)s->own.cols[0].values)[r] = s->k[s->pos + r];
+		core_i128_store((char *)s->own.cols[1].values + 16 * r,
+		    s->x[s->pos + r]);
+		if (s->null[s->pos + r])
+			core_col_set_null(&s->own.cols[1], r, n);
+	}
+	s->own.nrows = n;
+	s->pos += n;
+	b->nrows = n;
+	for (r = 0; r < 2; r++) {
+		b->cols[r].validity = s->own.cols[r].validity;
+		b->cols[r].values = s->own.cols[r].values;
+	}
+	return 0;
+}
+
+/*
+ * min, max, any_value, sum and var_pop of a decimal(30,2) column whose
+ * values use all 30 digits (and some past 18 only in their sums), by an
+ * int32 key of WK groups, at budgets from 256 KiB (spilling) to
+ * unlimited, against per-group sums and comparisons in __int128.
+ */
+static void
+test_wide_decimal(void)
+{
+	static const uint64_t limits[] = { 256u << 10, 1u << 20,
+	    CORE_MEM_UNLIMITED };
+	struct core_coltype wt = core_type_decimal(30, 2);
+	struct core_schema *sc = core_schema_new(2);
+	struct core_agg_call c[6] = {
+		{ CORE_AGG_MIN, 1, false, NULL },
+		{ CORE_AGG_MAX, 1, false, NULL },
+		{ CORE_AGG_ANY_VALUE, 1, false, NULL },
+		{ CORE_AGG_SUM, 1, false, NULL },
+		{ CORE_AGG_COUNT, 1, false, NULL },
+		{ CORE_AGG_MAX, 1, true, NULL },
+	};
+	uint32_t key = 0, i, l;
+	struct core_agg_spec spec = { &key, 1, c, 5 };
+	int32_t *k = core_xcalloc(WN, sizeof(*k));
+	__int128 *x = core_xcalloc(WN, sizeof(*x));
+	uint8_t *nul = core_xcalloc(WN, 1);
+	__int128 mn[WK], mx[WK], sm[WK];
+	int64_t cnt[WK];
+	bool ok = true;
+
+	core_schema_set(sc, 0, "k", (struct core_coltype){ CORE_TYPE_INT32,
+	    0, 0 });
+	core_schema_set(sc, 1, "x", wt);
+	memset(cnt, 0, sizeof(cnt));
+	memset(sm, 0, sizeof(sm));
+	for (i = 0; i < WN; i++) {
+		/* Up to 29 digits, either sign. */
+		__int128 v = (__int128)(unit_rand() % 10000000000000ull) *
+		    10000000000000000ll + (__int128)(unit_rand() %
+		    10000000000000000ull);
+
+		if (unit_rand() % 2)
+			v = -v;
+		if (unit_rand() % 7 == 0)
+			v = (__int128)(unit_rand() % 100) - 50;
+		k[i] = (int32_t)(unit_rand() % WK);
+		x[i] = v;
+		nul[i] = unit_rand() % 10 == 0;
+		if (nul[i])
+			continue;
+		if (cnt[k[i]] == 0 || v < mn[k[i]])
+			mn[k[i]] = v;
+		if (cnt[k[i]] == 0 || v > mx[k[i]])
+			mx[k[i]] = v;
+		sm[k[i]] += v;
+		cnt[k[i]]++;
+	}
+	for (l = 0; l < sizeof(limits) / sizeof(limits[0]) && ok; l++) {
+		struct core_agg_plan *p = NULL;
+		struct core_agg_options o;
+		struct core_agg_input in;
+		struct core_agg_stats st;
+		struct core_err err = { 0 };
+		struct core_mem mem;
+		struct rows got;
+		struct wsrc s;
+		size_t g;
+
+		CHECK_EQ_INT(core_agg_plan_new(&spec, sc, &p, &err), 0);
+		CHECK(core_type_equal(p->out->fields[1].type, wt));
+		CHECK(core_type_equal(p->out->fields[4].type,
+		    core_type_decimal(38, 2)));
+		memset(&o, 0, sizeof(o));
+		o.plan = p;
+		memset(&s, 0, sizeof(s));
+		s.k = k;
+		s.x = x;
+		s.null = nul;
+		core_batch_init(&s.own, sc);
+		in.schema = sc;
+		in.next = wsrc_next;
+		in.arg = &s;
+		in.size_hint = 0;
+		memset(&got, 0, sizeof(got));
+		got.ncols = 6;
+		core_mem_init(&mem, limits[l]);
+		CHECK_EQ_INT(core_agg_hash(&o, &mem, &in, emit_rows, &got, &st,
+		    &err), 0);
+		if (limits[l] == 256u << 10)
+			CHECK(st.levels > 0);
+		CHECK_EQ_INT((int)got.n, (int)WK);
+		for (g = 0; g < got.n && ok; g++) {
+			const struct cell *r = &got.c[g * 6];
+			int32_t kk = (int32_t)r[0].i;
+			bool any = false;
+
+			for (i = 0; i < WN && !any; i++)
+				any = k[i] == kk && !nul[i] && x[i] == r[3].w;
+			ok = kk >= 0 && kk < (int32_t)WK && cnt[kk] > 0 &&
+			    r[1].w == mn[kk] && r[2].w == mx[kk] && any &&
+			    r[4].w == sm[kk] && r[5].i == cnt[kk];
+			if (!ok)
+				printf("# budget %llu: group %d wrong\n",
+				    (unsigned long long)limits[l], kk);
+		}
+		CHECK(ok);
+		CHECK(mem.used == 0);
+		core_batch_release(&s.own);
+		rows_free(&got);
+		core_agg_plan_free(p);
+	}
+	/* Keys and DISTINCT arguments of 128 bits: refused, not hashed. */
+	{
+		struct core_agg_plan *p = NULL;
+		struct core_err err = { 0 };
+		uint32_t wkey = 1;
+		struct core_agg_spec s2 = { &wkey, 1, c, 1 };
+
+		CHECK_EQ_INT(core_agg_plan_new(&s2, sc, &p, &err),
+		    CORE_EUSAGE);
+		CHECK(strstr(err.msg, "group key x is decimal(30,2)") != NULL);
+		s2.keys = &key;
+		s2.aggs = &c[5];
+		CHECK_EQ_INT(core_agg_plan_new(&s2, sc, &p, &err),
+		    CORE_EUSAGE);
+		CHECK(strstr(err.msg, "DISTINCT argument x") != NULL);
+	}
+	free(k);
+	free(x);
+	free(nul);
+	core_schema_free(sc);
+}
+
 /* An argument runs only the tests whose names contain it. */
 #define RUN_IF(fn) do {							\
 	if (argc < 2 || strstr(#fn, argv[1]) != NULL)			\
@@ -1285,6 +1508,77 @@ test_spill_cap(void)
 	table_free(t);
 }
 
+/*
+ * DISTINCT: every function over the distinct values of each value
+ * column (domains small enough to repeat), beside the same functions
+ * without DISTINCT, with keys of few and of many groups and without
+ * keys, at budgets from 256 KiB (both phases spill) to unlimited.
+ */
+static void
+test_distinct(void)
+{
+	static const uint64_t limits[] = { 256u << 10, 1u << 20,
+	    CORE_MEM_UNLIMITED };
+	static const struct { uint32_t nkeys, key; uint64_t card; } ks[] = {
+		{ 1, 0, 30 }, { 1, 6, 2000 }, { 0, 0, 1 },
+	};
+	struct tcase tc;
+	uint32_t v, i, l, k;
+	char what[96];
+	bool ok = true;
+	unsigned sp0 = nspilled, n0 = ncompared;
+
+	vcard = 40;
+	for (v = 0; v < NT && ok; v++) {
+		struct tcase all;
+
+		memset(&all, 0, sizeof(all));
+		all_aggs(&all);
+		memset(&tc, 0, sizeof(tc));
+		tc.aggs = core_xcalloc(2 * all.naggs + 1, sizeof(*tc.aggs));
+		/* count(*) and everything over v, DISTINCT and not, and a
+		 * plain sum over another column. */
+		tc.aggs[tc.naggs++] = all.aggs[0];
+		for (i = 1; i < all.naggs; i++) {
+			if (all.aggs[i].arg != (int32_t)COL_V(v))
+				continue;
+			tc.aggs[tc.naggs] = all.aggs[i];
+			tc.aggs[tc.naggs++].distinct = true;
+			tc.aggs[tc.naggs++] = all.aggs[i];
+		}
+		tc.aggs[tc.naggs].fn = CORE_AGG_SUM;
+		tc.aggs[tc.naggs++].arg = (int32_t)COL_V(v == 1 ? 0 : 1);
+		free(all.aggs);
+		for (k = 0; k < sizeof(ks) / sizeof(ks[0]) && ok; k++) {
+			struct table *t = table_new(10000, ks[k].card, 10);
+
+			tc.nkeys = ks[k].nkeys;
+			tc.keys[0] = ks[k].key;
+			for (l = 0; l < sizeof(limits) / sizeof(limits[0]) &&
+			    ok; l++) {
+				snprintf(what, sizeof(what), "DISTINCT v%u, "
+				    "%u keys (%llu), budget %llu", v,
+				    tc.nkeys, (unsigned long long)ks[k].card,
+				    (unsigned long long)limits[l]);
+				ok = check_case(t, &tc, 4096, limits[l], what);
+			}
+			if (ok) {
+				snprintf(what, sizeof(what), "DISTINCT v%u, "
+				    "%u keys, short batches", v, tc.nkeys);
+				t->n = 2000;
+				ok = check_case(t, &tc, 3, 256u << 10, what);
+			}
+			CHECK(ok);
+			table_free(t);
+		}
+			free(tc.aggs);
+	}
+	vcard = 0;
+	printf("# distinct: %u of %u runs spilled\n", nspilled - sp0,
+	    ncompared - n0);
+	CHECK(nspilled - sp0 > 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1298,5 +1592,7 @@ main(int argc, char **argv)
 	RUN_IF(test_overflow);
 	RUN_IF(test_spill_cap);
 	RUN_IF(test_sorted);
+	RUN_IF(test_distinct);
+	RUN_IF(test_wide_decimal);
 	return unit_done();
 }

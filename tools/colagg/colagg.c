@@ -6,7 +6,8 @@
  * planned by core_agg_query into a projection (core_scan) that evaluates
  * the keys and the arguments, and a core_agg spec; the hash aggregation
  * with its spill partitions is core_agg_hash; --having is one more
- * core_scan over the groups; the inputs are core_source.  Every mistake
+ * core_scan over the groups (its aggregate calls made columns by
+ * core_agg_query, the hidden ones dropped by its select list); the inputs are core_source.  Every mistake
  * in the text is reported before a row is read.  On any failure the
  * output stream is left without its end-of-stream record, so a
  * downstream stage reports it as truncated.
@@ -68,6 +69,8 @@ usage(FILE *fp)
 	    "commas: count(*),\ncount, sum, avg, min, max, any_value, "
 	    "var_samp, var_pop, stddev_samp,\nstddev_pop, stddev, bool_and, "
 	    "bool_or.\n"
+	    "FUNC(DISTINCT EXPR) takes each distinct value once (one DISTINCT "
+	    "argument\nper run).\n"
 	    "\n"
 	    "  -b, --by LIST        group by these columns or EXPR AS name, "
 	    "separated\n"
@@ -75,7 +78,8 @@ usage(FILE *fp)
 	    "input)\n"
 	    "      --having EXPR    keep the groups for which EXPR, over the "
 	    "output\n"
-	    "                       columns, is true\n"
+	    "                       columns and aggregate calls such as "
+	    "sum(x), is true\n"
 	    "      --sorted         the input is grouped by the keys (as "
 	    "colsort -k\n"
 	    "                       sorts it): aggregate as it streams, "
@@ -214,11 +218,13 @@ plan(struct run *r, struct core_err *err)
 	char which;
 	int at, rc;
 
-	rc = core_agg_query_new(o->by, o->aggs, o->naggs,
+	rc = core_agg_query_new(o->by, o->aggs, o->naggs, o->having,
 	    core_source_schema(r->src), &r->query, &at, err);
 	if (rc != 0) {
 		e = *err;
-		if (at < 0)
+		if (at == -2)
+			core_err_set(err, rc, "--having: %s", e.msg);
+		else if (at < 0)
 			core_err_set(err, rc, "--by: %s", e.msg);
 		else
 			core_err_set(err, rc, "'%s': %s", o->aggs[at], e.msg);
@@ -234,9 +240,12 @@ plan(struct run *r, struct core_err *err)
 		return rc;
 	if (o->having != NULL) {
 		memset(&spec, 0, sizeof(spec));
-		spec.where = o->having;
-		rc = core_scan_new(&spec, r->plan->out, &r->having, &which,
-		    err);
+		spec.where = core_agg_query_having(r->query);
+		spec.select = core_agg_query_visible(r->query);
+		rc = core_agg_query_having_check(r->query, r->plan->out, err);
+		if (rc == 0)
+			rc = core_scan_new(&spec, r->plan->out, &r->having,
+			    &which, err);
 		if (rc != 0) {
 			e = *err;
 			core_err_set(err, rc, "--having: %s", e.msg);
