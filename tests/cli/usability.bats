@@ -1,0 +1,108 @@
+#!/usr/bin/env bats
+# usability.bats - what a new user coming from sort(1), xsv and DuckDB
+# types first: sort(1)'s spellings, sizes as people write them, messages
+# that say what to type instead, and output sized for a terminal.
+
+load helpers
+
+setup() {
+	cd "$BATS_TEST_TMPDIR" || return 1
+	export LC_ALL=C
+	need csv2col col2csv colsort
+	printf '%s\n' 'id,name,amount' '1,b,3.50' '2,a,1.25' '3,c,2.00' \
+	    '4,a,0.50' >t.csv
+	csv2col t.csv >t.col
+}
+
+ids() {
+	col2csv --no-header "$@" | cut -d, -f1 | tr '\n' ' '
+}
+
+@test "colsort: an unknown key lists the columns and the closest spelling" {
+	run --separate-stderr colsort -k amuont t.col
+	status_is 2
+	stdout_empty
+	stderr_has "unknown key column 'amuont' (did you mean 'amount'?)"
+	stderr_has "the columns are id, name, amount"
+	run --separate-stderr colsort -k Amount t.col
+	status_is 2
+	stderr_has "(did you mean 'amount'?)"
+	run --separate-stderr colsort -k nosuch t.col
+	status_is 2
+	stderr_has "unknown key column 'nosuch'; the columns are id, name, amount"
+}
+
+@test "colsort: sort(1) keys get the colpipe spelling" {
+	run --separate-stderr colsort -k 3 t.col
+	status_is 2
+	stderr_has "field 3 is 'amount', so type -k amount (descending: -k amount:desc"
+	run --separate-stderr colsort -k 3,3nr t.col
+	status_is 2
+	stderr_has "so type -k amount:desc"
+	run --separate-stderr colsort -k 9,9 t.col
+	status_is 2
+	stderr_has "sort(1)'s field syntax"
+	stderr_has "the input has 3 columns; the columns are id, name, amount"
+	run --separate-stderr colsort -k amount,amount t.col
+	status_is 2
+	stderr_has "as in -k amount (or -k amount:desc for descending)"
+}
+
+@test "colsort: key modifiers are case insensitive" {
+	run --separate-stderr sh -c 'colsort -k amount:DESC t.col | col2csv --no-header | cut -d, -f1 | tr "\n" " "'
+	status_is 0
+	assert_output "1 3 2 4 "
+	run --separate-stderr sh -c 'colsort -k name:Desc:NULLS-FIRST -k id t.col | col2csv --no-header | cut -d, -f1 | tr "\n" " "'
+	status_is 0
+	assert_output "3 1 2 4 "
+}
+
+@test "colsort: sort(1)'s -r, -s, -S and -o" {
+	run --separate-stderr sh -c 'colsort -r -k name -k id t.col | col2csv --no-header | cut -d, -f1 | tr "\n" " "'
+	status_is 0
+	assert_output "3 1 4 2 "
+	# A key with its own direction keeps it, as under sort -r.
+	run --separate-stderr sh -c 'colsort --reverse -k name -k id:asc t.col | col2csv --no-header | cut -d, -f1 | tr "\n" " "'
+	assert_output "3 1 2 4 "
+	run --separate-stderr sh -c 'colsort -s -S 1M -k name -o out.col t.col && col2csv --no-header out.col | cut -d, -f1 | tr "\n" " "'
+	status_is 0
+	stderr_empty
+	assert_output "2 4 1 3 "
+	run --separate-stderr colsort --stable -S 12Q -k name t.col
+	status_is 2
+	stderr_has "invalid size '12Q'"
+}
+
+@test "sizes: 64mb, 1.5G and 50% are budgets, shown as given" {
+	for m in 64mb 1.5G 50% 512KiB 300kB 2m; do
+		run --separate-stderr sh -c "colsort --stats -m $m -k name t.col >/dev/null"
+		status_is 0
+		stderr_has "memory budget $m"
+	done
+	run --separate-stderr sh -c 'colsort --stats -S 50% -k name t.col >/dev/null'
+	stderr_matches "memory budget 50% \([0-9.]+ MB\)"
+	run --separate-stderr sh -c 'colsort --stats -k name t.col >/dev/null'
+	stderr_matches "memory budget [0-9.]+ MB \(the default\)"
+	for m in 1.5 101% 1.G 50%M -1M; do
+		run --separate-stderr colsort -m "$m" -k name t.col
+		status_is 2
+		stderr_has "'$m'"
+	done
+	# A percentage is of the memory, not of the spill.
+	run --separate-stderr colsort --max-spill 50% -k name t.col
+	status_is 2
+}
+
+@test "colsort -c: the row number and both keys" {
+	run --separate-stderr colsort -c -k name -k amount t.col
+	status_is 1
+	[ "$stderr" = "colsort: t.col: disorder at row 2: ('a', 1.25) after ('b', 3.50)" ] ||
+		fail "message: $stderr"
+	# Across frames: the row before is the last of the frame before.
+	printf '%s\n' 'n' 1 2 3 2 >f.csv
+	csv2col --batch-rows 3 f.csv >f.col
+	run --separate-stderr colsort -c -k n f.col
+	status_is 1
+	[ "$stderr" = "colsort: f.col: disorder at row 4: (2) after (3)" ] ||
+		fail "message: $stderr"
+}
