@@ -106,3 +106,29 @@ ids() {
 	[ "$stderr" = "colsort: f.col: disorder at row 4: (2) after (3)" ] ||
 		fail "message: $stderr"
 }
+
+@test "an unknown option is one line and 'Try --help', as a bad value is" {
+	for t in $(all_tools); do
+		for args in "--bogus" "-Q" "--stats=1" "--help=x" "--output"; do
+			# By its path: the message names the tool, not the path.
+			run --separate-stderr "$BIN/$t" $args
+			status_is 2
+			stdout_empty
+			[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 2 ] ||
+				fail "$t $args: not two lines: $stderr"
+			[[ $stderr == "$t: "*"
+Try '$t --help' for more information." ]] ||
+				fail "$t $args: $stderr"
+		done
+	done
+	run --separate-stderr colsort --bogus
+	stderr_has "colsort: unknown option '--bogus'"
+	run --separate-stderr colsort --revrse -k id t.col
+	stderr_has "unknown option '--revrse' (did you mean '--reverse'?)"
+	run --separate-stderr colsort --stats=1 -k id t.col
+	stderr_has "option '--stats' takes no value"
+	run --separate-stderr colsort -k
+	stderr_has "option -k needs a value"
+	run --separate-stderr colsort --com -k id t.col
+	stderr_has "option '--com' is ambiguous: --compress, --compress-spill"
+}

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core_alloc.h"
+#include "core_suggest.h"
 #include "core_version.h"
 #include "fe.h"
 
@@ -43,6 +44,7 @@ fe_init(const struct fe_tool *t)
 {
 	tool = t;
 	start_time = now();
+
 	/* A parent may leave SIGPIPE ignored (some shells, Python); the
 	 * default action is what makes "| head" end us quietly. */
 	signal(SIGPIPE, SIG_DFL);
@@ -355,6 +357,79 @@ count_opts(const struct option *o)
 	return n;
 }
 
+/*
+ * What getopt (silenced: it would name the program by its path) found
+ * wrong with argv[optind - 1] or optopt, in one line as every other usage
+ * error, with the closest long option when one is near.
+ */
+static int
+bad_option(char **argv, const char *shorts, const struct option *all,
+    size_t nall, struct core_err *err)
+{
+	const char *a = argv[optind - 1], *eq, *p, **names;
+	size_t len, i;
+	int best;
+
+	if (a != NULL && strncmp(a, "--", 2) == 0) {
+		eq = strchr(a, '=');
+		len = eq != NULL ? (size_t)(eq - a) : strlen(a);
+		if (optopt != 0 && eq != NULL)
+			return core_err_set(err, CORE_EUSAGE, "option '%.*s' "
+			    "takes no value", (int)len, a);
+		if (optopt != 0)
+			return core_err_set(err, CORE_EUSAGE, "option '%s' "
+			    "needs a value", a);
+		names = core_xcalloc(nall + 1, sizeof(*names));
+		for (i = 0; i < nall; i++)
+			names[i] = all[i].name;
+		/* getopt takes a unique prefix: two that fit are a choice. */
+		{
+			char list[256] = "";
+			size_t nfit = 0, m;
+
+			for (i = 0; i < nall; i++)
+				if (strncmp(names[i], a + 2, len - 2) == 0 &&
+				    (m = strlen(list)) + 1 < sizeof(list)) {
+					snprintf(list + m, sizeof(list) - m,
+					    "%s--%s", nfit ? ", " : "",
+					    names[i]);
+					nfit++;
+				}
+			if (nfit > 1) {
+				free(names);
+				return core_err_set(err, CORE_EUSAGE,
+				    "option '%.*s' is ambiguous: %s",
+				    (int)len, a, list);
+			}
+		}
+		{
+			char want[128];
+
+			snprintf(want, sizeof(want), "%.*s", (int)(len - 2),
+			    a + 2);
+			best = core_suggest_closest(want, names, nall);
+		}
+		if (best >= 0)
+			core_err_set(err, CORE_EUSAGE, "unknown option '%.*s' "
+			    "(did you mean '--%s'?)", (int)len, a,
+			    names[best]);
+		else
+			core_err_set(err, CORE_EUSAGE, "unknown option "
+			    "'%.*s'", (int)len, a);
+		free(names);
+		return CORE_EUSAGE;
+	}
+	p = optopt > 0 && optopt < 256 ? strchr(shorts, optopt) : NULL;
+	if (p != NULL && p[1] == ':')
+		return core_err_set(err, CORE_EUSAGE, "option -%c needs a "
+		    "value", optopt);
+	if (optopt > 32 && optopt < 127)
+		return core_err_set(err, CORE_EUSAGE, "unknown option -%c",
+		    optopt);
+	return core_err_set(err, CORE_EUSAGE, "unknown option '%s'",
+	    a != NULL ? a : "");
+}
+
 static int
 shared_option(struct fe_common *c, int ch, const char *arg,
     struct core_err *err)
@@ -472,6 +547,7 @@ fe_parse(int argc, char **argv, const char *shortopts,
 	    o & FE_OPT_OUTPUT ? "o:" : "", o & FE_OPT_THREADS ? "j:" : "",
 	    o & FE_OPT_COMPRESS ? "z::" : "", o & FE_OPT_BUDGET ? "m:T:" : "");
 
+	opterr = 0;
 	while (rc == 0 && (ch = getopt_long(argc, argv, shorts, all,
 	    NULL)) != -1) {
 		if (ch == 'h' || ch == FE_O_VERSION) {
@@ -483,10 +559,7 @@ fe_parse(int argc, char **argv, const char *shortopts,
 			exit_version();
 		}
 		if (ch == '?' || ch == ':') {
-			/* getopt named the option already. */
-			err->code = CORE_EUSAGE;
-			err->msg[0] = '\0';
-			rc = CORE_EUSAGE;
+			rc = bad_option(argv, shorts, all, n, err);
 			break;
 		}
 		rc = shared_option(c, ch, optarg, err);

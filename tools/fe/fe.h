@@ -89,8 +89,8 @@ typedef int (*fe_option_fn)(void *arg, int c, const char *optarg,
  * options (NULL-terminated; values of 'val' below 1000) go to fn, the
  * shared ones the tool takes fill *c.  -h/--help and --version print and
  * exit here.  On return optind is the first operand.  0, or CORE_EUSAGE
- * with err set (an unknown option was reported by getopt already: err's
- * message is empty then).  Free c with fe_common_release.
+ * with err set (an unknown option, or one without its value, too: one
+ * line, as a bad value has).  Free c with fe_common_release.
  */
 int fe_parse(int argc, char **argv, const char *shortopts,
     const struct option *longopts, fe_option_fn fn, void *arg,
