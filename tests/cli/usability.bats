@@ -132,3 +132,20 @@ Try '$t --help' for more information." ]] ||
 	run --separate-stderr colsort --com -k id t.col
 	stderr_has "option '--com' is ambiguous: --compress, --compress-spill"
 }
+
+@test "col2csv: an option without effect in a combination is an error naming both" {
+	for f in tsv jsonl table; do
+		run --separate-stderr col2csv -f $f -d ';' t.col
+		status_is 2
+		stdout_empty
+		stderr_has "col2csv: -d has no effect with -f $f"
+	done
+	run --separate-stderr col2csv -d ';' -f tsv t.col
+	status_is 2
+	run --separate-stderr col2csv -f jsonl --no-header t.col
+	status_is 2
+	stderr_has "--no-header has no effect with -f jsonl"
+	run --separate-stderr col2csv -f csv -d ';' --no-header t.col
+	status_is 0
+	assert_line -n 0 "1;b;3.50"
+}

@@ -28,6 +28,9 @@ static const struct fe_tool tool = {
 struct options {
 	struct fe_common common;	/* -o, --stats, --progress */
 	struct core_fmt_options fmt;	/* format, header, delimiter */
+	const char *format;		/* -f as given, for messages */
+	bool delimiter_given;		/* -d: CSV only */
+	bool no_header_given;		/* --no-header: not JSON Lines */
 };
 
 static void
@@ -59,6 +62,7 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 
 	switch (c) {
 	case 'f':
+		o->format = optarg;
 		if (strcmp(optarg, "csv") == 0)
 			o->fmt.kind = CORE_FMT_CSV;
 		else if (strcmp(optarg, "tsv") == 0)
@@ -75,6 +79,7 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 		break;
 	case OPT_NO_HEADER:
 		o->fmt.header = false;
+		o->no_header_given = true;
 		break;
 	case 'd':
 		d = fe_parse_char("delimiter", optarg, false, err);
@@ -84,6 +89,7 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 			return core_err_set(err, CORE_EUSAGE,
 			    "the delimiter cannot be the quote");
 		o->fmt.delimiter = d;
+		o->delimiter_given = true;
 		break;
 	default:
 		return core_err_set(err, CORE_EINTERNAL, "option %d", c);
@@ -100,13 +106,25 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		{ "delimiter", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	o->fmt.kind = CORE_FMT_CSV;
 	o->fmt.header = true;
 	o->fmt.delimiter = ',';
-	return fe_parse(argc, argv, "f:d:", longopts, option, o, &o->common,
-	    err);
+	if ((rc = fe_parse(argc, argv, "f:d:", longopts, option, o,
+	    &o->common, err)) != 0)
+		return rc;
+	/* An option the format ignores would be a silent surprise. */
+	if (o->delimiter_given && o->fmt.kind != CORE_FMT_CSV)
+		return core_err_set(err, CORE_EUSAGE, "-d has no effect with "
+		    "-f %s: only csv takes a delimiter (-f csv -d ';', or "
+		    "-f csv -d tab for tabs with csv's quoting)", o->format);
+	if (o->no_header_given && o->fmt.kind == CORE_FMT_JSONL)
+		return core_err_set(err, CORE_EUSAGE, "--no-header has no "
+		    "effect with -f %s: JSON Lines have no header row",
+		    o->format);
+	return 0;
 }
 
 /* Runs the whole conversion; returns 0 or a CORE_E* code with err set. */
