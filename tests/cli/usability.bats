@@ -149,3 +149,20 @@ Try '$t --help' for more information." ]] ||
 	status_is 0
 	assert_line -n 0 "1;b;3.50"
 }
+
+@test "--stats of a failed run says it failed, and the error comes after" {
+	printf '%s\n' a,b 1,2 3,x >bad.csv
+	run --separate-stderr sh -c 'csv2col --stats -s a:int64,b:int64 bad.csv >/dev/null'
+	status_is 3
+	stderr_has "csv2col: failed (the error follows); so far: 0 rows, 0 rejected"
+	last=$(printf '%s\n' "$stderr" | tail -n 1)
+	[[ $last == "csv2col: bad.csv:3:2: "* ]] || fail "last line: $last"
+	run --separate-stderr sh -c 'csv2col --stats -s a:int64,b:int64 --rejects rej.csv --max-errors 0 bad.csv >/dev/null'
+	status_is 4
+	stderr_has "failed (the error follows); so far: 0 rows, 1 rejected"
+	# A good run says nothing of the kind.
+	run --separate-stderr sh -c 'csv2col --stats t.csv >/dev/null'
+	status_is 0
+	[[ $stderr != *failed* ]] || fail "$stderr"
+	stderr_has "csv2col: 4 rows, 0 rejected"
+}
