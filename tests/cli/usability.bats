@@ -166,3 +166,42 @@ Try '$t --help' for more information." ]] ||
 	[[ $stderr != *failed* ]] || fail "$stderr"
 	stderr_has "csv2col: 4 rows, 0 rejected"
 }
+
+@test "csv2col -s: SQL and Arrow type names; an unknown one lists the types" {
+	printf '%s\n' a,b,c,d,e 1.5,x,2024-01-02T03:04:05,7,1.25 >n.csv
+	for spec in 'a:real,b:utf8,c:datetime,d:smallint,e:numeric(5,2)' \
+	    'a:FLOAT,b:varchar(20),c:timestamp,d:int2,e:dec(5,2)' \
+	    'a:double precision,b:character varying(8),c:datetime,d:tinyint,e:decimal(5,2)' \
+	    'a:float4,b:large_string,c:timestamp[us],d:int16,e:decimal(5,2)'; do
+		run --separate-stderr sh -c "csv2col -s '$spec' n.csv | col2csv"
+		status_is 0
+		assert_line -n 1 "1.5,x,2024-01-02 03:04:05,7,1.25"
+	done
+	run --separate-stderr sh -c "csv2col --stats -s 'a:real,b:utf8,c:datetime,d:smallint' n.csv >/dev/null"
+	stderr_has "schema: a:float64,b:string,c:timestamp,d:int32,e:"
+	run --separate-stderr csv2col -s a:doubel n.csv
+	status_is 2
+	stdout_empty
+	stderr_has "unknown type 'doubel' (did you mean 'double'?); the types are bool, int32, int64, float64, decimal(p,s), date, timestamp and string"
+	run --separate-stderr csv2col -s a:varchar2 n.csv
+	status_is 2
+	stderr_has "the types are bool"
+}
+
+@test "csv2col(1) lists every type name the parser takes" {
+	page=$(mandoc -Tascii "$TOP/man/csv2col.1" | col -b | sed -n '/^TYPE NAMES/,/^TIMESTAMPS/p')
+	printf 'a\n1\n' >one.csv
+	for t in bool boolean logical int32 int integer int4 smallint int2 \
+	    int16 tinyint int64 bigint long int8 float64 double float8 float \
+	    real float4 float32 'double precision' 'numeric(5,2)' 'dec(5,2)' \
+	    'decimal(5)' date date32 timestamp datetime 'timestamp[us]' \
+	    string text varchar char bpchar utf8 large_utf8 large_string \
+	    'varchar(9)' 'char(9)' 'nvarchar(9)' 'character(9)' \
+	    'character varying(9)'; do
+		name=${t%%(*}
+		[[ $page == *"$name"* ]] || fail "csv2col(1) does not list '$name'"
+		# 1 is no bool: a data error (3), but not a usage error.
+		run --separate-stderr sh -c "csv2col -s 'a:$t' one.csv >/dev/null"
+		[ "$status" -ne 2 ] || fail "csv2col(1) lists '$t', -s refuses it: $stderr"
+	done
+}
