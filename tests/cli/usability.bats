@@ -205,3 +205,38 @@ Try '$t --help' for more information." ]] ||
 		[ "$status" -ne 2 ] || fail "csv2col(1) lists '$t', -s refuses it: $stderr"
 	done
 }
+
+# duck SQL...: DuckDB's answers, one row a line, fields joined by '|'.
+duck() {
+	command -v node >/dev/null || skip "node not installed"
+	[ -d "$TOP/tests/oracle/node_modules/@duckdb" ] ||
+		skip "DuckDB not installed (tests/oracle: npm ci)"
+	node --input-type=module -e '
+import { createRequire } from "node:module";
+const require = createRequire(process.argv[1] + "/tests/oracle/package.json");
+const { DuckDBInstance } = require("@duckdb/node-api");
+const con = await (await DuckDBInstance.create(":memory:")).connect();
+for (const q of process.argv.slice(2)) {
+	const r = await con.runAndReadAll(q);
+	for (const row of r.getRows()) console.log(row.map(String).join("|"));
+}' "$TOP" "$@"
+}
+
+@test "col2parquet --no-statistics: help, page and file agree (no NULL counts either)" {
+	need col2parquet
+	col2parquet --help | grep -q -- "--no-statistics.*(min, max, NULL count)" ||
+		fail "--help: $(col2parquet --help | grep statistics)"
+	page=$(mandoc -Tascii "$TOP/man/col2parquet.1" | col -b | tr -s ' \t\n' '   ')
+	[[ $page == *"--no-statistics Write no column chunk statistics at all: no minimum, maximum or NULL count."* ]] ||
+		fail "col2parquet(1) says otherwise"
+	printf '%s\n' a,s 1,x ,y >n.csv
+	csv2col n.csv | col2parquet --no-statistics -o ns.parquet
+	csv2col n.csv | col2parquet -o s.parquet
+	run duck "select path_in_schema, stats_null_count from parquet_metadata('ns.parquet') order by 1" \
+	    "select path_in_schema, stats_null_count from parquet_metadata('s.parquet') order by 1"
+	status_is 0
+	assert_output "a|null
+s|null
+a|1
+s|0"
+}

@@ -80,7 +80,8 @@ usage(FILE *fp)
 	    "                           column COL's, over the global MODE; "
 	    "repeatable,\n"
 	    "                           the last for a column wins\n"
-	    "      --no-statistics      write no min/max/null statistics\n",
+	    "      --no-statistics      write no statistics (min, max, NULL "
+	    "count)\n",
 	    tool.name);
 	fe_usage_shared(fp);
 	fprintf(fp, "\n"
