@@ -240,3 +240,17 @@ s|null
 a|1
 s|0"
 }
+
+@test "README: under pipefail a pipeline ending in | head is 141, as with coreutils" {
+	make_big big.csv 200000
+	run bash -o pipefail -c 'seq 10000000 | head -n 1 >/dev/null'
+	want=$status
+	[ "$want" -eq 141 ] || skip "this shell's pipefail gives $want for coreutils"
+	run --separate-stderr bash -o pipefail -c 'csv2col big.csv | col2csv | head -n 1 >/dev/null'
+	status_is 141
+	stderr_empty
+	run --separate-stderr bash -c 'csv2col big.csv | col2csv | head -n 1 >/dev/null'
+	status_is 0
+	grep -q 'under "set -o pipefail"' "$TOP/README" || fail "README does not say it"
+	grep -q 'it is 141 (128 + SIGPIPE)' "$TOP/README" || fail "README does not say it"
+}
