@@ -254,3 +254,30 @@ s|0"
 	grep -q 'under "set -o pipefail"' "$TOP/README" || fail "README does not say it"
 	grep -q 'it is 141 (128 + SIGPIPE)' "$TOP/README" || fail "README does not say it"
 }
+
+@test "Parquet timestamps: zone-less by default, UTC on request; both read back" {
+	need col2parquet colscan
+	printf '%s\n' id,ts '1,2024-01-02 09:23:20' '2,2024-06-01 12:00:00.5' 3, >ts.csv
+	csv2col ts.csv | col2parquet -o local.parquet
+	csv2col ts.csv | col2parquet --utc-timestamps -o utc.parquet
+	# colpipe's own reader: the same values from both.
+	for f in local utc; do
+		run --separate-stderr sh -c "colscan $f.parquet | col2csv"
+		status_is 0
+		assert_output "$(cat ts.csv | sed 's/\.5$/.500000/')"
+	done
+	run duck "SET TimeZone = 'Europe/Berlin'" \
+	    "select typeof(ts), ts::varchar from 'local.parquet' order by id" \
+	    "select typeof(ts), ts::varchar from 'utc.parquet' order by id" \
+	    "select logical_type like '%isAdjustedToUTC=0%', converted_type from parquet_schema('local.parquet') where name = 'ts'" \
+	    "select converted_type from parquet_schema('utc.parquet') where name = 'ts'"
+	status_is 0
+	assert_output "TIMESTAMP|2024-01-02 09:23:20
+TIMESTAMP|2024-06-01 12:00:00.5
+TIMESTAMP|null
+TIMESTAMP WITH TIME ZONE|2024-01-02 10:23:20+01
+TIMESTAMP WITH TIME ZONE|2024-06-01 14:00:00.5+02
+TIMESTAMP WITH TIME ZONE|null
+true|null
+TIMESTAMP_MICROS"
+}
