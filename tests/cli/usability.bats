@@ -281,3 +281,71 @@ TIMESTAMP WITH TIME ZONE|null
 true|null
 TIMESTAMP_MICROS"
 }
+
+@test "col2csv -f table: fitted to --width, COLUMNS on a terminal; --wide turns it off" {
+	printf '%s\n' 'c,n,d' 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ,1,2024-01-02' \
+	    'short,22,2024-01-03' >w.csv
+	csv2col w.csv >w.col
+	# Fits as it is: nothing cut.
+	run --separate-stderr col2csv -f table --width 80 w.col
+	status_is 0
+	assert_line -n 2 "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ   1  2024-01-02"
+	# Too wide: the string is cut to 32 with an ellipsis, the rest fit.
+	run --separate-stderr col2csv -f table --width 50 w.col
+	status_is 0
+	assert_line -n 2 "abcdefghijklmnopqrstuvwxyz01234…   1  2024-01-02"
+	assert_line -n 3 "short                             22  2024-01-03"
+	assert_line -n 4 "(2 rows)"
+	# Narrower still: columns dropped from the right, named at the end.
+	run --separate-stderr col2csv -f table --width 36 w.col
+	status_is 0
+	assert_line -n 0 "c                                  n"
+	assert_line -n 4 "(2 rows; 1 of 3 columns not shown: d; --wide shows them)"
+	run --separate-stderr col2csv -f table --width 20 w.col
+	assert_line -n 2 "abcdefghijklmnopqrs…"
+	assert_line -n 4 "(2 rows; 2 of 3 columns not shown: n, d; --wide shows them)"
+	# Not a terminal: never fitted, COLUMNS or not.
+	run --separate-stderr env COLUMNS=20 col2csv -f table w.col
+	assert_line -n 2 "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ   1  2024-01-02"
+	command -v script >/dev/null || skip "script(1) not installed: no terminal"
+	run script -qec "COLUMNS=20 col2csv -f table w.col" /dev/null
+	[[ $output == *"abcdefghijklmnopqrs…"* ]] || fail "on a terminal: $output"
+	[[ $output == *"2 of 3 columns not shown: n, d"* ]] || fail "on a terminal: $output"
+	run script -qec "COLUMNS=20 col2csv -f table --wide w.col" /dev/null
+	[[ $output == *"abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ   1  2024-01-02"* ]] ||
+		fail "--wide on a terminal: $output"
+	run --separate-stderr col2csv -f csv --wide w.col
+	status_is 2
+	stderr_has "--wide has no effect with -f csv"
+	run --separate-stderr col2csv -f table --wide --width 40 w.col
+	status_is 2
+}
+
+@test "col2csv -f table: display width, and --limit sizes from every row" {
+	printf '%s\n' 'name,n' '日本語,1' 'abc,2' 'été,3' >u.csv
+	run --separate-stderr sh -c 'csv2col u.csv | col2csv -f table'
+	status_is 0
+	assert_output "name    n
+------  -
+日本語  1
+abc     2
+été     3
+(3 rows)"
+	# Two-row frames, the long value in the second: unbounded, the
+	# first frame sizes the column; with --limit, every row does.
+	printf '%s\n' s,n a,1 b,2 'a longer value,3' c,4 >l.csv
+	csv2col --batch-rows 2 l.csv >l.col
+	run --separate-stderr col2csv -f table l.col
+	assert_line -n 2 "a  1"
+	run --separate-stderr col2csv -f table --limit 3 l.col
+	status_is 0
+	assert_output "s               n
+--------------  -
+a               1
+b               2
+a longer value  3
+(3 rows)"
+	run --separate-stderr sh -c 'col2csv --limit 2 --no-header l.col'
+	assert_output "a,1
+b,2"
+}
