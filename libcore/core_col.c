@@ -138,7 +138,8 @@ unknown_type(const char *s, size_t len, struct core_err *err)
 	best = core_suggest_closest(word, names, n);
 	return core_err_set(err, CORE_EUSAGE, "unknown type '%.*s'%s%s%s; "
 	    "the types are bool, int32, int64, float64, decimal(p,s), date, "
-	    "timestamp and string (or their SQL and Arrow names)", (int)len, s, best >= 0 ? " (did you mean '" : "",
+	    "timestamp and string (or their SQL and Arrow names)", (int)len,
+	    s, best >= 0 ? " (did you mean '" : "",
 	    best >= 0 ? names[best] : "", best >= 0 ? "'?)" : "");
 }
 

@@ -34,7 +34,7 @@ struct options {
 	bool delimiter_given;		/* -d: CSV only */
 	bool no_header_given;		/* --no-header: not JSON Lines */
 	bool wide;			/* --wide: never fit the table */
-	uint64_t width;			/* --width N: fit to N; 0 = unset */
+	uint64_t width;			/* --width N; 0 = not given */
 	uint64_t limit;			/* --limit N rows ... */
 	bool has_limit;			/* ... when given */
 };

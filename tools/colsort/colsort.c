@@ -105,7 +105,7 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 		break;
 	case 's':
 	case OPT_STABLE:
-		break;		/* equal keys keep their input order anyway */
+		break;	/* equal keys keep their input order anyway */
 	case 'S':
 		if (fe_parse_memory(optarg, &o->common.memory, err) != 0)
 			return CORE_EUSAGE;
