@@ -15,6 +15,7 @@
 
 #include "core_alloc.h"
 #include "core_col.h"
+#include "core_suggest.h"
 
 size_t
 core_type_width(enum core_type id)
@@ -61,22 +62,86 @@ core_type_name(struct core_coltype t, char buf[CORE_TYPE_NAME_MAX])
 	return buf;
 }
 
+/*
+ * Every spelling of a type, the canonical name first: colpipe's own, then
+ * SQL's (DuckDB's, PostgreSQL's) and Arrow's.  A narrower type than
+ * colpipe has (smallint, real) is read into the wider one, which holds
+ * every value of it.  csv2col(1) documents this table: keep them one.
+ * "int8" is SQL's eight bytes, not Arrow's one.
+ */
 static const struct {
 	const char *name;
 	enum core_type id;
 } type_names[] = {
 	{ "bool", CORE_TYPE_BOOL }, { "boolean", CORE_TYPE_BOOL },
+	{ "logical", CORE_TYPE_BOOL },
 	{ "int32", CORE_TYPE_INT32 }, { "int", CORE_TYPE_INT32 },
 	{ "integer", CORE_TYPE_INT32 }, { "int4", CORE_TYPE_INT32 },
+	{ "smallint", CORE_TYPE_INT32 }, { "int2", CORE_TYPE_INT32 },
+	{ "int16", CORE_TYPE_INT32 }, { "tinyint", CORE_TYPE_INT32 },
 	{ "int64", CORE_TYPE_INT64 }, { "bigint", CORE_TYPE_INT64 },
 	{ "int8", CORE_TYPE_INT64 }, { "long", CORE_TYPE_INT64 },
 	{ "float64", CORE_TYPE_FLOAT64 }, { "double", CORE_TYPE_FLOAT64 },
 	{ "float8", CORE_TYPE_FLOAT64 }, { "float", CORE_TYPE_FLOAT64 },
-	{ "date", CORE_TYPE_DATE },
+	{ "double precision", CORE_TYPE_FLOAT64 },
+	{ "real", CORE_TYPE_FLOAT64 }, { "float4", CORE_TYPE_FLOAT64 },
+	{ "float32", CORE_TYPE_FLOAT64 },
+	{ "date", CORE_TYPE_DATE }, { "date32", CORE_TYPE_DATE },
 	{ "timestamp", CORE_TYPE_TIMESTAMP },
+	{ "datetime", CORE_TYPE_TIMESTAMP },
+	{ "timestamp[us]", CORE_TYPE_TIMESTAMP },
 	{ "string", CORE_TYPE_STRING }, { "text", CORE_TYPE_STRING },
-	{ "varchar", CORE_TYPE_STRING },
+	{ "varchar", CORE_TYPE_STRING }, { "char", CORE_TYPE_STRING },
+	{ "bpchar", CORE_TYPE_STRING }, { "utf8", CORE_TYPE_STRING },
+	{ "large_utf8", CORE_TYPE_STRING },
+	{ "large_string", CORE_TYPE_STRING },
 };
+
+/* "varchar(255)": SQL's string types with a length, which colpipe's
+ * strings do not have, so it is checked and dropped. */
+static bool
+is_sized_string(const char *s, size_t len)
+{
+	static const char *const names[] = { "varchar", "char", "bpchar",
+	    "nvarchar", "character varying", "character" };
+	size_t i, n;
+	const char *p;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		n = strlen(names[i]);
+		if (len < n + 3 || strncasecmp(s, names[i], n) != 0 ||
+		    s[n] != '(' || s[len - 1] != ')')
+			continue;
+		for (p = s + n + 1; p < s + len - 1; p++)
+			if (!isdigit((unsigned char)*p))
+				return false;
+		return p > s + n + 1;
+	}
+	return false;
+}
+
+/* The unknown-type message: the closest spelling and the types there
+ * are. */
+static int
+unknown_type(const char *s, size_t len, struct core_err *err)
+{
+	const char *names[sizeof(type_names) / sizeof(type_names[0]) + 2];
+	char word[64];
+	size_t i, n = sizeof(type_names) / sizeof(type_names[0]);
+	int best;
+
+	for (i = 0; i < n; i++)
+		names[i] = type_names[i].name;
+	names[n++] = "decimal";
+	names[n++] = "numeric";
+	snprintf(word, sizeof(word), "%.*s", (int)len, s);
+	best = core_suggest_closest(word, names, n);
+	return core_err_set(err, CORE_EUSAGE, "unknown type '%.*s'%s%s%s; "
+	    "the types are bool, int32, int64, float64, decimal(p,s), date, "
+	    "timestamp and string (or their SQL and Arrow names)", (int)len,
+	    s, best >= 0 ? " (did you mean '" : "",
+	    best >= 0 ? names[best] : "", best >= 0 ? "'?)" : "");
+}
 
 static int
 parse_uint(const char **p, const char *end, unsigned *out)
@@ -122,9 +187,15 @@ core_type_parse(const char *s, size_t len, struct core_coltype *out,
 			return 0;
 		}
 	}
-	if ((len >= 7 && strncasecmp(s, "decimal", 7) == 0) ||
-	    (len >= 7 && strncasecmp(s, "numeric", 7) == 0)) {
-		p = s + 7;
+	if (is_sized_string(s, len)) {
+		out->id = CORE_TYPE_STRING;
+		return 0;
+	}
+	n = len >= 7 && (strncasecmp(s, "decimal", 7) == 0 ||
+	    strncasecmp(s, "numeric", 7) == 0) ? 7 :
+	    len >= 3 && strncasecmp(s, "dec", 3) == 0 ? 3 : 0;
+	if (n > 0) {
+		p = s + n;
 		if (p == end || *p != '(')
 			goto bad;
 		p++;
@@ -150,8 +221,7 @@ core_type_parse(const char *s, size_t len, struct core_coltype *out,
 		return 0;
 	}
 bad:
-	return core_err_set(err, CORE_EUSAGE, "unknown type '%.*s'", (int)len,
-	    s);
+	return unknown_type(s, len, err);
 }
 
 bool

@@ -114,9 +114,14 @@ struct core_fmt {
 	char *keys;			/* owned */
 	size_t *key_off;		/* owned */
 
-	/* table: display width (code points) and alignment per column. */
+	/* table: display width and alignment per column. */
 	size_t *width;			/* owned */
 	bool *right;			/* owned */
+	size_t max_width;		/* 0 = not fitted */
+	const char *hidden_hint;	/* borrowed */
+	uint32_t nshown;		/* columns shown: the first nshown */
+	char *cut;			/* owned: a shortened cell's text */
+	size_t cut_cap;
 };
 
 typedef size_t (*escape_fn)(const unsigned char *s, size_t n, char *dst);
@@ -1237,28 +1242,115 @@ table_escape(const unsigned char *s, size_t n, char *dst)
 	return (size_t)(d - dst);
 }
 
+/*
+ * Display columns of a code point on a terminal: two for East Asian wide
+ * and fullwidth characters (CJK, Hangul, fullwidth forms, most emoji),
+ * none for combining marks and zero-width characters, one otherwise.
+ * The ranges are the common blocks of Unicode's EastAsianWidth W and F,
+ * not the whole table: what a terminal shows for the rest varies anyway.
+ */
+static unsigned
+cp_width(uint32_t cp)
+{
+	static const uint32_t zero[][2] = {
+		{ 0x0300, 0x036F }, { 0x0483, 0x0489 }, { 0x0591, 0x05BD },
+		{ 0x1AB0, 0x1AFF }, { 0x1DC0, 0x1DFF }, { 0x200B, 0x200F },
+		{ 0x20D0, 0x20FF }, { 0xFE00, 0xFE0F }, { 0xFE20, 0xFE2F },
+	};
+	static const uint32_t wide[][2] = {
+		{ 0x1100, 0x115F }, { 0x2E80, 0x303E }, { 0x3041, 0x33FF },
+		{ 0x3400, 0x4DBF }, { 0x4E00, 0x9FFF }, { 0xA000, 0xA4CF },
+		{ 0xAC00, 0xD7A3 }, { 0xF900, 0xFAFF }, { 0xFE30, 0xFE4F },
+		{ 0xFF00, 0xFF60 }, { 0xFFE0, 0xFFE6 }, { 0x1F300, 0x1F64F },
+		{ 0x1F900, 0x1F9FF }, { 0x20000, 0x2FFFD },
+		{ 0x30000, 0x3FFFD },
+	};
+	size_t i;
+
+	if (cp < 0x300)
+		return 1;
+	for (i = 0; i < sizeof(zero) / sizeof(zero[0]); i++)
+		if (cp >= zero[i][0] && cp <= zero[i][1])
+			return 0;
+	for (i = 0; i < sizeof(wide) / sizeof(wide[0]); i++)
+		if (cp >= wide[i][0] && cp <= wide[i][1])
+			return 2;
+	return 1;
+}
+
+/*
+ * The next unit of s as the table shows it: its bytes in s (*len), and
+ * its display width.  *valid is the end of the valid UTF-8 from p on,
+ * moved past an invalid byte.
+ */
+static unsigned
+table_unit(const unsigned char *p, const unsigned char *end,
+    const unsigned char **valid, size_t *len)
+{
+	unsigned c = *p;
+	uint32_t cp;
+	size_t k, i;
+
+	*len = 1;
+	if (c >= 0x20 && c < 0x7F)
+		return 1;
+	if (c >= 0x80 && p < *valid) {
+		k = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+		cp = c & (0x7F >> k);
+		for (i = 1; i < k; i++)
+			cp = cp << 6 | (p[i] & 0x3F);
+		*len = k;
+		return cp_width(cp);
+	}
+	if (c >= 0x80)
+		*valid = p + 1 + core_utf8_valid_prefix((const char *)p + 1,
+		    (size_t)(end - p - 1));
+	return (c == '\n' || c == '\t' || c == '\r') ? 2 : 4;
+}
+
 static size_t
 table_width(const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + n;
 	const unsigned char *valid = p + core_utf8_valid_prefix(s, n);
-	size_t w = 0;
+	size_t w = 0, len;
 
 	while (p < end) {
-		unsigned c = *p++;
-
-		if (c >= 0x20 && c < 0x7F) {
-			w++;
-		} else if (c >= 0x80 && p <= valid) {
-			w += !is_cont((unsigned char)c);
-		} else {
-			w += (c == '\n' || c == '\t' || c == '\r') ? 2 : 4;
-			if (c >= 0x80)
-				valid = p + core_utf8_valid_prefix(
-				    (const char *)p, (size_t)(end - p));
-		}
+		w += table_unit(p, end, &valid, &len);
+		p += len;
 	}
 	return w;
+}
+
+/*
+ * A string cut to at most maxw display columns, the last of them an
+ * ellipsis, escaped as table_escape does: into f->cut, its length in
+ * *n and its width in *w.
+ */
+static void
+table_cut(struct core_fmt *f, const char *s, size_t len, size_t maxw,
+    size_t *n, size_t *w)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	const unsigned char *valid = p + core_utf8_valid_prefix(s, len);
+	size_t k, uw, d = 0;
+
+	*w = 0;
+	if (f->cut_cap < 4 * maxw + 8) {
+		f->cut_cap = 4 * maxw + 8;
+		f->cut = core_xrealloc(f->cut, f->cut_cap);
+	}
+	while (p < end) {
+		uw = table_unit(p, end, &valid, &k);
+		if (*w + uw + 1 > maxw)
+			break;
+		d += table_escape(p, k, f->cut + d);
+		*w += uw;
+		p += k;
+	}
+	memcpy(f->cut + d, "\xe2\x80\xa6", 3);	/* U+2026 */
+	*n = d + 3;
+	*w += 1;
 }
 
 /* Width of row r of column c as shown. */
@@ -1283,9 +1375,16 @@ static int
 table_put_cell(struct core_fmt *f, uint32_t i, bool last, const char *s,
     size_t n, size_t w, bool escape, struct core_err *err)
 {
-	size_t pad = f->width[i] > w ? f->width[i] - w : 0;
+	size_t pad;
 	int rc;
 
+	/* Fitted: a string wider than its column is shortened. */
+	if (f->max_width > 0 && escape && w > f->width[i]) {
+		table_cut(f, s, n, f->width[i], &n, &w);
+		s = f->cut;
+		escape = false;
+	}
+	pad = f->width[i] > w ? f->width[i] - w : 0;
 	if (i > 0 && (rc = put(f, "  ", 2, err)) != 0)
 		return rc;
 	if (f->right[i] && (rc = put_spaces(f, pad, err)) != 0)
@@ -1299,13 +1398,47 @@ table_put_cell(struct core_fmt *f, uint32_t i, bool last, const char *s,
 	return 0;
 }
 
+/* Fitting to max_width: when the table is wider, string columns are
+ * capped, then as many columns, left to right, as fit (at least one). */
+static void
+table_fit(struct core_fmt *f)
+{
+	uint32_t ncols = f->schema->ncols, i;
+	size_t total = 0, need;
+
+	f->nshown = ncols;
+	if (f->max_width == 0)
+		return;
+	for (i = 0; i < ncols; i++)
+		total += f->width[i] + (i > 0 ? 2 : 0);
+	if (total <= f->max_width)
+		return;		/* it fits as it is: nothing is cut */
+	total = 0;
+	for (i = 0; i < ncols; i++)
+		if (f->schema->fields[i].type.id == CORE_TYPE_STRING &&
+		    f->width[i] > CORE_FMT_STRING_MAX)
+			f->width[i] = CORE_FMT_STRING_MAX;
+	for (i = 0; i < ncols; i++) {
+		need = f->width[i] + (i > 0 ? 2 : 0);
+		if (i > 0 && total + need > f->max_width)
+			break;
+		total += need;
+	}
+	f->nshown = i;
+	if (f->width[0] > f->max_width &&
+	    f->schema->fields[0].type.id == CORE_TYPE_STRING)
+		f->width[0] = f->max_width > 1 ? f->max_width : 1;
+}
+
 static int
 table_start(struct core_fmt *f, struct core_err *err)
 {
-	uint32_t ncols = f->schema->ncols;
+	uint32_t ncols;
 	int rc;
 
 	f->started = true;
+	table_fit(f);
+	ncols = f->nshown;
 	if (!f->header)
 		return 0;
 	for (uint32_t i = 0; i < ncols; i++) {
@@ -1340,14 +1473,18 @@ table_batch(struct core_fmt *f, const struct core_batch *b,
     struct core_err *err)
 {
 	char buf[CORE_VALUE_TEXT_MAX];
-	uint32_t ncols = b->ncols;
+	uint32_t ncols;
 	int rc;
 
 	if (b->nrows == 0)
 		return 0;
 	/* Widths only grow: a later batch with wider values widens its
-	 * columns from that batch on. */
-	for (uint32_t i = 0; i < ncols; i++) {
+	 * columns from that batch on; but a fitted string column stays
+	 * as it was fitted, its longer values cut. */
+	for (uint32_t i = 0; i < b->ncols; i++) {
+		if (f->started && f->max_width > 0 &&
+		    b->cols[i].type.id == CORE_TYPE_STRING)
+			continue;
 		for (uint32_t r = 0; r < b->nrows; r++) {
 			size_t w = table_cell_width(&b->cols[i], r);
 
@@ -1357,6 +1494,7 @@ table_batch(struct core_fmt *f, const struct core_batch *b,
 	}
 	if (!f->started && (rc = table_start(f, err)) != 0)
 		return rc;
+	ncols = f->nshown;
 	for (uint32_t r = 0; r < b->nrows; r++) {
 		for (uint32_t i = 0; i < ncols; i++) {
 			const struct core_column *c = &b->cols[i];
@@ -1478,6 +1616,9 @@ core_fmt_new(const struct core_fmt_options *opt,
 		f->key_off[ncols] = len;
 	}
 	if (f->kind == CORE_FMT_TABLE) {
+		/* The footer is where the hidden columns are named. */
+		f->max_width = f->header && ncols > 0 ? opt->max_width : 0;
+		f->hidden_hint = opt->hidden_hint;
 		f->width = core_xcalloc((size_t)ncols + 1, sizeof(*f->width));
 		f->right = core_xcalloc((size_t)ncols + 1, sizeof(*f->right));
 		for (uint32_t i = 0; i < ncols; i++) {
@@ -1500,6 +1641,7 @@ core_fmt_free(struct core_fmt *f)
 	free(f->key_off);
 	free(f->width);
 	free(f->right);
+	free(f->cut);
 	free(f->cells);
 	free(f->ex);
 	free(f->offbuf);
@@ -1551,20 +1693,64 @@ core_fmt_write_batch(struct core_fmt *f, const struct core_batch *b,
 	return rc;
 }
 
+void
+core_fmt_measure(struct core_fmt *f, const struct core_batch *b)
+{
+	if (f->kind != CORE_FMT_TABLE || f->started)
+		return;
+	for (uint32_t i = 0; i < b->ncols; i++)
+		for (uint32_t r = 0; r < b->nrows; r++) {
+			size_t w = table_cell_width(&b->cols[i], r);
+
+			if (w > f->width[i])
+				f->width[i] = w;
+		}
+}
+
+/* The table's footer: "(N rows)", and the columns that did not fit. */
+static int
+table_footer(struct core_fmt *f, struct core_err *err)
+{
+	uint32_t ncols = f->schema->ncols, i;
+	char buf[96];
+	int rc, n;
+
+	n = snprintf(buf, sizeof(buf), "(%llu row%s",
+	    (unsigned long long)f->nrows, f->nrows == 1 ? "" : "s");
+	if ((rc = put(f, buf, (size_t)n, err)) != 0)
+		return rc;
+	if (f->nshown < ncols) {
+		n = snprintf(buf, sizeof(buf), "; %u of %u columns not shown:",
+		    ncols - f->nshown, ncols);
+		if ((rc = put(f, buf, (size_t)n, err)) != 0)
+			return rc;
+		for (i = f->nshown; i < ncols; i++) {
+			const char *name = f->schema->fields[i].name;
+
+			if ((rc = put(f, i > f->nshown ? ", " : " ", i >
+			    f->nshown ? 2 : 1, err)) != 0 ||
+			    (rc = put_escaped(f, name, strlen(name),
+			    table_escape, 4, err)) != 0)
+				return rc;
+		}
+		if (f->hidden_hint != NULL && (rc = put(f, f->hidden_hint,
+		    strlen(f->hidden_hint), err)) != 0)
+			return rc;
+	}
+	return put(f, ")\n", 2, err);
+}
+
 int
 core_fmt_finish(struct core_fmt *f, struct core_err *err)
 {
-	char buf[48];
-	int rc, n;
+	int rc;
 
 	if (f->kind == CORE_FMT_TABLE) {
 		if (!f->started && (rc = table_start(f, err)) != 0)
 			return rc;
 		if (!f->header)
 			return 0;
-		n = snprintf(buf, sizeof(buf), "(%llu row%s)\n",
-		    (unsigned long long)f->nrows, f->nrows == 1 ? "" : "s");
-		return put(f, buf, (size_t)n, err);
+		return table_footer(f, err);
 	}
 	if (!f->started) {
 		f->started = true;

@@ -26,11 +26,18 @@
  *   else left-aligned, no trailing blanks.  NULL is shown as NULL (like a
  *   string "NULL": use csv or jsonl to tell them apart).  In strings,
  *   control characters are shown as \n \t \r or \xNN and bytes of
- *   invalid UTF-8 as \xNN.  Widths count code points (an East Asian wide
- *   character counts one) and come from the header and the first batch;
- *   a later batch with wider values widens its columns from that batch on,
- *   so nothing is ever truncated, but rows from then on no longer line up
- *   with the rows above.
+ *   invalid UTF-8 as \xNN.  Widths are display columns (an East Asian
+ *   wide character counts two, a combining mark none) and come from the
+ *   header, every batch given to core_fmt_measure, and the first batch
+ *   written; a later batch with wider values widens its columns from that
+ *   batch on, but rows from then on no longer line up with the rows above.
+ *   With max_width (and the header), the table is fitted: string columns
+ *   keep the widths so found, longer values cut with an ellipsis, so that
+ *   rows stay aligned.  When the table as sized is wider than max_width, a
+ *   string column is at most CORE_FMT_STRING_MAX wide (names cut too),
+ *   columns are kept left to right while the line fits (at least one, cut
+ *   to it), and the footer says how many did not fit, which, and
+ *   hidden_hint.  Numbers, dates and timestamps are never cut.
  *
  * The formatter writes to a struct core_output and reports its errors; it
  * never flushes (the owner of the output does).  Strings of any length
@@ -56,7 +63,13 @@ struct core_fmt_options {
 	enum core_fmt_kind kind;
 	bool header;		/* CSV/TSV/table: write the header row */
 	int delimiter;		/* CSV only; 0 = ','; not '"', CR or LF */
+	size_t max_width;	/* table: fit to this many display columns;
+				 * 0 = never fit */
+	const char *hidden_hint;	/* table: after the hidden columns'
+					 * names in the footer; borrowed */
 };
+
+#define CORE_FMT_STRING_MAX 32
 
 struct core_fmt;
 
@@ -66,6 +79,9 @@ struct core_fmt *core_fmt_new(const struct core_fmt_options *opt,
 void core_fmt_free(struct core_fmt *f);		/* accepts NULL */
 int core_fmt_write_batch(struct core_fmt *f, const struct core_batch *b,
     struct core_err *err);
+/* Table: widens the columns to fit b's values, writing nothing; before
+ * the first write_batch (afterwards a no-op).  Other formats: no-op. */
+void core_fmt_measure(struct core_fmt *f, const struct core_batch *b);
 /* Writes anything pending (table footer, header for zero rows). */
 int core_fmt_finish(struct core_fmt *f, struct core_err *err);
 

@@ -1843,10 +1843,14 @@ encode_schema(const struct core_parquet_writer *w, struct core_thrift *t)
 			core_thrift_struct_end(t);
 			break;
 		case CORE_TYPE_TIMESTAMP:
-			core_thrift_field_i32(t, 6, CT_TIMESTAMP_MICROS);
+			/* The converted type means UTC-adjusted; a local
+			 * timestamp has none (as the format's spec says). */
+			if (w->o.timestamps_utc)
+				core_thrift_field_i32(t, 6,
+				    CT_TIMESTAMP_MICROS);
 			core_thrift_field_struct(t, 10);
 			core_thrift_field_struct(t, 8);
-			core_thrift_field_bool(t, 1, true);
+			core_thrift_field_bool(t, 1, w->o.timestamps_utc);
 			core_thrift_field_struct(t, 2);
 			core_thrift_field_struct(t, 2);		/* MICROS */
 			core_thrift_struct_end(t);

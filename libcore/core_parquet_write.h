@@ -92,6 +92,11 @@ struct core_parquet_options {
 	 * name columns resolve the names against the schema first. */
 	const enum core_parquet_dict *col_dict;
 	bool statistics;
+	/* Timestamps as UTC instants (isAdjustedToUTC true, with the
+	 * TIMESTAMP_MICROS converted type that implies it); false, the
+	 * default: as zone-less wall-clock values, which is what a
+	 * timestamp column holds unless its source said UTC. */
+	bool timestamps_utc;
 	unsigned threads;		/* encoding threads: 1 or 2; 0 = 2
 					   when the machine has two cores */
 };

@@ -56,6 +56,7 @@
 #include "core_sort.h"
 #include "core_sort_private.h"
 #include "core_spill.h"
+#include "core_value.h"
 
 #define A8(n) (((n) + 7) & ~(uint64_t)7)
 #define DEFAULT_BATCH_ROWS 8192
@@ -1849,4 +1850,98 @@ core_sort_check_batch(struct core_sort_check *c, const struct core_batch *b,
 	c->has_last = true;
 	c->rows += b->nrows;
 	return 0;
+}
+
+/* One key value as a message shows it. */
+static void
+key_text(const struct core_column *c, uint32_t r, char *buf, size_t size)
+{
+	char v[CORE_VALUE_TEXT_MAX + 1];
+	size_t n = 0;
+
+	if (!core_col_is_valid(c, r)) {
+		snprintf(buf, size, "NULL");
+		return;
+	}
+	switch (c->type.id) {
+	case CORE_TYPE_BOOL:
+		n = core_format_bool(((const uint8_t *)c->values)[r], v);
+		break;
+	case CORE_TYPE_INT32:
+		n = core_format_int64(((const int32_t *)c->values)[r], v);
+		break;
+	case CORE_TYPE_DATE:
+		n = core_format_date(((const int32_t *)c->values)[r], v);
+		break;
+	case CORE_TYPE_INT64:
+		n = core_format_int64(((const int64_t *)c->values)[r], v);
+		break;
+	case CORE_TYPE_DECIMAL:
+		n = core_format_decimal(((const int64_t *)c->values)[r],
+		    c->type.scale, v);
+		break;
+	case CORE_TYPE_TIMESTAMP:
+		n = core_format_timestamp(((const int64_t *)c->values)[r], v);
+		break;
+	case CORE_TYPE_FLOAT64:
+		n = core_format_float64(((const double *)c->values)[r], v);
+		break;
+	case CORE_TYPE_DECIMAL128:
+		n = core_format_decimal128(core_i128_load(
+		    (const char *)c->values + 16 * (size_t)r), c->type.scale,
+		    v);
+		break;
+	case CORE_TYPE_STRING: {
+		int32_t len = c->offsets[r + 1] - c->offsets[r];
+
+		snprintf(buf, size, "'%.*s%s'", len > 40 ? 40 : (int)len,
+		    (const char *)c->values + c->offsets[r],
+		    len > 40 ? "..." : "");
+		return;
+	}
+	}
+	v[n] = '\0';
+	snprintf(buf, size, "%s", v);
+}
+
+static void
+row_keys(const struct core_sort_check *c, const struct core_batch *b,
+    uint32_t r, char *buf, size_t size)
+{
+	size_t i, n;
+
+	snprintf(buf, size, "(");
+	for (i = 0; i < c->nkeys; i++) {
+		n = strlen(buf);
+		if (i > 0 && n + 2 < size) {
+			memcpy(buf + n, ", ", 3);
+			n += 2;
+		}
+		if (n + 1 < size)
+			key_text(&b->cols[c->keys[i].col], r, buf + n,
+			    size - n);
+	}
+	n = strlen(buf);
+	if (n + 1 < size)
+		snprintf(buf + n, size - n, ")");
+}
+
+void
+core_sort_check_describe(const struct core_sort_check *c,
+    const struct core_batch *b, uint64_t bad, char *buf, size_t size)
+{
+	uint32_t r = (uint32_t)(bad - c->rows);
+	char prev[256];
+	size_t n;
+
+	row_keys(c, b, r, buf, size);
+	if (r > 0)
+		row_keys(c, b, r - 1, prev, sizeof(prev));
+	else if (c->has_last)
+		row_keys(c, &c->last.batch, 0, prev, sizeof(prev));
+	else
+		return;
+	n = strlen(buf);
+	if (n + 1 < size)
+		snprintf(buf + n, size - n, " after %s", prev);
 }

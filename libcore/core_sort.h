@@ -35,8 +35,10 @@ struct core_sort_key {
 };
 
 /* Parses "COL[:asc|:desc][:nulls-first|:nulls-last]" against schema.
- * A column whose own name contains ':' is found by its whole name first.
- * 0, or CORE_EUSAGE with a message naming the spec. */
+ * A column whose own name contains ':' is found by its whole name first;
+ * the modifiers are case insensitive.  0, or CORE_EUSAGE with a message
+ * naming the spec: an unknown column lists the columns and the closest
+ * spelling, a sort(1) key ("9,9", "2nr") says how to write it here. */
 int core_sort_key_parse(const char *spec, const struct core_schema *schema,
     struct core_sort_key *out, struct core_err *err);
 
@@ -128,5 +130,12 @@ void core_sort_check_free(struct core_sort_check *c);	/* accepts NULL */
  * every batch fed so far) breaks it. */
 int core_sort_check_batch(struct core_sort_check *c,
     const struct core_batch *b, uint64_t *bad);
+
+/* After core_sort_check_batch returned 1 for b: writes into buf (size
+ * bytes) the keys of the row out of order and of the row before it, as
+ * "(k1, k2) after (k1, k2)": strings quoted and cut at 40 bytes, NULL
+ * unquoted. */
+void core_sort_check_describe(const struct core_sort_check *c,
+    const struct core_batch *b, uint64_t bad, char *buf, size_t size);
 
 #endif

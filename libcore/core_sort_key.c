@@ -7,23 +7,104 @@
  * below must agree with it (a unit test compares them on random values of
  * every type).
  */
+#include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core_sort.h"
 #include "core_sort_private.h"
+#include "core_suggest.h"
 
+/* Modifiers are case insensitive (":DESC"), as SQL's ASC and DESC. */
 static bool
 strip_suffix(char *s, size_t *len, const char *suf)
 {
 	size_t n = strlen(suf);
 
-	if (*len > n && strncmp(s + *len - n, suf, n) == 0) {
+	if (*len > n && strncasecmp(s + *len - n, suf, n) == 0) {
 		*len -= n;
 		s[*len] = '\0';
 		return true;
 	}
 	return false;
+}
+
+/* One end of a sort(1) key: F[.C][bdfgiMhnRrV]*; *p is moved past it.
+ * Sets *field (1-based) and *rev when the flags hold an 'r'. */
+static bool
+gnu_pos(const char **p, unsigned long *field, bool *rev)
+{
+	const char *s = *p;
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	*field = strtoul(s, &end, 10);
+	s = end;
+	if (*s == '.') {
+		if (!isdigit((unsigned char)s[1]))
+			return false;
+		strtoul(s + 1, &end, 10);
+		s = end;
+	}
+	while (*s != '\0' && strchr("bdfgiMhnRrV", *s) != NULL)
+		if (*s++ == 'r')
+			*rev = true;
+	*p = s;
+	return true;
+}
+
+/* A key typed from sort(1) habit ("9", "9,9", "2nr", "amount,amount"):
+ * says how to write it here.  0 when spec is not one. */
+static int
+gnu_hint(const char *spec, const struct core_schema *s, struct core_err *err)
+{
+	const char *p = spec, *comma, *name;
+	unsigned long f = 0, f2 = 0;
+	bool rev = false;
+	char head[256];
+	int col;
+
+	if (gnu_pos(&p, &f, &rev)) {
+		if (*p == ',' && (++p, !gnu_pos(&p, &f2, &rev)))
+			return 0;
+		if (*p != '\0')
+			return 0;
+		if (f == 0 || f > s->ncols) {
+			char msg[CORE_ERR_MSG_MAX / 2] = "";
+
+			core_suggest_column(s, "", msg, sizeof(msg));
+			return core_err_set(err, CORE_EUSAGE, "key '%s' is "
+			    "sort(1)'s field syntax, but keys are column "
+			    "names here, and the input has %u columns%s",
+			    spec, (unsigned)s->ncols, msg);
+		}
+		name = s->fields[f - 1].name;
+		if (rev)
+			return core_err_set(err, CORE_EUSAGE, "key '%s' is "
+			    "sort(1)'s field syntax, but keys are column "
+			    "names here: field %lu is '%s', so type -k %s:desc "
+			    "(each type orders itself: no 'n' is needed)",
+			    spec, f, name, name);
+		return core_err_set(err, CORE_EUSAGE, "key '%s' is sort(1)'s "
+		    "field syntax, but keys are column names here: field %lu "
+		    "is '%s', so type -k %s (descending: -k %s:desc; each "
+		    "type orders itself: no 'n' is needed)", spec, f, name,
+		    name, name);
+	}
+	/* "amount,amount": a range of one column, as sort(1) spells it. */
+	comma = strchr(spec, ',');
+	if (comma == NULL || (size_t)(comma - spec) >= sizeof(head))
+		return 0;
+	memcpy(head, spec, (size_t)(comma - spec));
+	head[comma - spec] = '\0';
+	if ((col = core_schema_find(s, head)) < 0)
+		return 0;
+	return core_err_set(err, CORE_EUSAGE, "key '%s': a key is one column "
+	    "with no ',' range, as in -k %s (or -k %s:desc for descending)",
+	    spec, head, head);
 }
 
 int
@@ -33,7 +114,7 @@ core_sort_key_parse(const char *spec, const struct core_schema *schema,
 	char name[1024];
 	size_t len = strlen(spec);
 	bool dir_seen = false, nulls_seen = false, more = true;
-	int col;
+	int col, rc;
 
 	memset(out, 0, sizeof(*out));
 	if ((col = core_schema_find(schema, spec)) >= 0) {
@@ -63,6 +144,7 @@ core_sort_key_parse(const char *spec, const struct core_schema *schema,
 	}
 	if ((col = core_schema_find(schema, name)) < 0) {
 		const char *colon = strchr(name, ':');
+		char msg[CORE_ERR_MSG_MAX / 2] = "";
 
 		if (colon != NULL) {
 			char head[1024];
@@ -75,8 +157,11 @@ core_sort_key_parse(const char *spec, const struct core_schema *schema,
 				    "nulls-first, nulls-last)", colon + 1,
 				    spec);
 		}
+		if ((rc = gnu_hint(spec, schema, err)) != 0)
+			return rc;
+		core_suggest_column(schema, name, msg, sizeof(msg));
 		return core_err_set(err, CORE_EUSAGE,
-		    "unknown key column '%s'", name);
+		    "unknown key column '%s'%s", name, msg);
 	}
 	out->col = (uint32_t)col;
 	return 0;

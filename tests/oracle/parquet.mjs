@@ -84,7 +84,7 @@ const WANT_TYPES = {
 	b: ['BOOLEAN', 'BOOLEAN'], i32: ['INT32', 'INTEGER'],
 	i64: ['INT64', 'BIGINT'], f: ['DOUBLE', 'DOUBLE'],
 	d9: ['INT32', 'DECIMAL(9,2)'], d18: ['INT64', 'DECIMAL(18,4)'],
-	dt: ['INT32', 'DATE'], ts: ['INT64', 'TIMESTAMP WITH TIME ZONE'],
+	dt: ['INT32', 'DATE'], ts: ['INT64', 'TIMESTAMP'],
 	s: ['BYTE_ARRAY', 'VARCHAR'], sd: ['BYTE_ARRAY', 'VARCHAR'],
 	sl: ['BYTE_ARRAY', 'VARCHAR'], n_all: ['INT64', 'BIGINT'],
 	n_none: ['INT64', 'BIGINT'], n_some: ['BYTE_ARRAY', 'VARCHAR'],
@@ -569,7 +569,7 @@ async function hyparquetCheck(pq, truth, n, what) {
 const WANT_ARROW = {
 	b: 'Bool', i32: 'Int32', i64: 'Int64', f: 'Float64',
 	d9: 'Decimal[9e+2]', d18: 'Decimal[18e+4]', dt: 'Date32<DAY>',
-	ts: 'Timestamp<MICROSECOND, UTC>', s: 'Utf8', sd: 'Utf8', sl: 'Utf8',
+	ts: 'Timestamp<MICROSECOND>', s: 'Utf8', sd: 'Utf8', sl: 'Utf8',
 	n_all: 'Int64', n_none: 'Int64', n_some: 'Utf8',
 };
 

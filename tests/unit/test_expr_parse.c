@@ -740,7 +740,9 @@ static const struct {
 	    "               ^" },
 	{ "CAST(a AS 3)", "column 11: expected a type name\n"
 	    "  CAST(a AS 3)\n            ^" },
-	{ "x::foo + 1", "column 4: unknown type 'foo'\n  x::foo + 1\n"
+	{ "x::foo + 1", "column 4: unknown type 'foo'; the types are bool, "
+	    "int32, int64, float64, decimal(p,s), date, timestamp and string "
+	    "(or their SQL and Arrow names)\n  x::foo + 1\n"
 	    "     ^^^" },
 	{ "x::decimal(40,2)",
 	    "column 4: decimal precision must be 1 to 38: decimal(40,2)\n"

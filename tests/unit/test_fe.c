@@ -3,6 +3,7 @@
  * and the -j range.
  */
 #include <getopt.h>
+#include <unistd.h>
 
 #include "fe.h"
 #include "unit.h"
@@ -168,9 +169,26 @@ test_shared_options(void)
 	CHECK_EQ_INT(parse_line("-m 100K", &c, &nk, &err), CORE_EUSAGE);
 	CHECK(strstr(err.msg, "256K") != NULL);
 	fe_common_release(&c);
-	/* An unknown option: getopt has named it; the message is empty. */
+	/* An unknown option: named in err, as a bad value is. */
 	CHECK_EQ_INT(parse_line("--nope", &c, &nk, &err), CORE_EUSAGE);
-	CHECK_EQ_STR(err.msg, "");
+	CHECK_EQ_STR(err.msg, "unknown option '--nope'");
+	fe_common_release(&c);
+	CHECK_EQ_INT(parse_line("--stat", &c, &nk, &err), 0);
+	CHECK(c.stats);
+	fe_common_release(&c);
+	CHECK_EQ_INT(parse_line("-m 1.5G", &c, &nk, &err), 0);
+	CHECK_EQ_INT(c.memory, 3ull << 29);
+	CHECK_EQ_STR(c.memory_text, "1.5G");
+	fe_common_release(&c);
+	CHECK_EQ_INT(parse_line("-m 64mb", &c, &nk, &err), 0);
+	CHECK_EQ_INT(c.memory, 64000000);
+	fe_common_release(&c);
+	CHECK_EQ_INT(parse_line("-m 100%", &c, &nk, &err), 0);
+	CHECK_EQ_INT(c.memory, (uint64_t)sysconf(_SC_PHYS_PAGES) *
+	    (uint64_t)sysconf(_SC_PAGESIZE));
+	fe_common_release(&c);
+	CHECK_EQ_INT(parse_line("--max-spill 50%", &c, &nk, &err),
+	    CORE_EUSAGE);
 	fe_common_release(&c);
 }
 

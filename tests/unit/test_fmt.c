@@ -124,7 +124,7 @@ run_fmt(enum core_fmt_kind kind, bool header, int delim,
     const struct core_schema *s, const struct tbatch *t,
     const uint32_t *sizes, size_t nsizes, size_t cap, size_t *len)
 {
-	struct core_fmt_options opt = { kind, header, delim };
+	struct core_fmt_options opt = { kind, header, delim, 0, NULL };
 	struct core_output out;
 	struct core_err err = { 0 };
 	struct core_fmt *f;
@@ -666,9 +666,23 @@ ref_table_str(struct unit_buf *o, const char *s, size_t n, size_t *w)
 			snprintf(tmp, sizeof(tmp), "\\x%02x", c);
 			unit_buf_str(o, tmp);
 			*w += 4;
-		} else {
+		} else if (c < 0x80) {
 			unit_buf_ch(o, (char)c);
-			*w += (c & 0xC0) != 0x80;
+			*w += 1;
+		} else {
+			/* A whole character (the strings here are valid
+			 * UTF-8): wide CJK and emoji two columns, combining
+			 * acute accent none. */
+			size_t k = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+			uint32_t cp = c & (0x7F >> k);
+
+			for (size_t j = 1; j < k; j++)
+				cp = cp << 6 | ((unsigned char)s[i + j] & 0x3F);
+			unit_buf_add(o, s + i, k);
+			i += k - 1;
+			*w += (cp >= 0x4E00 && cp <= 0x9FFF) ||
+			    (cp >= 0x1F300 && cp <= 0x1F64F) ? 2 :
+			    cp == 0x301 ? 0 : 1;
 		}
 	}
 }
@@ -882,6 +896,7 @@ rand_string(struct unit_buf *o)
 		"a", "b", "Z", "0", " ", ",", "\"", "\n", "\r", "\t", "\\",
 		"\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\x01", "\x7f",
 		"x", "y", "hello", "NULL", "\\N",
+		"\xe6\x97\xa5", "e\xcc\x81",	/* wide; combining */
 	};
 	size_t n = (size_t)(unit_rand() % 12);
 
@@ -1492,7 +1507,7 @@ static void
 test_write_error(void)
 {
 	static const char *const names[] = { "i" };
-	struct core_fmt_options opt = { CORE_FMT_CSV, true, ',' };
+	struct core_fmt_options opt = { CORE_FMT_CSV, true, ',', 0, NULL };
 	struct tbatch t;
 	struct core_schema *s;
 	struct core_output out;

@@ -687,6 +687,13 @@ test_key_parse(void)
 	CHECK(strstr(err.msg, "up") != NULL);
 	CHECK_EQ_INT(core_sort_key_parse("s:desc:desc", s, &k, &err),
 	    CORE_EUSAGE);
+	CHECK_EQ_INT(core_sort_key_parse("f:NULLS-FIRST:Desc", s, &k, &err),
+	    0);
+	CHECK(k.col == C_F && k.desc && k.nulls_first);
+	CHECK_EQ_INT(core_sort_key_parse("I32", s, &k, &err), CORE_EUSAGE);
+	CHECK(strstr(err.msg, "did you mean 'i32'?") != NULL);
+	CHECK_EQ_INT(core_sort_key_parse("2,2nr", s, &k, &err), CORE_EUSAGE);
+	CHECK(strstr(err.msg, ":desc") != NULL);
 	core_schema_free(s);
 }
 

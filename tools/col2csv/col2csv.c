@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "core_alloc.h"
 #include "core_col.h"
 #include "core_fmt.h"
 #include "core_io.h"
@@ -28,7 +30,17 @@ static const struct fe_tool tool = {
 struct options {
 	struct fe_common common;	/* -o, --stats, --progress */
 	struct core_fmt_options fmt;	/* format, header, delimiter */
+	const char *format;		/* -f as given, for messages */
+	bool delimiter_given;		/* -d: CSV only */
+	bool no_header_given;		/* --no-header: not JSON Lines */
+	bool wide;			/* --wide: never fit the table */
+	uint64_t width;			/* --width N; 0 = not given */
+	uint64_t limit;			/* --limit N rows ... */
+	bool has_limit;			/* ... when given */
 };
+
+/* The most rows --limit buffers to size a table's columns from. */
+#define SIZE_ROWS_MAX 100000
 
 static void
 usage(FILE *fp)
@@ -40,7 +52,10 @@ usage(FILE *fp)
 	    "\n"
 	    "  -f, --format FMT     csv (default), tsv, jsonl or table\n"
 	    "      --no-header      omit the header row (csv, tsv, table)\n"
-	    "  -d, --delimiter C    csv field delimiter (default ',')\n",
+	    "  -d, --delimiter C    csv field delimiter (default ',')\n"
+	    "      --limit N        write only the first N rows\n"
+	    "      --wide           table: never fit the terminal's width\n"
+	    "      --width N        table: fit N columns, terminal or not\n",
 	    tool.name);
 	fe_usage_shared(fp);
 	fprintf(fp, "\n"
@@ -49,7 +64,7 @@ usage(FILE *fp)
 	    "See col2csv(1) and mlspill3(5).\n");
 }
 
-enum { OPT_NO_HEADER = 256 };
+enum { OPT_NO_HEADER = 256, OPT_WIDE, OPT_WIDTH, OPT_LIMIT };
 
 static int
 option(void *arg, int c, const char *optarg, struct core_err *err)
@@ -59,6 +74,7 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 
 	switch (c) {
 	case 'f':
+		o->format = optarg;
 		if (strcmp(optarg, "csv") == 0)
 			o->fmt.kind = CORE_FMT_CSV;
 		else if (strcmp(optarg, "tsv") == 0)
@@ -75,6 +91,7 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 		break;
 	case OPT_NO_HEADER:
 		o->fmt.header = false;
+		o->no_header_given = true;
 		break;
 	case 'd':
 		d = fe_parse_char("delimiter", optarg, false, err);
@@ -84,6 +101,22 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 			return core_err_set(err, CORE_EUSAGE,
 			    "the delimiter cannot be the quote");
 		o->fmt.delimiter = d;
+		o->delimiter_given = true;
+		break;
+	case OPT_WIDE:
+		o->wide = true;
+		break;
+	case OPT_WIDTH:
+		if (fe_parse_count("--width", optarg, &o->width, err) != 0)
+			return CORE_EUSAGE;
+		if (o->width < 8 || o->width > 100000)
+			return core_err_set(err, CORE_EUSAGE,
+			    "--width must be 8 to 100000");
+		break;
+	case OPT_LIMIT:
+		if (fe_parse_count("--limit", optarg, &o->limit, err) != 0)
+			return CORE_EUSAGE;
+		o->has_limit = true;
 		break;
 	default:
 		return core_err_set(err, CORE_EINTERNAL, "option %d", c);
@@ -98,15 +131,58 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		{ "format", required_argument, NULL, 'f' },
 		{ "no-header", no_argument, NULL, OPT_NO_HEADER },
 		{ "delimiter", required_argument, NULL, 'd' },
+		{ "wide", no_argument, NULL, OPT_WIDE },
+		{ "width", required_argument, NULL, OPT_WIDTH },
+		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ NULL, 0, NULL, 0 },
 	};
+	int rc;
 
 	memset(o, 0, sizeof(*o));
 	o->fmt.kind = CORE_FMT_CSV;
 	o->fmt.header = true;
 	o->fmt.delimiter = ',';
-	return fe_parse(argc, argv, "f:d:", longopts, option, o, &o->common,
-	    err);
+	if ((rc = fe_parse(argc, argv, "f:d:", longopts, option, o,
+	    &o->common, err)) != 0)
+		return rc;
+	/* An option the format ignores would be a silent surprise. */
+	if (o->delimiter_given && o->fmt.kind != CORE_FMT_CSV)
+		return core_err_set(err, CORE_EUSAGE, "-d has no effect with "
+		    "-f %s: only csv takes a delimiter (-f csv -d ';', or "
+		    "-f csv -d tab for tabs with csv's quoting)", o->format);
+	if (o->no_header_given && o->fmt.kind == CORE_FMT_JSONL)
+		return core_err_set(err, CORE_EUSAGE, "--no-header has no "
+		    "effect with -f %s: JSON Lines have no header row",
+		    o->format);
+	if ((o->wide || o->width != 0) && o->fmt.kind != CORE_FMT_TABLE)
+		return core_err_set(err, CORE_EUSAGE, "%s has no effect with "
+		    "-f %s: only a table is fitted to a width (-f table)",
+		    o->wide ? "--wide" : "--width", o->format ? o->format :
+		    "csv");
+	if (o->wide && o->width != 0)
+		return core_err_set(err, CORE_EUSAGE, "--wide and --width "
+		    "contradict each other: give one");
+	return 0;
+}
+
+/* The width a table is fitted to: --width, else on a terminal $COLUMNS
+ * (as ls(1) reads it) or the terminal's own; 0 = not fitted. */
+static size_t
+table_width(const struct options *o, int fd)
+{
+	struct winsize ws;
+	const char *env;
+	long v;
+
+	if (o->width != 0)
+		return (size_t)o->width;
+	if (o->wide || o->fmt.kind != CORE_FMT_TABLE || !isatty(fd))
+		return 0;
+	if ((env = getenv("COLUMNS")) != NULL && (v = atol(env)) >= 8)
+		return (size_t)v;
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 8)
+		return ws.ws_col;
+	return 80;
 }
 
 /* Runs the whole conversion; returns 0 or a CORE_E* code with err set. */
@@ -116,23 +192,64 @@ run(const struct options *o, const char *const *paths, size_t npaths,
 {
 	struct core_mlspill3_reader *rd = NULL;
 	struct core_mlspill3_stats st;
+	struct core_fmt_options fo = o->fmt;
 	struct core_fmt *fmt = NULL;
 	struct fe_progress *prog;
-	struct core_batch b;
-	int rc;
+	struct core_batch b, *held = NULL, *cur;
+	const struct core_schema *schema;
+	uint64_t left = o->has_limit ? o->limit : UINT64_MAX;
+	/* A bounded table is sized from all its rows: they are read
+	 * before the first is written.  Unbounded (| head is not
+	 * knowable), from the first frame. */
+	bool size_all = o->fmt.kind == CORE_FMT_TABLE && o->has_limit &&
+	    o->limit <= SIZE_ROWS_MAX;
+	size_t nheld = 0, i;
+	int rc = 0;
 
 	if ((rc = core_mlspill3_reader_new(paths, npaths, &rd, err)) != 0)
 		return rc;
+	schema = core_mlspill3_reader_schema(rd);
 	prog = fe_progress_new(o->common.progress,
 	    core_paths_size(paths, npaths));
-	core_batch_init(&b, core_mlspill3_reader_schema(rd));
-	fmt = core_fmt_new(&o->fmt, core_mlspill3_reader_schema(rd), out);
-	while ((rc = core_mlspill3_reader_next(rd, &b, err)) == 0) {
-		if ((rc = core_fmt_write_batch(fmt, &b, err)) != 0)
+	core_batch_init(&b, schema);
+	fo.max_width = table_width(o, out->fd);
+	fo.hidden_hint = "; --wide shows them";
+	fmt = core_fmt_new(&fo, schema, out);
+	while (left > 0) {
+		cur = &b;
+		if (size_all) {
+			held = core_xreallocarray(held, nheld + 1,
+			    sizeof(*held));
+			cur = &held[nheld];
+			core_batch_init(cur, schema);
+		}
+		if ((rc = core_mlspill3_reader_next(rd, cur, err)) != 0) {
+			if (size_all)
+				core_batch_release(cur);
 			break;
+		}
+		if (cur->nrows > left)
+			cur->nrows = (uint32_t)left;
+		left -= cur->nrows;
+		if (size_all) {
+			core_fmt_measure(fmt, cur);
+			nheld++;
+		} else if ((rc = core_fmt_write_batch(fmt, cur, err)) != 0) {
+			break;
+		}
 		core_mlspill3_reader_stats(rd, &st);
 		fe_progress_update(prog, st.rows, st.bytes);
 	}
+	/* --limit reached: the rest is not read, as head(1) reads no
+	 * further. */
+	if (rc == 0 && left == 0)
+		rc = CORE_EOF;
+	for (i = 0; i < nheld && rc == CORE_EOF; i++)
+		if ((rc = core_fmt_write_batch(fmt, &held[i], err)) == 0)
+			rc = CORE_EOF;
+	for (i = 0; i < nheld; i++)
+		core_batch_release(&held[i]);
+	free(held);
 	if (rc == CORE_EOF)
 		rc = core_fmt_finish(fmt, err);
 	if (rc == 0)

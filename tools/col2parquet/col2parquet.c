@@ -80,7 +80,12 @@ usage(FILE *fp)
 	    "                           column COL's, over the global MODE; "
 	    "repeatable,\n"
 	    "                           the last for a column wins\n"
-	    "      --no-statistics      write no min/max/null statistics\n",
+	    "      --no-statistics      write no statistics (min, max, NULL "
+	    "count)\n"
+	    "      --utc-timestamps     timestamps are UTC instants "
+	    "(isAdjustedToUTC);\n"
+	    "                           default: zone-less wall-clock "
+	    "values\n",
 	    tool.name);
 	fe_usage_shared(fp);
 	fprintf(fp, "\n"
@@ -91,6 +96,7 @@ usage(FILE *fp)
 enum {
 	OPT_RG_ROWS = 256, OPT_RG_BYTES, OPT_PAGE_BYTES, OPT_DICTIONARY,
 	OPT_NO_STATISTICS,
+	OPT_UTC_TIMESTAMPS,
 };
 
 static int
@@ -222,6 +228,9 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 	case OPT_NO_STATISTICS:
 		o->pq.statistics = false;
 		break;
+	case OPT_UTC_TIMESTAMPS:
+		o->pq.timestamps_utc = true;
+		break;
 	default:
 		return core_err_set(err, CORE_EINTERNAL, "option %d", c);
 	}
@@ -238,6 +247,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		{ "page-bytes", required_argument, NULL, OPT_PAGE_BYTES },
 		{ "dictionary", required_argument, NULL, OPT_DICTIONARY },
 		{ "no-statistics", no_argument, NULL, OPT_NO_STATISTICS },
+		{ "utc-timestamps", no_argument, NULL, OPT_UTC_TIMESTAMPS },
 		{ NULL, 0, NULL, 0 },
 	};
 	int rc;

@@ -249,8 +249,11 @@ emit(void *arg, const struct core_batch *b, struct core_err *err)
 }
 
 static void
-print_stats(const struct core_join_stats *st, const struct core_mem *mem)
+print_stats(const struct fe_common *c, const struct core_join_stats *st,
+    const struct core_mem *mem)
 {
+	char budget[64];
+
 	fprintf(stderr, "%s: %llu left rows, %llu right rows, %llu rows "
 	    "out, %.3f s\n", fe_prog(), (unsigned long long)st->rows_left,
 	    (unsigned long long)st->rows_right,
@@ -260,9 +263,9 @@ print_stats(const struct core_join_stats *st, const struct core_mem *mem)
 	    (unsigned long long)st->partitions,
 	    (unsigned long long)st->levels, (unsigned long long)st->chunked,
 	    (double)st->spill_bytes / 1e6);
-	fprintf(stderr, "%s: memory budget %.1f MB, peak charged %.1f MB, "
-	    "peak resident %.1f MB\n", fe_prog(),
-	    mem->limit == CORE_MEM_UNLIMITED ? 0.0 : (double)mem->limit / 1e6,
+	fe_budget_text(c, mem->limit, budget, sizeof(budget));
+	fprintf(stderr, "%s: memory budget %s, peak charged %.1f MB, "
+	    "peak resident %.1f MB\n", fe_prog(), budget,
 	    (double)st->peak_mem / 1e6, (double)fe_peak_rss() / 1e6);
 	fe_print_mem_parts(mem);
 }
@@ -376,7 +379,7 @@ run_join(const struct options *o, struct input *inputs,
 		rc = core_mlspill3_writer_finish(k.w, err);
 	fe_progress_free(k.prog);
 	if (rc == 0 && c->stats)
-		print_stats(&st, &mem);
+		print_stats(c, &st, &mem);
 	if (rc == CORE_ELIMIT && c->max_spill != 0)
 		fe_err_append(err, " (--max-spill): raise it or --memory");
 	core_mlspill3_writer_free(k.w);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "core_alloc.h"
@@ -41,6 +42,8 @@ struct options {
 	bool has_limit;
 	bool unique;
 	bool check;
+	bool reverse;			/* -r: keys without a direction
+					 * descend */
 	uint32_t batch_rows;		/* 0 = default */
 };
 
@@ -60,8 +63,13 @@ usage(FILE *fp)
 	    "equal keys\n"
 	    "      --limit N        output only the first N rows (top-N in "
 	    "O(N) memory)\n"
+	    "  -r, --reverse        every key without :asc or :desc "
+	    "descending\n"
 	    "  -c, --check          exit 0 if the input is sorted, 1 if not; "
 	    "no output\n"
+	    "  -s, --stable         accepted for sort(1)'s sake: the sort is "
+	    "always stable\n"
+	    "  -S SIZE              the same as --memory SIZE, as in sort(1)\n"
 	    "      --batch-rows N   most rows per output frame (default "
 	    "8192)\n", tool.name);
 	fe_usage_shared(fp);
@@ -70,7 +78,7 @@ usage(FILE *fp)
 	    "input,\n4 --max-spill exceeded, 5 I/O error.  See colsort(1).\n");
 }
 
-enum { OPT_LIMIT = 256, OPT_BATCH_ROWS };
+enum { OPT_LIMIT = 256, OPT_BATCH_ROWS, OPT_STABLE };
 
 static int
 option(void *arg, int c, const char *optarg, struct core_err *err)
@@ -92,6 +100,17 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 	case 'c':
 		o->check = true;
 		break;
+	case 'r':
+		o->reverse = true;
+		break;
+	case 's':
+	case OPT_STABLE:
+		break;	/* equal keys keep their input order anyway */
+	case 'S':
+		if (fe_parse_memory(optarg, &o->common.memory, err) != 0)
+			return CORE_EUSAGE;
+		o->common.memory_text = optarg;
+		break;
 	case OPT_BATCH_ROWS:
 		if (fe_parse_batch_rows(optarg, &o->batch_rows, err) != 0)
 			return CORE_EUSAGE;
@@ -110,6 +129,8 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		{ "unique", no_argument, NULL, 'u' },
 		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "check", no_argument, NULL, 'c' },
+		{ "reverse", no_argument, NULL, 'r' },
+		{ "stable", no_argument, NULL, OPT_STABLE },
 		{ "batch-rows", required_argument, NULL, OPT_BATCH_ROWS },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -117,7 +138,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 
 	memset(o, 0, sizeof(*o));
 	o->keyspecs = core_xcalloc((size_t)argc + 1, sizeof(*o->keyspecs));
-	if ((rc = fe_parse(argc, argv, "k:uc", longopts, option, o,
+	if ((rc = fe_parse(argc, argv, "k:ucrsS:", longopts, option, o,
 	    &o->common, err)) != 0)
 		return rc;
 	if (o->nkeys == 0)
@@ -129,6 +150,29 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 	return 0;
 }
 
+/* Whether a key spec (parsed already) says :asc or :desc itself: one of
+ * its last two ':' modifiers is one. */
+static bool
+direction_given(const char *spec, const struct core_schema *schema)
+{
+	const char *end = spec + strlen(spec), *p;
+	int i;
+
+	if (core_schema_find(schema, spec) >= 0)
+		return false;
+	for (i = 0; i < 2; i++) {
+		for (p = end; p > spec && p[-1] != ':'; p--)
+			;
+		if (p == spec)
+			return false;
+		if (((size_t)(end - p) == 3 && strncasecmp(p, "asc", 3) == 0) ||
+		    ((size_t)(end - p) == 4 && strncasecmp(p, "desc", 4) == 0))
+			return true;
+		end = p - 1;
+	}
+	return false;
+}
+
 static int
 parse_keys(const struct options *o, const struct core_schema *schema,
     struct core_sort_key *keys, struct core_err *err)
@@ -136,10 +180,14 @@ parse_keys(const struct options *o, const struct core_schema *schema,
 	size_t i;
 	int rc;
 
-	for (i = 0; i < o->nkeys; i++)
+	for (i = 0; i < o->nkeys; i++) {
 		if ((rc = core_sort_key_parse(o->keyspecs[i], schema, &keys[i],
 		    err)) != 0)
 			return rc;
+		/* As sort(1)'s -r leaves a key with its own flags alone. */
+		if (o->reverse && !direction_given(o->keyspecs[i], schema))
+			keys[i].desc = true;
+	}
 	return 0;
 }
 
@@ -190,11 +238,16 @@ run_check(const struct options *o, const char *const *paths, size_t npaths,
 		core_batch_init(&b, core_mlspill3_reader_schema(rd));
 		while ((rc = core_mlspill3_reader_next(rd, &b, err)) == 0)
 			if (core_sort_check_batch(chk, &b, &bad) != 0) {
+				char keys_text[CORE_ERR_MSG_MAX / 2];
+
 				*sorted = false;
+				core_sort_check_describe(chk, &b, bad,
+				    keys_text, sizeof(keys_text));
 				core_err_set(err, CORE_OK, "%s: disorder at "
-				    "row %llu", strcmp(paths[i], "-") == 0 ?
+				    "row %llu: %s", strcmp(paths[i], "-") == 0 ?
 				    "stdin" : paths[i],
-				    (unsigned long long)(bad - before + 1));
+				    (unsigned long long)(bad - before + 1),
+				    keys_text);
 				break;
 			}
 		if (rc == CORE_EOF)
@@ -247,9 +300,11 @@ emit(void *arg, const struct core_batch *b, struct core_err *err)
 }
 
 static void
-print_stats(const struct core_sort *s, const struct core_mem *mem)
+print_stats(const struct options *o, const struct core_sort *s,
+    const struct core_mem *mem)
 {
 	struct core_sort_stats st;
+	char budget[64];
 
 	core_sort_get_stats(s, &st);
 	fprintf(stderr, "%s: %llu rows in, %llu rows out, %llu runs, "
@@ -257,9 +312,9 @@ print_stats(const struct core_sort *s, const struct core_mem *mem)
 	    (unsigned long long)st.rows_in, (unsigned long long)st.rows_out,
 	    (unsigned long long)st.runs, (double)st.spill_bytes / 1e6,
 	    (unsigned long long)st.merge_passes, fe_elapsed());
-	fprintf(stderr, "%s: memory budget %.1f MB, peak charged %.1f MB, "
-	    "peak resident %.1f MB\n", fe_prog(),
-	    mem->limit == CORE_MEM_UNLIMITED ? 0.0 : (double)mem->limit / 1e6,
+	fe_budget_text(&o->common, mem->limit, budget, sizeof(budget));
+	fprintf(stderr, "%s: memory budget %s, peak charged %.1f MB, "
+	    "peak resident %.1f MB\n", fe_prog(), budget,
 	    (double)st.peak_mem / 1e6, (double)fe_peak_rss() / 1e6);
 	fe_print_mem_parts(mem);
 }
@@ -331,7 +386,7 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 		rc = core_mlspill3_writer_finish(k.w, err);
 	fe_progress_free(k.prog);
 	if (rc == 0 && c->stats)
-		print_stats(s, &mem);
+		print_stats(o, s, &mem);
 	/* The spill limit is the only limit a sort has. */
 	if (rc == CORE_ELIMIT && c->max_spill != 0)
 		fe_err_append(err, " (--max-spill): raise it or --memory");

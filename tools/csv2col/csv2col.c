@@ -174,9 +174,11 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 	return 0;
 }
 
+/* failed: the run stopped on an error, printed after these lines; the
+ * counts line says so, lest "0 rows, 0 rejected" read as a success. */
 static void
 print_stats(const struct core_csv_reader *rd,
-    const struct core_mlspill3_writer *w)
+    const struct core_mlspill3_writer *w, bool failed)
 {
 	const struct core_schema *s = core_csv_reader_schema(rd);
 	struct core_mlspill3_stats ws;
@@ -194,9 +196,10 @@ print_stats(const struct core_csv_reader *rd,
 	    quote == 0 ? "none" : (char[]){ '\'', (char)quote, '\'', 0 },
 	    header ? "header" : "no header");
 	fprintf(stderr, "%s: schema: %s\n", fe_prog(), desc);
-	fprintf(stderr, "%s: %llu rows, %llu rejected, %llu frames, "
+	fprintf(stderr, "%s: %s%llu rows, %llu rejected, %llu frames, "
 	    "%.1f MB in, %.1f MB out, %.3f s, peak memory %.1f MB\n",
-	    fe_prog(), (unsigned long long)cs.rows,
+	    fe_prog(), failed ? "failed (the error follows); so far: " : "",
+	    (unsigned long long)cs.rows,
 	    (unsigned long long)cs.rejected, (unsigned long long)ws.frames,
 	    (double)cs.bytes / 1e6, (double)ws.bytes / 1e6, fe_elapsed(),
 	    (double)fe_peak_rss() / 1e6);
@@ -234,7 +237,7 @@ run(struct options *o, const char *const *paths, size_t npaths,
 	fe_progress_free(prog);
 	if (o->common.stats && (rc == 0 || rc == CORE_ELIMIT ||
 	    rc == CORE_EDATA))
-		print_stats(rd, w);
+		print_stats(rd, w, rc != 0);
 	core_batch_release(&b);
 	core_mlspill3_writer_free(w);
 	core_csv_reader_free(rd);

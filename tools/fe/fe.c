@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core_alloc.h"
+#include "core_suggest.h"
 #include "core_version.h"
 #include "fe.h"
 
@@ -132,23 +133,84 @@ fe_parse_batch_rows(const char *s, uint32_t *out, struct core_err *err)
 	return 0;
 }
 
-int
-fe_parse_size(const char *s, uint64_t *out, struct core_err *err)
+/* A size's number: digits, optionally a fraction ("1.5"), as an integer
+ * and its fraction's digits (at most 18 kept). */
+static bool
+size_number(const char *s, const char **end, uint64_t *ip, uint64_t *frac,
+    unsigned *fdigits)
+{
+	char *e;
+
+	if (!isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	*ip = strtoull(s, &e, 10);
+	if (errno != 0)
+		return false;
+	*frac = 0;
+	*fdigits = 0;
+	if (*e == '.') {
+		e++;
+		if (!isdigit((unsigned char)*e))
+			return false;
+		for (; isdigit((unsigned char)*e); e++)
+			if (*fdigits < 18) {
+				*frac = *frac * 10 + (uint64_t)(*e - '0');
+				(*fdigits)++;
+			}
+	}
+	*end = e;
+	return true;
+}
+
+/* ip.frac * mult, truncated to whole bytes; false on overflow. */
+static bool
+size_scale(uint64_t ip, uint64_t frac, unsigned fdigits, uint64_t mult,
+    uint64_t *out)
+{
+	unsigned __int128 f = (unsigned __int128)frac * mult;
+	unsigned i;
+
+	for (i = 0; i < fdigits; i++)
+		f /= 10;
+	if (__builtin_mul_overflow(ip, mult, out) ||
+	    __builtin_add_overflow(*out, (uint64_t)f, out))
+		return false;
+	return true;
+}
+
+static int
+parse_size(const char *s, bool percent, uint64_t *out, struct core_err *err)
 {
 	static const char units[] = "KMGTPE";
-	unsigned long long v;
-	uint64_t mult = 1, base;
+	uint64_t mult = 1, base, ip, frac;
+	unsigned fdigits;
 	const char *u, *p;
-	char *end;
 	int i, pow;
 
-	if (s == NULL || !isdigit((unsigned char)*s))
+	if (s == NULL || !size_number(s, &u, &ip, &frac, &fdigits))
 		goto bad;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0)
-		goto bad;
-	u = end;
+	if (percent && strcmp(u, "%") == 0) {
+		/* As sort(1) -S reads it: of the physical memory. */
+		long pages = sysconf(_SC_PHYS_PAGES);
+		long psize = sysconf(_SC_PAGESIZE);
+		uint64_t phys;
+
+		if (ip > 100 || (ip == 100 && frac != 0))
+			return core_err_set(err, CORE_EUSAGE, "invalid size "
+			    "'%s': a percentage of memory is at most 100%%",
+			    s);
+		if (pages <= 0 || psize <= 0)
+			return core_err_set(err, CORE_EUSAGE, "invalid size "
+			    "'%s': the machine's memory is not known; give "
+			    "bytes (64M)", s);
+		phys = (uint64_t)pages * (uint64_t)psize;
+		*out = (uint64_t)((unsigned __int128)phys * ip / 100);
+		while (fdigits-- > 0)
+			phys /= 10;
+		*out += (uint64_t)((unsigned __int128)phys * frac / 100);
+		return 0;
+	}
 	if (*u != '\0') {
 		p = strchr(units, toupper((unsigned char)*u));
 		if (p == NULL)
@@ -156,23 +218,56 @@ fe_parse_size(const char *s, uint64_t *out, struct core_err *err)
 		pow = (int)(p - units) + 1;
 		if (strcasecmp(u + 1, "") == 0 || strcasecmp(u + 1, "iB") == 0)
 			base = 1024;
-		else if (strcmp(u + 1, "B") == 0)
+		else if (strcasecmp(u + 1, "B") == 0)
 			base = 1000;
 		else
 			goto bad;
 		for (i = 0; i < pow; i++)
 			if (__builtin_mul_overflow(mult, base, &mult))
 				goto overflow;
+	} else if (fdigits > 0) {
+		goto bad;	/* "1.5" bytes */
 	}
-	if (__builtin_mul_overflow((uint64_t)v, mult, out))
+	if (!size_scale(ip, frac, fdigits, mult, out))
 		goto overflow;
 	return 0;
 overflow:
 	return core_err_set(err, CORE_EUSAGE, "size too large: '%s'", s);
 bad:
 	return core_err_set(err, CORE_EUSAGE,
-	    "invalid size '%s' (examples: 4096, 512K, 64M, 1G, 512KiB, "
-	    "100kB)", s ? s : "");
+	    "invalid size '%s' (examples: 4096, 512K, 64M, 1.5G, 512KiB, "
+	    "100kB%s)", s ? s : "", percent ? ", 50%" : "");
+}
+
+int
+fe_parse_size(const char *s, uint64_t *out, struct core_err *err)
+{
+	return parse_size(s, false, out, err);
+}
+
+int
+fe_parse_memory(const char *s, uint64_t *out, struct core_err *err)
+{
+	if (parse_size(s, true, out, err) != 0)
+		return CORE_EUSAGE;
+	if (*out < FE_MIN_MEMORY)
+		return core_err_set(err, CORE_EUSAGE,
+		    "--memory must be at least 256K (got '%s')", s);
+	return 0;
+}
+
+void
+fe_budget_text(const struct fe_common *c, uint64_t limit, char *buf,
+    size_t size)
+{
+	if (c->memory_text == NULL)
+		snprintf(buf, size, "%.1f MB (the default)",
+		    (double)limit / 1e6);
+	else if (strchr(c->memory_text, '%') != NULL)
+		snprintf(buf, size, "%s (%.1f MB)", c->memory_text,
+		    (double)limit / 1e6);
+	else
+		snprintf(buf, size, "%s", c->memory_text);
 }
 
 int
@@ -259,8 +354,9 @@ fe_usage_shared(FILE *fp)
 		opt_help(fp, "-z, --compress[=L]", "zstd-compress frame "
 		    "buffers (level L, default 1)");
 	if (o & FE_OPT_BUDGET) {
-		opt_help(fp, "-m, --memory SIZE", "memory budget, e.g. 64M "
-		    "(default: from the machine's memory)");
+		opt_help(fp, "-m, --memory SIZE", "memory budget: 64M, 1.5G, "
+		    "or 50% of the physical\nmemory (default: from the "
+		    "machine's memory)");
 		opt_help(fp, "-T, --tmpdir DIR", "spill to DIR, repeatable, "
 		    "used in turn (default $TMPDIR, /tmp)");
 		opt_help(fp, "    --max-spill SIZE", "fail (exit 4) when spill "
@@ -288,6 +384,79 @@ count_opts(const struct option *o)
 	while (o != NULL && o[n].name != NULL)
 		n++;
 	return n;
+}
+
+/*
+ * What getopt (silenced: it would name the program by its path) found
+ * wrong with argv[optind - 1] or optopt, in one line as every other usage
+ * error, with the closest long option when one is near.
+ */
+static int
+bad_option(char **argv, const char *shorts, const struct option *all,
+    size_t nall, struct core_err *err)
+{
+	const char *a = argv[optind - 1], *eq, *p, **names;
+	size_t len, i;
+	int best;
+
+	if (a != NULL && strncmp(a, "--", 2) == 0) {
+		eq = strchr(a, '=');
+		len = eq != NULL ? (size_t)(eq - a) : strlen(a);
+		if (optopt != 0 && eq != NULL)
+			return core_err_set(err, CORE_EUSAGE, "option '%.*s' "
+			    "takes no value", (int)len, a);
+		if (optopt != 0)
+			return core_err_set(err, CORE_EUSAGE, "option '%s' "
+			    "needs a value", a);
+		names = core_xcalloc(nall + 1, sizeof(*names));
+		for (i = 0; i < nall; i++)
+			names[i] = all[i].name;
+		/* getopt takes a unique prefix: two that fit are a choice. */
+		{
+			char list[256] = "";
+			size_t nfit = 0, m;
+
+			for (i = 0; i < nall; i++)
+				if (strncmp(names[i], a + 2, len - 2) == 0 &&
+				    (m = strlen(list)) + 1 < sizeof(list)) {
+					snprintf(list + m, sizeof(list) - m,
+					    "%s--%s", nfit ? ", " : "",
+					    names[i]);
+					nfit++;
+				}
+			if (nfit > 1) {
+				free(names);
+				return core_err_set(err, CORE_EUSAGE,
+				    "option '%.*s' is ambiguous: %s",
+				    (int)len, a, list);
+			}
+		}
+		{
+			char want[128];
+
+			snprintf(want, sizeof(want), "%.*s", (int)(len - 2),
+			    a + 2);
+			best = core_suggest_closest(want, names, nall);
+		}
+		if (best >= 0)
+			core_err_set(err, CORE_EUSAGE, "unknown option '%.*s' "
+			    "(did you mean '--%s'?)", (int)len, a,
+			    names[best]);
+		else
+			core_err_set(err, CORE_EUSAGE, "unknown option "
+			    "'%.*s'", (int)len, a);
+		free(names);
+		return CORE_EUSAGE;
+	}
+	p = optopt > 0 && optopt < 256 ? strchr(shorts, optopt) : NULL;
+	if (p != NULL && p[1] == ':')
+		return core_err_set(err, CORE_EUSAGE, "option -%c needs a "
+		    "value", optopt);
+	if (optopt > 32 && optopt < 127)
+		return core_err_set(err, CORE_EUSAGE, "unknown option -%c",
+		    optopt);
+	return core_err_set(err, CORE_EUSAGE, "unknown option '%s'",
+	    a != NULL ? a : "");
 }
 
 static int
@@ -329,11 +498,9 @@ shared_option(struct fe_common *c, int ch, const char *arg,
 		}
 		return 0;
 	case 'm':
-		if (fe_parse_size(arg, &c->memory, err) != 0)
+		if (fe_parse_memory(arg, &c->memory, err) != 0)
 			return CORE_EUSAGE;
-		if (c->memory < FE_MIN_MEMORY)
-			return core_err_set(err, CORE_EUSAGE,
-			    "--memory must be at least 256K");
+		c->memory_text = arg;
 		return 0;
 	case 'T':
 		if (*arg == '\0')
@@ -409,6 +576,7 @@ fe_parse(int argc, char **argv, const char *shortopts,
 	    o & FE_OPT_OUTPUT ? "o:" : "", o & FE_OPT_THREADS ? "j:" : "",
 	    o & FE_OPT_COMPRESS ? "z::" : "", o & FE_OPT_BUDGET ? "m:T:" : "");
 
+	opterr = 0;
 	while (rc == 0 && (ch = getopt_long(argc, argv, shorts, all,
 	    NULL)) != -1) {
 		if (ch == 'h' || ch == FE_O_VERSION) {
@@ -420,10 +588,7 @@ fe_parse(int argc, char **argv, const char *shortopts,
 			exit_version();
 		}
 		if (ch == '?' || ch == ':') {
-			/* getopt named the option already. */
-			err->code = CORE_EUSAGE;
-			err->msg[0] = '\0';
-			rc = CORE_EUSAGE;
+			rc = bad_option(argv, shorts, all, n, err);
 			break;
 		}
 		rc = shared_option(c, ch, optarg, err);

@@ -57,6 +57,7 @@ struct fe_common {
 	unsigned threads;		/* -j: 0 = the tool's default */
 	int zstd_level;			/* -z: 0 = frames stored raw */
 	uint64_t memory;		/* -m: 0 = core_mem_default_limit */
+	const char *memory_text;	/* -m as given: borrowed argv */
 	const char **tmpdirs;		/* -T: owned array of borrowed argv */
 	size_t ntmpdirs;
 	uint64_t max_spill;		/* --max-spill: 0 = no cap */
@@ -93,8 +94,8 @@ typedef int (*fe_option_fn)(void *arg, int c, const char *optarg,
  * options (NULL-terminated; values of 'val' below 1000) go to fn, the
  * shared ones the tool takes fill *c.  -h/--help and --version print and
  * exit here.  On return optind is the first operand.  0, or CORE_EUSAGE
- * with err set (an unknown option was reported by getopt already: err's
- * message is empty then).  Free c with fe_common_release.
+ * with err set (an unknown option, or one without its value, too: one
+ * line, as a bad value has).  Free c with fe_common_release.
  */
 int fe_parse(int argc, char **argv, const char *shortopts,
     const struct option *longopts, fe_option_fn fn, void *arg,
@@ -113,9 +114,17 @@ int fe_usage_fail(const struct core_err *err);
  * message naming opt on failure. */
 int fe_parse_count(const char *opt, const char *s, uint64_t *out,
     struct core_err *err);
-/* "64M", "1G", "512KiB", "100kB", "4096": K/M/G/T/P/E and KiB/MiB/...
- * are powers of 1024, kB/MB/... powers of 1000, a bare number is bytes. */
+/* "64M", "1.5G", "512KiB", "100kB", "64mb", "4096": K/M/G/T/P/E and
+ * KiB/MiB/... (any case) are powers of 1024, kB/MB/... (any case) powers
+ * of 1000, a bare integer is bytes; a fraction is cut to whole bytes. */
 int fe_parse_size(const char *s, uint64_t *out, struct core_err *err);
+/* --memory: a size as above, or "50%" of the physical memory (as sort(1)
+ * -S reads it); at least FE_MIN_MEMORY. */
+int fe_parse_memory(const char *s, uint64_t *out, struct core_err *err);
+/* --stats: the budget as the user gave it ("64M", "50% (8.2 GB)"), or
+ * limit in MB with "(the default)". */
+void fe_budget_text(const struct fe_common *c, uint64_t limit, char *buf,
+    size_t size);
 /* --batch-rows N: 1 to 1048576 rows per frame. */
 int fe_parse_batch_rows(const char *s, uint32_t *out, struct core_err *err);
 /* One byte, "tab" or "\t", and with allow_none "none" (-> 0); -1 with a
