@@ -37,9 +37,9 @@
  * table when from its first row of some width >= 2 on every row has that
  * width (two rows at least when rows stand above it, at most 50 rows
  * above).  A reading with a table beats one without; then no syntax error,
- * the longer table, the wider.  Two clean tables as long from different
- * delimiters: more typed columns win, a tie fails (CORE_EDATA naming
- * both).  Without any table: more than one column, no syntax error, the
+ * the longer table, the wider.  Two clean tables as long (of two rows or
+ * more) from different delimiters: more typed columns win, a tie fails
+ * (CORE_EDATA naming both).  Without any table: more than one column, no syntax error, the
  * largest share of rows with the most common field count, the most
  * columns.  Ties go to the earlier candidate, so plain data reads as
  * comma-separated with " quoting.  Rows above the table (a preamble) fail

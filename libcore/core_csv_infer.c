@@ -275,7 +275,9 @@ csv_sniff(const char *buf, size_t len, bool at_eof, struct csv_sniffed *sn)
 	sn->pre_lines = sc[ib].table ? sc[ib].tline : 0;
 	sn->lead = sc[ib].lead;
 	sn->alt_delim = -1;
-	if (!sc[ib].table || !sc[ib].clean)
+	/* One row is too little to weigh readings by: the widest stands,
+	 * as for any input without a table. */
+	if (!sc[ib].table || !sc[ib].clean || sc[ib].trows < 2)
 		return;
 	/* Another delimiter whose table is as clean and as long: the types
 	 * decide (numbers split by the wrong delimiter are text), else
