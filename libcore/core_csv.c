@@ -39,6 +39,7 @@
  * makes that read return, so stopping never waits for input and nothing
  * keeps reading the caller's descriptor once the reader is gone.
  */
+#include <ctype.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,7 @@ struct core_csv_reader {
 	struct core_schema *schema;	/* owned */
 	struct csv_conf conf;
 	bool header;
+	bool empty;			/* the first input has no rows */
 	char **hnames;			/* owned; first input's header */
 
 	struct csv_pool *pool;		/* owned */
@@ -146,6 +148,7 @@ struct core_csv_reader {
 	bool eof;
 
 	struct core_csv_stats st;
+	char notes[512];		/* core_csv_reader_notes */
 };
 
 void
@@ -406,6 +409,153 @@ column_name(struct core_schema *s, uint32_t upto, const char *want)
 	}
 }
 
+/* Where the data of the member starts: after a BOM and skip_lines lines
+ * (reading more of a stream as needed); lines skipped in *nskipped. */
+static int
+data_start(struct core_csv_reader *r, size_t *start, uint64_t *nskipped,
+    struct core_err *err)
+{
+	const char *buf;
+	size_t end, p = 0;
+	uint64_t n = 0;
+	bool eof;
+	int rc, k;
+
+	if (!r->mapped)
+		while (!r->seof && r->slen - r->pos < 3)
+			if ((rc = stream_fill(r, err)) != 0)
+				return rc;
+	buf = view(r, &end, &eof);
+	p = r->pos;
+	if (end - p >= 3 && memcmp(buf + p, "\xef\xbb\xbf", 3) == 0)
+		p += 3;
+	while (n < r->opt.skip_lines) {
+		buf = view(r, &end, &eof);
+		if (p == end && eof)
+			break;
+		k = p == end ? 2 : csv_skip_line(buf, &p, end, eof);
+		if (k == 1) {
+			n++;
+			continue;
+		}
+		/* The line goes on past the buffer: read more (the stream
+		 * buffer keeps everything from r->pos). */
+		{
+			size_t off = p - r->pos;
+
+			if ((rc = stream_fill(r, err)) != 0)
+				return rc;
+			p = r->pos + off;
+		}
+	}
+	*start = p;
+	*nskipped = n;
+	return 0;
+}
+
+/* The schema an empty input stands for: --schema's columns, in order. */
+static int
+empty_schema(struct core_csv_reader *r, struct core_err *err)
+{
+	const char *spec = r->opt.schema, *p, *q;
+	uint32_t n = 0, j;
+	int rc;
+
+	if (spec == NULL) {
+		r->schema = core_schema_new(0);
+		r->conf.pinned = core_xcalloc(1, sizeof(bool));
+		return 0;
+	}
+	/* Name every column after its pin, then apply the pins (which
+	 * check the spec): the names come out as the spec spells them. */
+	for (p = spec; *p != '\0'; p++)
+		n += *p == ':';
+	r->schema = core_schema_new(n);
+	r->conf.pinned = core_xcalloc(n ? n : 1, sizeof(bool));
+	for (j = 0, p = spec; j < n; j++) {
+		char def[32];
+
+		while (*p == ',' || *p == ' ' || *p == '\t')
+			p++;
+		q = strchr(p, ':');
+		while (q > p && (q[-1] == ' ' || q[-1] == '\t'))
+			q--;
+		{
+			char *name = core_xstrndup(p, (size_t)(q - p));
+			struct core_coltype st = { CORE_TYPE_STRING, 0, 0 };
+
+			snprintf(def, sizeof(def), "c%u", j + 1);
+			core_schema_set(r->schema, j, *name ? name : def,
+			    st);
+			free(name);
+		}
+		/* To the comma that ends the item (outside parentheses). */
+		for (int depth = 0; *p != '\0' && (*p != ',' ||
+		    depth > 0); p++) {
+			if (*p == '(')
+				depth++;
+			else if (*p == ')' && depth > 0)
+				depth--;
+		}
+	}
+	rc = csv_apply_pins(r->schema, r->conf.pinned, spec, err);
+	if (rc == 0)
+		for (j = 0; j < n; j++)
+			if (!r->conf.pinned[j])
+				rc = core_err_set(err, CORE_EUSAGE,
+				    "schema: '%s' cannot be read as "
+				    "name:type,...", spec);
+	return rc;
+}
+
+/* The first row of buf[pos..end) that is not blank or a comment, when
+ * its quoting is broken: the message for it, as parsing would give. */
+static int
+first_row_syntax(struct core_csv_reader *r, struct csv_tok *t,
+    const char *buf, size_t pos, size_t end, bool eof, uint64_t line,
+    struct core_err *err)
+{
+	char ex[256];
+	size_t raw, row;
+
+	for (;;) {
+		if (csv_skip_eol(buf, &pos, end, eof) == 1) {
+			line++;
+			continue;
+		}
+		if (pos < end && r->opt.comment > 0 &&
+		    buf[pos] == (char)r->opt.comment &&
+		    csv_skip_line(buf, &pos, end, eof) == 1) {
+			line++;
+			continue;
+		}
+		break;
+	}
+	row = pos;
+	if (pos >= end || csv_tok_row(t, buf, &pos, end, eof) != CSV_ROW_OK ||
+	    t->syn == CSV_SYN_OK)
+		return 0;
+	raw = t->f[t->syn_field].raw;
+	csv_excerpt(ex, sizeof(ex), buf + row + raw, t->row_end - row - raw);
+	return core_err_set(err, CORE_EDATA, "%s:%llu:%zu: %s (%s)", r->name,
+	    (unsigned long long)(line + csv_count_breaks(buf + row, raw)),
+	    t->syn_field + 1, t->syn == CSV_SYN_UNTERMINATED ?
+	    "unterminated quote" : "unexpected text after closing quote",
+	    ex);
+}
+
+static const char *
+delim_name(int d, char *buf)
+{
+	if (d == '\t')
+		return "tab";
+	buf[0] = '\'';
+	buf[1] = (char)d;
+	buf[2] = '\'';
+	buf[3] = '\0';
+	return buf;
+}
+
 static int
 build_schema(struct core_csv_reader *r, struct core_err *err)
 {
@@ -414,35 +564,72 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 	struct csv_tok t;
 	size_t end, bom = 0, want, got, i, per, at, from, target;
 	unsigned long long hline = 1;
+	struct csv_sniffed sn;
+	uint64_t nskip = 0;
 	const char *buf;
 	bool eof;
-	int delim, quote, rc = 0;
+	int delim, quote, why, rc = 0;
 	uint32_t j;
 
 	memset(&s, 0, sizeof(s));
+	csv_tok_init(&t, ',', '"');	/* released at out in every case */
 	/* A stream: read enough for the sample (or all of it). */
 	if (!r->mapped) {
 		while (!r->seof && r->slen < (1u << 20))
 			if ((rc = stream_fill(r, err)) != 0)
-				return rc;
+				goto out;
 	}
+	if ((rc = data_start(r, &bom, &nskip, err)) != 0)
+		goto out;
+	hline = nskip + 1;
 	buf = view(r, &end, &eof);
-	if (end >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
-		bom = 3;
-	delim = o->delimiter;
-	quote = o->quote < 0 ? -2 : o->quote == 0 ? -1 : o->quote;
-	if (delim < 0 || quote == -2)
-		csv_sniff(buf + bom, end - bom, eof, &delim, &quote);
+	memset(&sn, 0, sizeof(sn));
+	sn.delim = o->delimiter;
+	sn.quote = o->quote < 0 ? -2 : o->quote == 0 ? -1 : o->quote;
+	sn.comment = o->comment;
+	csv_sniff(buf + bom, end - bom, eof, &sn);
+	delim = sn.delim;
+	quote = sn.quote;
 	r->conf.delim = delim;
 	r->conf.quote = quote;
+	if (sn.table && sn.pre_rows > 0) {
+		char hint[64] = "";
+		unsigned long long tl = nskip + sn.pre_lines;
+
+		if (sn.lead > 0 && sn.lead < 127 && ispunct(sn.lead) &&
+		    sn.lead != quote && o->comment == 0)
+			snprintf(hint, sizeof(hint), ", or skip lines that "
+			    "start with '%c' with --comment '%c'", sn.lead,
+			    sn.lead);
+		rc = core_err_set(err, CORE_EDATA, "%s:%llu: the table seems "
+		    "to start here (%zu fields on every row from this line "
+		    "on), after %llu line%s with other field counts: if "
+		    "they are a title or notes, read the table with "
+		    "--skip %llu%s", r->name, tl + 1, sn.ncols,
+		    (unsigned long long)sn.pre_lines,
+		    sn.pre_lines == 1 ? "" : "s", tl, hint);
+		goto out;
+	}
+	if (sn.alt_delim >= 0 && o->delimiter < 0) {
+		char a[8], b[8];
+
+		rc = core_err_set(err, CORE_EDATA, "%s: two readings fit: "
+		    "delimiter %s gives %zu columns and delimiter %s gives "
+		    "%u, on every row alike; say which with -d", r->name,
+		    delim_name(delim, a), sn.ncols, delim_name(sn.alt_delim,
+		    b), sn.alt_ncols);
+		goto out;
+	}
 
 	want = o->sample_rows + 1;	/* + a header */
 	if (r->mapped && end > CSV_CHUNK_BYTES)
 		want = want / 2 + 1;
+	csv_tok_release(&t);
 	csv_tok_init(&t, delim, quote);
 	for (;;) {
 		buf = view(r, &end, &eof);
-		got = csv_sample_rows(&s, &t, buf, bom, end, eof, want, false);
+		got = csv_sample_rows(&s, &t, buf, bom, end, eof, want, false,
+		    o->comment);
 		if (got >= want || eof || r->slen >= CSV_SAMPLE_MAX_BYTES)
 			break;
 		/* Not enough rows in the buffer yet: read as much again and
@@ -454,8 +641,18 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 				goto out;
 	}
 	if (s.nrows == 0) {
-		rc = core_err_set(err, CORE_EDATA, "%s: no rows (empty input)",
-		    r->name);
+		/* Broken quoting in the only rows there are is reported
+		 * where it is; an input with no row at all is an empty
+		 * stream, of --schema's columns or of none. */
+		if ((rc = first_row_syntax(r, &t, buf, bom, end, eof, hline,
+		    err)) != 0)
+			goto out;
+		r->header = false;
+		r->empty = true;
+		snprintf(r->notes, sizeof(r->notes), "no rows: an empty "
+		    "stream of %s\n", o->schema != NULL ? "--schema's columns" :
+		    "no columns");
+		rc = empty_schema(r, err);
 		goto out;
 	}
 	/* More rows from points further into a big mapped file, so a column
@@ -472,15 +669,36 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 				continue;
 			(void)csv_sample_rows(&s, &t, buf, at,
 			    at + CSV_CHUNK_BYTES < end ? at + CSV_CHUNK_BYTES :
-			    end, at + CSV_CHUNK_BYTES >= end, per, true);
+			    end, at + CSV_CHUNK_BYTES >= end, per, true,
+			    o->comment);
 		}
 	}
 	csv_sample_drop_copies(&s);
-	r->header = o->header >= 0 ? o->header != 0 :
-	    csv_detect_header(&s, o->nulls, o->nnulls);
 	/* The header's line, for messages: after any blank lines. */
-	for (at = bom; csv_skip_eol(buf, &at, end, eof) == 1; hline++)
-		;
+	for (at = bom;; hline++) {
+		if (csv_skip_eol(buf, &at, end, eof) == 1)
+			continue;
+		if (at < end && o->comment > 0 && buf[at] == (char)o->comment &&
+		    csv_skip_line(buf, &at, end, eof) == 1)
+			continue;
+		break;
+	}
+	if (o->header >= 0) {
+		r->header = o->header != 0;
+		why = CSV_HDR_GIVEN;
+	} else {
+		why = csv_detect_header(&s, o->nulls, o->nnulls, &r->header);
+	}
+	if (why == CSV_HDR_AMBIGUOUS) {
+		rc = core_err_set(err, CORE_EDATA, "%s:%llu: cannot tell "
+		    "whether this row is a header: its years may be column "
+		    "names or values of integer columns; say --header or "
+		    "--no-header", r->name, hline);
+		goto out;
+	}
+	snprintf(r->notes, sizeof(r->notes), "%s%s: %s\n",
+	    nskip > 0 ? "skipped lines before the header (--skip)\n" : "",
+	    r->header ? "header" : "no header", csv_header_why_text(why));
 
 	r->schema = core_schema_new(s.ncols);
 	r->conf.pinned = core_xcalloc(s.ncols ? s.ncols : 1, sizeof(bool));
@@ -545,19 +763,17 @@ static int
 member_begin(struct core_csv_reader *r, bool first, struct core_err *err)
 {
 	struct csv_tok *t = &r->ps.tok;
-	uint64_t lines = 0;
+	uint64_t lines = 0, nskip;
 	const char *buf;
 	size_t end, p, j;
 	bool eof;
 	int rc, k;
 
-	if (!r->mapped)
-		while (!r->seof && r->slen < 3)
-			if ((rc = stream_fill(r, err)) != 0)
-				return rc;
-	buf = view(r, &end, &eof);
-	if (end >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
-		r->pos = 3;
+	if ((rc = data_start(r, &p, &nskip, err)) != 0)
+		return rc;
+	r->pos = p;
+	lines = nskip;
+	r->st.skipped += nskip;
 	for (;;) {
 		buf = view(r, &end, &eof);
 		p = r->pos;
@@ -574,11 +790,26 @@ member_begin(struct core_csv_reader *r, bool first, struct core_err *err)
 			lines++;
 			continue;
 		}
+		if (k == 0 && r->opt.comment > 0 &&
+		    buf[p] == (char)r->opt.comment)
+			k = csv_skip_line(buf, &p, end, eof) == 1 ? 3 : 2;
+		if (k == 3) {
+			r->pos = p;
+			lines++;
+			r->st.comments++;
+			continue;
+		}
 		if (k == 2) {
 			if ((rc = stream_fill(r, err)) != 0)
 				return rc;
 			continue;
 		}
+		if (r->conf.ncols == 0)
+			return core_err_set(err, CORE_EDATA, "%s:%llu: a row "
+			    "after an empty first input, which gave a stream "
+			    "of no columns: put an input with rows first, or "
+			    "give the columns with --schema", r->name,
+			    (unsigned long long)lines + 1);
 		if (!r->header)
 			break;
 		if (csv_tok_row(t, buf, &p, end, eof) == CSV_ROW_MORE) {
@@ -636,7 +867,9 @@ member_begin(struct core_csv_reader *r, bool first, struct core_err *err)
 	r->ps.line = lines;
 	r->ps.nrejected = 0;
 	r->cur = NULL;
-	if (r->mapped)
+	if (r->conf.ncols == 0)
+		r->member_done = true;	/* nothing but blank lines */
+	else if (r->mapped)
 		jobs_setup(r);
 	return 0;
 }
@@ -873,6 +1106,7 @@ map_produce(struct core_csv_reader *r)
 	r->rec_next = 0;
 	r->line_next += job->res.nlines;
 	r->st.lines += job->res.nlines;
+	r->st.comments += job->res.ncomments;
 	pthread_mutex_lock(&r->mu);
 	r->ijob = k + 1;
 	pthread_cond_broadcast(&r->work_cv);
@@ -906,6 +1140,7 @@ stream_produce(struct core_csv_reader *r, struct core_err *err)
 			return rc;
 	}
 	r->st.lines += res->nlines;
+	r->st.comments += res->ncomments;
 	return 0;
 }
 
@@ -999,6 +1234,11 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 	    (opt->quote > 0 && opt->quote == opt->delimiter))
 		return core_err_set(err, CORE_EUSAGE,
 		    "the quote cannot be a line break or the delimiter");
+	if (opt->comment < 0 || opt->comment == '\n' || opt->comment == '\r' ||
+	    opt->comment > 255 || (opt->comment > 0 &&
+	    (opt->comment == opt->delimiter || opt->comment == opt->quote)))
+		return core_err_set(err, CORE_EUSAGE, "the comment character "
+		    "cannot be a line break, the delimiter or the quote");
 	r = core_xcalloc(1, sizeof(*r));
 	r->opt = *opt;
 	if (r->opt.batch_rows == 0)
@@ -1035,6 +1275,7 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 	r->conf.rejecting = r->opt.rejects != NULL;
 	r->conf.max_errors = r->opt.max_errors;
 	r->conf.skip_blank = r->conf.ncols > 1;
+	r->conf.comment = r->opt.comment;
 	r->pool = csv_pool_new(r->schema);
 	csv_parser_init(&r->ps, &r->conf, r->pool);
 	csv_result_init(&r->res);
@@ -1133,6 +1374,12 @@ core_csv_reader_stats(const struct core_csv_reader *r,
     struct core_csv_stats *st)
 {
 	*st = r->st;
+}
+
+const char *
+core_csv_reader_notes(const struct core_csv_reader *r)
+{
+	return r->notes;
 }
 
 void

@@ -23,29 +23,52 @@
  * row is a row whose one field is empty (so NULL).  Blank lines before the
  * first row are always skipped.  Skipped lines still count in line numbers.
  *
- * Sniffing (delimiter -1 and/or quote -1): the first rows (at most 200,
- * 256 KiB) are tokenized with each candidate delimiter (, ; TAB |).  For
- * each delimiter the quote is " when any field opens with ", even with
- * broken quoting (reported as an error, never worked around by reading
- * the file unquoted); else ' when fields open with ' and close cleanly;
- * else " (then nothing is quoted).  Then the delimiter whose parse has
- * more than one column, no syntax error, the largest share of rows with
- * the most common field count, the most columns.  Ties go to the earlier
- * candidate, so plain data reads as comma-separated with " quoting.
+ * Skipped lines and comments: opt->skip_lines physical lines at the start
+ * of every member (after a BOM) are skipped unread; with opt->comment, a
+ * line whose first byte is it is no row wherever it is (a row's quoted
+ * field may still hold such a line).  Both count in line numbers.
+ *
+ * Sniffing: the first rows (at most 200, 256 KiB; blank and comment lines
+ * left out) are tokenized with each candidate delimiter (, ; TAB |, or the
+ * given one).  For each delimiter the quote is " when any field opens
+ * with ", even with broken quoting (reported as an error, never worked
+ * around by reading the file unquoted); else ' when fields open with '
+ * and close cleanly; else " (then nothing is quoted).  A reading has a
+ * table when from its first row of some width >= 2 on every row has that
+ * width (two rows at least when rows stand above it, at most 50 rows
+ * above).  A reading with a table beats one without; then no syntax error,
+ * the longer table, the wider.  Two clean tables as long (of two rows or
+ * more) from different delimiters: more typed columns win, a tie fails
+ * (CORE_EDATA naming both).  Without any table: more than one column, no syntax error, the
+ * largest share of rows with the most common field count, the most
+ * columns.  Ties go to the earlier candidate, so plain data reads as
+ * comma-separated with " quoting.  Rows above the table (a preamble) fail
+ * with CORE_EDATA naming the line where the table starts and the
+ * skip_lines that reads it: such rows are as likely a damaged header as
+ * a title, and skipping them unasked would drop data silently.
  *
  * Header detection (header -1): the first row is a header when none of its
  * fields reads as bool/number/date/timestamp, one is not empty, none holds
  * NUL or invalid UTF-8.  When every column is text, the first row is
  * also data if one of its values comes again further down its column in
  * the sample.  So a file of text columns only is taken to have a header
- * unless its first row looks like its data.  Sample rows that copy the
+ * unless its first row looks like its data.  A first row with numbers is
+ * a header too when they are plain integers (no sign or leading zero),
+ * distinct, all years (4 digits, 1000-2999) or a run with one step, and
+ * no value below them is a plain integer; years over integers beside text
+ * fail (CORE_EDATA: say header or not).  Sample rows that copy the
  * whole first row (files concatenated with their headers) are left out
  * of detection and inference, so such a copy inside the data is reported
  * when it does not fit the types.  Header names: empty
  * ones become cN (N the 1-based column), repeated ones get "_1", "_2" ...;
  * without a header the names are c1, c2 ...  The column count comes from
- * the first row; lines before it are not skipped (a preamble line makes
- * the next row an error with its field count).
+ * the table's first row.
+ *
+ * Empty input: a first input with no row (no bytes, only blank or comment
+ * lines) is an empty stream: of opt->schema's columns in its order when
+ * given, else of no columns (then a later input with a row fails).  A
+ * header-only input gives its columns as strings.  A first record with
+ * broken quoting fails with its own message, as anywhere else.
  *
  * Types (per column, over the sample, NULLs ignored): the first of bool
  * (true/false in any case), int64, decimal(18,s) (plain digits with a '.',
@@ -119,6 +142,10 @@ struct core_csv_options {
 	uint64_t max_errors;	/* with rejects: CORE_ELIMIT once more than
 				   this many rows were rejected (default
 				   UINT64_MAX) */
+	uint64_t skip_lines;	/* physical lines to skip at the start of
+				   every member, before the header */
+	int comment;		/* a line starting with this byte is no
+				   row, wherever it is; 0: none */
 	const char *pin_hint;	/* borrowed: appended to the message for
 				   a value that does not fit an inferred
 				   type, the tool's way to pin one (e.g.
@@ -135,8 +162,8 @@ struct core_csv_reader;
 /* Opens the inputs and reads the sample; on success the schema is known.
  * paths/npaths and opt's pointers are borrowed for the reader's life;
  * npaths == 0 reads stdin.  Fails with CORE_EUSAGE (bad option, --schema
- * naming no column), CORE_EIO, or CORE_EDATA (empty first input: no rows
- * to take columns from; a bad header). */
+ * naming no column), CORE_EIO, or CORE_EDATA (a preamble above the table,
+ * two plausible dialects, a header that cannot be told, a bad header). */
 int core_csv_reader_new(const char *const *paths, size_t npaths,
     const struct core_csv_options *opt, struct core_csv_reader **out,
     struct core_err *err);
@@ -159,9 +186,15 @@ struct core_csv_stats {
 	uint64_t bytes;		/* bytes read (mapped or decompressed) */
 	uint64_t rejected;	/* rows sent to rejects */
 	uint64_t lines;		/* physical lines consumed */
+	uint64_t comments;	/* comment lines among them */
+	uint64_t skipped;	/* lines skipped by skip_lines */
 };
 void core_csv_reader_stats(const struct core_csv_reader *r,
     struct core_csv_stats *st);
+
+/* What sniffing decided and why (the header's reason, ...), lines of
+ * text each ending in LF; borrowed, valid for the reader's life. */
+const char *core_csv_reader_notes(const struct core_csv_reader *r);
 
 /* Dialect in use (given or sniffed); *quote is 0 for none. */
 void core_csv_reader_dialect(const struct core_csv_reader *r, int *delimiter,

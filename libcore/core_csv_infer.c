@@ -55,33 +55,61 @@ csv_sample_release(struct csv_sample *s)
 
 /* ---- sniffing ---- */
 
+/* What one candidate dialect makes of the first rows. */
 struct sniff_score {
+	int delim, quote;
 	bool clean;		/* no syntax error */
 	bool multi;		/* more than one column */
 	size_t match, nrows;	/* rows with the modal count, rows seen */
 	size_t ncols;		/* modal field count */
 	size_t quoted;		/* fields opened with the quote, including
 				   ones left open or closed badly */
+	/* The table: the widest field count c > 1 that every row from
+	 * the first one with c fields on has, over the most rows. */
+	bool table;
+	size_t tcols, tstart, trows;	/* width, first row, rows in it */
+	uint64_t tline;		/* lines before its first row */
+	int lead;		/* the byte every row before it starts with,
+				   -1 when they differ */
+	uint32_t typed;		/* typed columns of the table; only
+				   computed to break ties */
 };
+
+/* Rows a preamble may have: beyond this, lines before a block of
+ * consistent rows are data that does not fit, not a title. */
+#define SNIFF_PRE_ROWS 50
 
 static void
 sniff_one(const char *buf, size_t len, bool at_eof, int delim, int quote,
-    struct sniff_score *sc)
+    int comment, struct sniff_score *sc)
 {
 	size_t counts[SNIFF_ROWS], pos = 0, row, i, j, n, best, bestn;
+	uint64_t lines[SNIFF_ROWS], line = 0;
+	unsigned char first[SNIFF_ROWS];
 	struct csv_tok t;
 	int r;
 
 	memset(sc, 0, sizeof(*sc));
+	sc->delim = delim;
+	sc->quote = quote;
 	sc->clean = true;
+	sc->lead = -1;
 	csv_tok_init(&t, delim, quote);
 	n = 0;
 	while (pos < len && n < SNIFF_ROWS) {
 		r = csv_skip_eol(buf, &pos, len, at_eof);
-		if (r == 1)
+		if (r == 1) {
+			line++;
 			continue;
+		}
 		if (r != 0)
 			break;
+		if (comment > 0 && buf[pos] == (char)comment) {
+			if (csv_skip_line(buf, &pos, len, at_eof) != 1)
+				break;
+			line++;
+			continue;
+		}
 		row = pos;
 		if (csv_tok_row(&t, buf, &pos, len, at_eof) != CSV_ROW_OK) {
 			pos = row;
@@ -93,6 +121,9 @@ sniff_one(const char *buf, size_t len, bool at_eof, int delim, int quote,
 		}
 		for (i = 0; i < t.nf; i++)
 			sc->quoted += (t.f[i].flags & CSV_F_QUOTED) != 0;
+		first[n] = (unsigned char)buf[row];
+		lines[n] = line;
+		line += 1 + t.nbreaks;
 		counts[n++] = t.nf;
 	}
 	csv_tok_release(&t);
@@ -112,11 +143,55 @@ sniff_one(const char *buf, size_t len, bool at_eof, int delim, int quote,
 	sc->match = bestn;
 	sc->ncols = best;
 	sc->multi = best > 1;
+	/* The table: for each width, the rows from its first row on must
+	 * all have it.  A row with another count after that is a ragged
+	 * row, reported when parsed, and leaves no table here. */
+	for (i = 0; i < n && i <= SNIFF_PRE_ROWS; i++) {
+		if (counts[i] < 2 || (i > 0 && counts[i] == counts[i - 1]))
+			continue;
+		for (j = 0; j < i; j++)
+			if (counts[j] == counts[i])
+				break;
+		if (j < i)
+			continue;
+		for (j = i + 1; j < n && counts[j] == counts[i]; j++)
+			;
+		if (j < n)
+			continue;
+		/* A table after a preamble needs two rows to be seen. */
+		if (i > 0 && n - i < 2)
+			continue;
+		if (!sc->table || n - i > sc->trows) {
+			sc->table = true;
+			sc->tcols = counts[i];
+			sc->tstart = i;
+			sc->trows = n - i;
+			sc->tline = lines[i];
+		}
+	}
+	if (sc->table && sc->tstart > 0) {
+		sc->lead = first[0];
+		for (i = 1; i < sc->tstart; i++)
+			if (first[i] != first[0])
+				sc->lead = -1;
+	}
 }
 
 static bool
 sniff_better(const struct sniff_score *a, const struct sniff_score *b)
 {
+	/* A reading with a table of several columns beats any without:
+	 * lines that do not fit above a consistent body are a preamble or
+	 * comments, not a reason to read the body as one column. */
+	if (a->table != b->table)
+		return a->table;
+	if (a->table) {
+		if (a->clean != b->clean)
+			return a->clean;
+		if (a->trows != b->trows)
+			return a->trows > b->trows;
+		return a->tcols > b->tcols;
+	}
 	/* A broken quote somewhere must not turn a comma file into a
 	 * one-column file: columns first, then cleanliness. */
 	if (a->multi != b->multi)
@@ -129,21 +204,42 @@ sniff_better(const struct sniff_score *a, const struct sniff_score *b)
 	return a->ncols > b->ncols;
 }
 
+/* Typed columns of the table a reading gives, its first row left out
+ * (it may be the header). */
+static uint32_t
+sniff_typed(const char *buf, size_t len, bool at_eof, int comment,
+    const struct sniff_score *sc)
+{
+	struct csv_sample s;
+	struct csv_tok t;
+	uint32_t j, n = 0;
+
+	memset(&s, 0, sizeof(s));
+	csv_tok_init(&t, sc->delim, sc->quote);
+	(void)csv_sample_rows(&s, &t, buf, 0, len, at_eof, SNIFF_ROWS,
+	    false, comment);
+	for (j = 0; j < s.ncols; j++)
+		n += csv_infer_column(&s, j, s.nrows > 1 ? 1 : 0, NULL,
+		    0).id != CORE_TYPE_STRING;
+	csv_tok_release(&t);
+	csv_sample_release(&s);
+	return n;
+}
+
 void
-csv_sniff(const char *buf, size_t len, bool at_eof, int *delim, int *quote)
+csv_sniff(const char *buf, size_t len, bool at_eof, struct csv_sniffed *sn)
 {
 	static const int cand[] = { ',', ';', '\t', '|' };
-	int delims[5], bd = ',', bq = '"', dq;
-	struct sniff_score best, dbest, sa;
-	size_t i, nd = 0;
-	bool have = false;
+	struct sniff_score sc[5], dbest, sa;
+	size_t i, nd = 0, ib = 0;
+	int delims[5], quote = sn->quote;
 
 	if (len > SNIFF_BYTES) {
 		len = SNIFF_BYTES;
 		at_eof = false;
 	}
-	if (*delim >= 0)
-		delims[nd++] = *delim;
+	if (sn->delim >= 0)
+		delims[nd++] = sn->delim;
 	else
 		for (i = 0; i < sizeof(cand) / sizeof(cand[0]); i++)
 			delims[nd++] = cand[i];
@@ -154,32 +250,64 @@ csv_sniff(const char *buf, size_t len, bool at_eof, int *delim, int *quote)
 		 * another way; ' only when fields open with it, cleanly,
 		 * and none open with ".  Without either, nothing is quoted
 		 * and " (the RFC 4180 quote) is as good as none. */
-		if (*quote == -2 || *quote == '"') {
-			sniff_one(buf, len, at_eof, delims[i], '"', &dbest);
-			dq = '"';
-			if (*quote == -2 && dbest.quoted == 0) {
+		if (quote == -2 || quote == '"') {
+			sniff_one(buf, len, at_eof, delims[i], '"',
+			    sn->comment, &dbest);
+			if (quote == -2 && dbest.quoted == 0) {
 				sniff_one(buf, len, at_eof, delims[i], '\'',
-				    &sa);
-				if (sa.quoted > 0 && sa.clean) {
+				    sn->comment, &sa);
+				if (sa.quoted > 0 && sa.clean)
 					dbest = sa;
-					dq = '\'';
-				}
 			}
 		} else {
-			sniff_one(buf, len, at_eof, delims[i], *quote, &dbest);
-			dq = *quote;
+			sniff_one(buf, len, at_eof, delims[i], quote,
+			    sn->comment, &dbest);
 		}
-		if (!have || sniff_better(&dbest, &best)) {
-			best = dbest;
-			bd = delims[i];
-			bq = dq;
-			have = true;
+		sc[i] = dbest;
+		if (i == 0 || sniff_better(&sc[i], &sc[ib]))
+			ib = i;
+	}
+	sn->delim = sc[ib].delim;
+	sn->quote = sc[ib].quote;
+	sn->table = sc[ib].table;
+	sn->ncols = sc[ib].table ? sc[ib].tcols : sc[ib].ncols;
+	sn->pre_rows = sc[ib].table ? sc[ib].tstart : 0;
+	sn->pre_lines = sc[ib].table ? sc[ib].tline : 0;
+	sn->lead = sc[ib].lead;
+	sn->alt_delim = -1;
+	/* One row is too little to weigh readings by: the widest stands,
+	 * as for any input without a table. */
+	if (!sc[ib].table || !sc[ib].clean || sc[ib].trows < 2)
+		return;
+	/* Another delimiter whose table is as clean and as long: the types
+	 * decide (numbers split by the wrong delimiter are text), else
+	 * both readings stay plausible and the caller says so. */
+	for (i = 0; i < nd; i++) {
+		if (i == ib || !sc[i].table || !sc[i].clean ||
+		    sc[i].trows != sc[ib].trows)
+			continue;
+		if (sn->alt_delim < 0)
+			sc[ib].typed = sniff_typed(buf, len, at_eof,
+			    sn->comment, &sc[ib]);
+		sc[i].typed = sniff_typed(buf, len, at_eof, sn->comment,
+		    &sc[i]);
+		if (sc[i].typed > sc[ib].typed) {
+			ib = i;
+			sn->delim = sc[ib].delim;
+			sn->quote = sc[ib].quote;
+			sn->ncols = sc[ib].tcols;
+			sn->pre_rows = sc[ib].tstart;
+			sn->pre_lines = sc[ib].tline;
+			sn->lead = sc[ib].lead;
+			sn->alt_delim = -1;
+			i = (size_t)-1;	/* look at every other again */
+			continue;
+		}
+		if (sc[i].typed == sc[ib].typed && sn->alt_delim < 0) {
+			sn->alt_delim = sc[i].delim;
+			sn->alt_ncols = (uint32_t)sc[i].tcols;
 		}
 	}
-	if (*delim < 0)
-		*delim = bd;
-	if (*quote == -2)
-		*quote = bq;
 }
 
 /* ---- the sample ---- */
@@ -218,7 +346,8 @@ sample_push(struct csv_sample *s, const struct csv_tok *t)
 
 size_t
 csv_sample_rows(struct csv_sample *s, struct csv_tok *t, const char *buf,
-    size_t pos, size_t end, bool at_eof, size_t max_rows, bool strict)
+    size_t pos, size_t end, bool at_eof, size_t max_rows, bool strict,
+    int comment)
 {
 	size_t taken = 0, row;
 	int r;
@@ -229,6 +358,11 @@ csv_sample_rows(struct csv_sample *s, struct csv_tok *t, const char *buf,
 			continue;
 		if (r != 0)
 			break;
+		if (comment > 0 && buf[pos] == (char)comment) {
+			if (csv_skip_line(buf, &pos, end, at_eof) != 1)
+				break;
+			continue;
+		}
 		row = pos;
 		if (csv_tok_row(t, buf, &pos, end, at_eof) != CSV_ROW_OK)
 			break;
@@ -236,7 +370,9 @@ csv_sample_rows(struct csv_sample *s, struct csv_tok *t, const char *buf,
 		 * far more than any sensible sample. */
 		if (s->tlen + (pos - row) > UINT32_MAX)
 			break;
-		if (s->nrows == 0 && s->ncols == 0)
+		/* A row with broken quoting does not fix the width: it
+		 * is reported where it is when parsed. */
+		if (s->nrows == 0 && s->ncols == 0 && t->syn == CSV_SYN_OK)
 			s->ncols = (uint32_t)t->nf;
 		if (t->syn != CSV_SYN_OK || t->nf != s->ncols) {
 			if (strict)
@@ -394,36 +530,130 @@ csv_infer_column(const struct csv_sample *s, uint32_t col, size_t from,
 	return t;
 }
 
-bool
+/* Plain digits, no sign, no leading zero: a number that could be a
+ * label (a year, a column number); *v its value. */
+static bool
+plain_uint(const char *p, size_t len, long *v)
+{
+	size_t i;
+
+	if (len == 0 || len > 9 || (p[0] == '0' && len > 1))
+		return false;
+	*v = 0;
+	for (i = 0; i < len; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+		*v = *v * 10 + (p[i] - '0');
+	}
+	return true;
+}
+
+/* The first row's numbers as column labels: all distinct years
+ * (1000-2999, four digits), or a run with one step (1,2,3; 5,10,15; two
+ * numbers only one apart). */
+static bool
+label_pattern(const long *v, const bool *year, size_t n, bool *years)
+{
+	size_t i, j;
+	bool all_years = true, step = n >= 2;
+
+	for (i = 0; i < n; i++) {
+		all_years &= year[i];
+		for (j = 0; j < i; j++)
+			if (v[j] == v[i])
+				return false;
+		if (i >= 2 && v[i] - v[i - 1] != v[1] - v[0])
+			step = false;
+	}
+	/* Two numbers are a run only one apart: 7,3 is no label. */
+	if (n == 2 && v[1] - v[0] != 1 && v[0] - v[1] != 1)
+		step = false;
+	*years = all_years;
+	return all_years || step;
+}
+
+int
 csv_detect_header(const struct csv_sample *s, const char *const *nulls,
-    size_t nnulls)
+    size_t nnulls, bool *header)
 {
 	struct dec_shape d = { 0, 0, false };
-	size_t nonempty = 0, r;
-	uint32_t j;
+	size_t nonempty = 0, ntext = 0, nnum = 0, r;
+	long *num = NULL;
+	bool *year = NULL, years, ints_below = false;
+	uint32_t j, *numcol = NULL;
+	int why;
 
+	*header = false;
 	if (s->nrows == 0)
-		return false;
+		return CSV_HDR_EMPTY_ROW;
+	num = core_xcalloc(s->ncols + 1, sizeof(*num));
+	year = core_xcalloc(s->ncols + 1, sizeof(*year));
+	numcol = core_xcalloc(s->ncols + 1, sizeof(*numcol));
 	for (j = 0; j < s->ncols; j++) {
 		const char *p = s->text + s->off[j];
 
 		/* Names are C strings of UTF-8: such a row is data. */
 		if (s->len[j] > 0 && (memchr(p, '\0', s->len[j]) != NULL ||
-		    core_utf8_valid_prefix(p, s->len[j]) != s->len[j]))
-			return false;
+		    core_utf8_valid_prefix(p, s->len[j]) != s->len[j])) {
+			why = CSV_HDR_BYTES;
+			goto out;
+		}
 		if (sample_is_null(s, j, nulls, nnulls))
 			continue;
-		if (value_kinds(p, s->len[j], K_ALL, &d) != 0)
-			return false;
 		nonempty++;
+		if (value_kinds(p, s->len[j], K_ALL, &d) == 0) {
+			ntext++;
+			continue;
+		}
+		if (!plain_uint(p, s->len[j], &num[nnum])) {
+			why = CSV_HDR_TYPED_FIRST;
+			goto out;
+		}
+		year[nnum] = s->len[j] == 4 && p[0] >= '1' && p[0] <= '2';
+		numcol[nnum++] = j;
 	}
-	if (nonempty == 0)
-		return false;
+	if (nonempty == 0) {
+		why = CSV_HDR_EMPTY_ROW;
+		goto out;
+	}
+	if (nnum > 0) {
+		/* Numbers on top are labels only in a pattern labels have,
+		 * and only over columns they are not values of: a plain
+		 * integer over values that all have a fraction (or are
+		 * not numbers) stands out as a name.  Over integers a
+		 * row of years is as much data as names: say so. */
+		if (s->nrows < 2 || !label_pattern(num, year, nnum, &years)) {
+			why = CSV_HDR_TYPED_FIRST;
+			goto out;
+		}
+		for (size_t k = 0; k < nnum; k++)
+			for (r = 1; r < s->nrows; r++) {
+				size_t idx = r * s->ncols + numcol[k];
+				long v;
+
+				if (!sample_is_null(s, idx, nulls, nnulls) &&
+				    plain_uint(s->text + s->off[idx],
+				    s->len[idx], &v))
+					ints_below = true;
+			}
+		if (!ints_below) {
+			*header = true;
+			why = CSV_HDR_LABELS;
+		} else if (years && ntext > 0) {
+			why = CSV_HDR_AMBIGUOUS;
+		} else {
+			why = CSV_HDR_TYPED_FIRST;
+		}
+		goto out;
+	}
 	/* Text over typed data: names. */
 	for (j = 0; j < s->ncols; j++)
 		if (csv_infer_column(s, j, 1, nulls, nnulls).id !=
-		    CORE_TYPE_STRING)
-			return true;
+		    CORE_TYPE_STRING) {
+			*header = true;
+			why = CSV_HDR_OVER_TYPED;
+			goto out;
+		}
 	/* All text: a first row that repeats a value found further down its
 	 * column is data ("1/1/2020" over more dates as text). */
 	for (r = 1; r < s->nrows; r++)
@@ -432,10 +662,47 @@ csv_detect_header(const struct csv_sample *s, const char *const *nulls,
 
 			if (s->len[j] > 0 && s->len[idx] == s->len[j] &&
 			    memcmp(s->text + s->off[idx], s->text + s->off[j],
-			    s->len[j]) == 0)
-				return false;
+			    s->len[j]) == 0) {
+				why = CSV_HDR_REPEATS;
+				goto out;
+			}
 		}
-	return true;
+	*header = true;
+	why = CSV_HDR_ALL_TEXT;
+out:
+	free(num);
+	free(year);
+	free(numcol);
+	return why;
+}
+
+const char *
+csv_header_why_text(int why)
+{
+	switch (why) {
+	case CSV_HDR_GIVEN:
+		return "as given (--header or --no-header)";
+	case CSV_HDR_TYPED_FIRST:
+		return "the first row has values that read as numbers, "
+		    "dates or bools";
+	case CSV_HDR_BYTES:
+		return "the first row holds NUL or invalid UTF-8";
+	case CSV_HDR_EMPTY_ROW:
+		return "the first row has no text";
+	case CSV_HDR_OVER_TYPED:
+		return "the first row is text over typed columns";
+	case CSV_HDR_ALL_TEXT:
+		return "all columns are text and no first-row value comes "
+		    "again below it";
+	case CSV_HDR_REPEATS:
+		return "all columns are text and a first-row value comes "
+		    "again below it";
+	case CSV_HDR_LABELS:
+		return "the first row's numbers are labels (years or a "
+		    "numbered run) over columns that are not integers";
+	default:
+		return "the first row's years may be names or values";
+	}
 }
 
 void

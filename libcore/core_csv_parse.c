@@ -383,6 +383,26 @@ csv_skip_eol(const char *buf, size_t *pos, size_t end, bool at_eof)
 	return 1;
 }
 
+int
+csv_skip_line(const char *buf, size_t *pos, size_t end, bool at_eof)
+{
+	size_t i = *pos;
+	int k;
+
+	while (i < end && buf[i] != '\n' && buf[i] != '\r')
+		i++;
+	if (i == end) {
+		if (!at_eof)
+			return 2;
+		*pos = end;
+		return 1;
+	}
+	if ((k = csv_skip_eol(buf, &i, end, at_eof)) != 1)
+		return k;
+	*pos = i;
+	return 1;
+}
+
 uint64_t
 csv_count_breaks(const char *p, size_t len)
 {
@@ -531,7 +551,7 @@ csv_result_clear(struct csv_result *res, struct csv_pool *pool)
 	res->nrecs = 0;
 	res->alen = 0;
 	res->stopped = false;
-	res->nlines = res->nrows = 0;
+	res->nlines = res->nrows = res->ncomments = 0;
 	res->start = res->end = 0;
 }
 
@@ -1062,6 +1082,16 @@ parse_rows(struct csv_parser *ps, const char *buf, size_t *posp,
 			res->nlines++;
 			continue;
 		}
+		if (cf->comment > 0 && buf[pos] == (char)cf->comment) {
+			if (csv_skip_line(buf, &pos, end, at_eof) != 1) {
+				*posp = row;
+				return CSV_PARSE_MORE;
+			}
+			ps->line++;
+			res->nlines++;
+			res->ncomments++;
+			continue;
+		}
 		if (csv_tok_row(&ps->tok, buf, &pos, end, at_eof) ==
 		    CSV_ROW_MORE) {
 			*posp = row;
@@ -1137,6 +1167,7 @@ struct block {
 	uint64_t nlines;	/* physical lines they and the blank lines
 				   among them span */
 	size_t raw;		/* their raw bytes */
+	uint64_t ncomments;	/* comment lines among them */
 };
 
 /* Why block_tok stopped. */
@@ -1307,6 +1338,7 @@ block_tok(struct csv_parser *ps, const char *buf, size_t *posp,
 	plain_init(&plain, t->delim, t->quote);
 	b->nrows = 0;
 	b->nlines = 0;
+	b->ncomments = 0;
 	b->raw = 0;
 	t->slen = 0;
 	while (pos < limit && b->nrows < room) {
@@ -1318,6 +1350,16 @@ block_tok(struct csv_parser *ps, const char *buf, size_t *posp,
 				break;
 			}
 			b->nlines++;
+			continue;
+		}
+		if (cf->comment > 0 && buf[pos] == (char)cf->comment) {
+			if (csv_skip_line(buf, &pos, end, at_eof) != 1) {
+				pos = row;
+				rc = BLOCK_MORE;
+				break;
+			}
+			b->nlines++;
+			b->ncomments++;
 			continue;
 		}
 		if (!plain_row(t, &plain, b->nrows * ncols, ncols, buf, &pos,
@@ -1695,6 +1737,7 @@ csv_parse(struct csv_parser *ps, const char *buf, size_t *posp,
 		} else {
 			ps->line += b.nlines;
 			res->nlines += b.nlines;
+			res->ncomments += b.ncomments;
 		}
 		if (why == BLOCK_MORE) {
 			*posp = pos;

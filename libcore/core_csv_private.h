@@ -97,6 +97,11 @@ int csv_tok_row(struct csv_tok *t, const char *buf, size_t *pos, size_t end,
  * follow; 0 when *pos is not at a line terminator. */
 int csv_skip_eol(const char *buf, size_t *pos, size_t end, bool at_eof);
 
+/* Consumes the line at buf[*pos] and its terminator, whatever its bytes
+ * (a comment or --skip line) and returns 1; 2 when its end is not in
+ * the data yet (*pos left), as csv_skip_eol. */
+int csv_skip_line(const char *buf, size_t *pos, size_t end, bool at_eof);
+
 /* Line breaks (CR LF, LF, CR) in p[0..len). */
 uint64_t csv_count_breaks(const char *p, size_t len);
 
@@ -119,6 +124,8 @@ struct csv_conf {
 	bool rejecting;			/* rejects sink set: go on */
 	uint64_t max_errors;
 	bool skip_blank;		/* blank lines are no rows (ncols>1) */
+	int comment;			/* lines starting with this byte
+					   are no rows; 0: none */
 	const char *pin_hint;		/* borrowed: after a value that does
 					   not fit an inferred type */
 	/* Knobs for tests; zero in normal use. */
@@ -156,6 +163,7 @@ struct csv_result {
 	bool stopped;			/* parsing stopped on a bad row (no
 					   rejects, or too many) */
 	uint64_t nlines;		/* physical lines consumed */
+	uint64_t ncomments;		/* comment lines among them */
 	uint64_t nrows;			/* rows put into batches */
 	size_t start, end;		/* stretch parsed: [start, end) */
 };
@@ -230,24 +238,59 @@ struct csv_sample {
 
 void csv_sample_release(struct csv_sample *s);
 
-/* Picks the delimiter when *delim is -1 and the quote when *quote is -2
- * (-1 there means no quoting) from the first bytes of buf. */
-void csv_sniff(const char *buf, size_t len, bool at_eof, int *delim,
-    int *quote);
+/* The dialect and the table's place in the first rows. */
+struct csv_sniffed {
+	int delim;		/* in: a byte, or -1 to sniff; out: chosen */
+	int quote;		/* in: a byte, -1 none, -2 sniff; out */
+	int comment;		/* in: comment byte, 0 none */
+	bool table;		/* out: a consistent block of rows of
+				   several columns was found */
+	size_t ncols;		/* out: its (or the modal) width */
+	size_t pre_rows;	/* out: rows before that block */
+	uint64_t pre_lines;	/* out: physical lines before it */
+	int lead;		/* out: the byte every row before it
+				   starts with, or -1 */
+	int alt_delim;		/* out: another delimiter giving as good
+				   a table, or -1 */
+	uint32_t alt_ncols;	/* out: that table's width */
+};
+
+/* Sniffs the dialect from the first bytes of buf (see core_csv.h). */
+void csv_sniff(const char *buf, size_t len, bool at_eof,
+    struct csv_sniffed *sn);
 
 /* Collects up to max_rows rows of buf[pos..end) into s (which fixes ncols
- * from the first row when s->nrows == 0).  Returns the number of rows
+ * from the first row without a syntax error when s->nrows == 0), lines
+ * starting with comment (0: none) left out.  Returns the number of rows
  * taken; stops early at a row with another field count when strict. */
 size_t csv_sample_rows(struct csv_sample *s, struct csv_tok *t,
     const char *buf, size_t pos, size_t end, bool at_eof, size_t max_rows,
-    bool strict);
+    bool strict, int comment);
 
 /* Removes the rows that are copies of row 0 (when ncols > 1). */
 void csv_sample_drop_copies(struct csv_sample *s);
 
-/* true when row 0 of the sample looks like a header. */
-bool csv_detect_header(const struct csv_sample *s, const char *const *nulls,
-    size_t nnulls);
+/* Why row 0 of a sample is or is not taken for a header. */
+enum {
+	CSV_HDR_GIVEN,		/* --header / --no-header */
+	CSV_HDR_TYPED_FIRST,	/* no: the first row has typed values */
+	CSV_HDR_BYTES,		/* no: NUL or invalid UTF-8 in it */
+	CSV_HDR_EMPTY_ROW,	/* no: nothing in it */
+	CSV_HDR_OVER_TYPED,	/* yes: text over typed columns */
+	CSV_HDR_ALL_TEXT,	/* yes: all text, nothing repeated */
+	CSV_HDR_REPEATS,	/* no: all text, a value repeated below */
+	CSV_HDR_LABELS,		/* yes: numbers as labels over columns of
+				   other values */
+	CSV_HDR_AMBIGUOUS,	/* neither: years over integers beside
+				   text; the caller fails */
+};
+
+/* Sets *header when row 0 of the sample looks like a header; returns
+ * the reason, a CSV_HDR_ code. */
+int csv_detect_header(const struct csv_sample *s, const char *const *nulls,
+    size_t nnulls, bool *header);
+/* The reason in words (static). */
+const char *csv_header_why_text(int why);
 
 /* Infers column col's type from sample rows [from, nrows). */
 struct core_coltype csv_infer_column(const struct csv_sample *s, uint32_t col,

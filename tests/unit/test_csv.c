@@ -1108,8 +1108,18 @@ test_error_messages(void)
 	    "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz...); pin the "
 	    "column's type");
 	o.sample_rows = 0;
-	expect_error("", &o, CORE_EDATA, " no rows (empty input)");
-	expect_error("\n\r\n", &o, CORE_EDATA, " no rows (empty input)");
+	/* No rows: an empty stream, of no columns or of --schema's. */
+	EXPECT_ROWS("", &o, "", "");
+	EXPECT_ROWS("\n\r\n", &o, "", "");
+	o.schema = "a:int64, b:decimal(10,2)";
+	EXPECT_ROWS("", &o, "a:int64,b:decimal(10,2)", "");
+	o.schema = NULL;
+	/* Broken quoting in the first record is not "no rows". */
+	expect_error("\"abc,1\nx,2\n", &o, CORE_EDATA,
+	    "1:1: unterminated quote (\"abc,1\\nx,2\\n)");
+	expect_error("\n\"Pedro \"the\" legend\",1\n", &o, CORE_EDATA,
+	    "2:1: unexpected text after closing quote (\"Pedro \"the\" "
+	    "legend\",1)");
 }
 
 static char *

@@ -55,6 +55,10 @@ usage(FILE *fp)
 	    "      --header         the first line is a header\n"
 	    "      --no-header      there is no header (columns c1, c2, "
 	    "...)\n"
+	    "      --skip N         skip N lines before the header (title "
+	    "or note lines)\n"
+	    "      --comment C      lines starting with C are comments, "
+	    "wherever they are\n"
 	    "  -s, --schema SPEC    pin column types: 'name:type,...' "
 	    "(e.g. 'price:decimal(15,2)')\n"
 	    "  -n, --null STR       an unquoted field equal to STR is NULL "
@@ -75,7 +79,7 @@ usage(FILE *fp)
 
 enum {
 	OPT_HEADER = 256, OPT_NO_HEADER, OPT_SAMPLE_ROWS, OPT_BATCH_ROWS,
-	OPT_REJECTS, OPT_MAX_ERRORS,
+	OPT_REJECTS, OPT_MAX_ERRORS, OPT_SKIP, OPT_COMMENT,
 };
 
 static int
@@ -101,6 +105,16 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 		break;
 	case OPT_NO_HEADER:
 		o->csv.header = 0;
+		break;
+	case OPT_SKIP:
+		if (fe_parse_count("--skip", optarg, &v, err) != 0)
+			return CORE_EUSAGE;
+		o->csv.skip_lines = v;
+		break;
+	case OPT_COMMENT:
+		if ((ch = fe_parse_char("comment", optarg, false, err)) < 0)
+			return CORE_EUSAGE;
+		o->csv.comment = ch;
 		break;
 	case 's':
 		o->csv.schema = optarg;
@@ -146,6 +160,8 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		{ "quote", required_argument, NULL, 'q' },
 		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "no-header", no_argument, NULL, OPT_NO_HEADER },
+		{ "skip", required_argument, NULL, OPT_SKIP },
+		{ "comment", required_argument, NULL, OPT_COMMENT },
 		{ "schema", required_argument, NULL, 's' },
 		{ "null", required_argument, NULL, 'n' },
 		{ "sample-rows", required_argument, NULL, OPT_SAMPLE_ROWS },
@@ -195,6 +211,16 @@ print_stats(const struct core_csv_reader *rd,
 	    delim == '\t' ? "tab" : (char[]){ '\'', (char)delim, '\'', 0 },
 	    quote == 0 ? "none" : (char[]){ '\'', (char)quote, '\'', 0 },
 	    header ? "header" : "no header");
+	for (const char *n = core_csv_reader_notes(rd), *e; *n != '\0';
+	    n = e + 1) {
+		e = strchr(n, '\n');
+		fprintf(stderr, "%s: %.*s\n", fe_prog(), (int)(e - n), n);
+	}
+	if (cs.skipped > 0 || cs.comments > 0)
+		fprintf(stderr, "%s: %llu lines skipped (--skip), %llu "
+		    "comment lines\n", fe_prog(),
+		    (unsigned long long)cs.skipped,
+		    (unsigned long long)cs.comments);
 	fprintf(stderr, "%s: schema: %s\n", fe_prog(), desc);
 	fprintf(stderr, "%s: %s%llu rows, %llu rejected, %llu frames, "
 	    "%.1f MB in, %.1f MB out, %.3f s, peak memory %.1f MB\n",
