@@ -409,6 +409,73 @@ core_codec_compress(struct core_codec_ctx *cx, enum core_codec codec,
 	return unknown_codec(codec, err);
 }
 
+/* A zstd block expands to at most 128 KiB (ZSTD_BLOCKSIZE_MAX, a format
+ * constant: RFC 8878 3.1.1.2.4) and takes at least 4 bytes, a 3-byte
+ * header and an RLE byte, so n bytes hold at most this much. */
+static uint64_t
+zstd_blocks_bound(size_t n)
+{
+	return ((uint64_t)n / 4 + 1) * ((uint64_t)128 << 10);
+}
+
+static int
+zstd_check_rawlen(const unsigned char *p, size_t n, size_t rawlen,
+    struct core_err *err)
+{
+	uint64_t known = 0, bound = 0;
+	size_t total = n;
+
+	while (n > 0) {
+		size_t len = ZSTD_findFrameCompressedSize(p, n);
+		unsigned long long c = ZSTD_getFrameContentSize(p, n);
+
+		if (ZSTD_isError(len) || c == ZSTD_CONTENTSIZE_ERROR)
+			return core_err_set(err, CORE_EDATA,
+			    "corrupt zstd data (%s)", ZSTD_isError(len) ?
+			    ZSTD_getErrorName(len) : "bad frame header");
+		if (c == ZSTD_CONTENTSIZE_UNKNOWN)
+			bound += zstd_blocks_bound(len);
+		else
+			known += c;
+		if (known > rawlen)
+			break;
+		p += len;
+		n -= len;
+	}
+	if (known > rawlen || (bound == 0 && known != rawlen))
+		return core_err_set(err, CORE_EDATA,
+		    "zstd data declares %llu bytes, not the declared %zu",
+		    (unsigned long long)known, rawlen);
+	if (rawlen - known > bound && bound > 0)
+		return core_err_set(err, CORE_EDATA,
+		    "zstd data of %zu bytes cannot expand to the declared %zu",
+		    total, rawlen);
+	return 0;
+}
+
+int
+core_codec_check_rawlen(enum core_codec codec, const void *src, size_t n,
+    size_t rawlen, struct core_err *err)
+{
+	size_t r;
+
+	switch (codec) {
+	case CORE_CODEC_SNAPPY:
+		if (snappy_uncompressed_length(src, n, &r) != SNAPPY_OK)
+			return core_err_set(err, CORE_EDATA,
+			    "corrupt snappy data (bad length prefix)");
+		if (r != rawlen)
+			return core_err_set(err, CORE_EDATA,
+			    "snappy data expands to %zu bytes, not the "
+			    "declared %zu", r, rawlen);
+		return 0;
+	case CORE_CODEC_ZSTD:
+		return zstd_check_rawlen(src, n, rawlen, err);
+	default:
+		return 0;
+	}
+}
+
 int
 core_codec_decompress(struct core_codec_ctx *cx, enum core_codec codec,
     const void *src, size_t n, void *dst, size_t rawlen,

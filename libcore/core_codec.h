@@ -69,6 +69,18 @@ int core_codec_compress(struct core_codec_ctx *cx, enum core_codec codec,
     size_t *outlen, struct core_err *err);
 
 /*
+ * Whether src (n bytes) can expand to rawlen bytes as far as the
+ * compressed data's own headers tell, for a caller to ask before it
+ * allocates rawlen bytes on a container's word: zstd frames that declare
+ * their content sizes must add up to rawlen, and a frame that does not
+ * must be long enough to hold that many bytes in blocks; snappy's length
+ * prefix must be rawlen.  0, or CORE_EDATA with a message as
+ * core_codec_decompress's; the other codecs tell nothing beforehand (0).
+ */
+int core_codec_check_rawlen(enum core_codec codec, const void *src,
+    size_t n, size_t rawlen, struct core_err *err);
+
+/*
  * Decompresses src (n bytes) into dst, which receives exactly rawlen
  * bytes.  0, or CORE_EDATA with a message naming the codec and what is
  * wrong (the caller adds the place).  zstd accepts one or more complete

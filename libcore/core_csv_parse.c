@@ -1406,9 +1406,9 @@ block_fixed(const struct csv_conf *cf, const struct csv_field *f,
     uint64_t *nm, enum core_type id)
 {
 	const uint32_t stride = cf->ncols;
-	uint64_t mag;
+	uint64_t mag = 0;
 	uint32_t r;
-	bool neg;
+	bool neg = false;	/* read by the (void) below: set, or UB */
 	int rc;
 
 	(void)bufend;

@@ -47,6 +47,7 @@
 #include "core_mlspill3.h"
 #include "core_mlspill3_record.h"
 #include "core_pool.h"
+#include "core_value.h"
 
 #define KIND_FRAME 0x4d415246u	/* "FRAM" */
 #define KIND_END 0x21444e45u	/* "END!" */
@@ -655,6 +656,33 @@ truncated(struct core_mlspill3_reader *r, struct core_err *err)
 	    r->name, (unsigned long long)(r->offset + (r->end - r->start)));
 }
 
+static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A name two columns of s have, or NULL: sorted, so a hostile header
+ * of many columns costs n log n, not n^2. */
+static const char *
+duplicate_name(const struct core_schema *s)
+{
+	const char **names, *dup = NULL;
+	uint32_t i;
+
+	if (s->ncols < 2)
+		return NULL;
+	names = core_xmalloc(s->ncols * sizeof(*names));
+	for (i = 0; i < s->ncols; i++)
+		names[i] = s->fields[i].name;
+	qsort(names, s->ncols, sizeof(*names), cmp_name);
+	for (i = 1; i < s->ncols && dup == NULL; i++)
+		if (strcmp(names[i - 1], names[i]) == 0)
+			dup = names[i];
+	free(names);
+	return dup;
+}
+
 /* Reads a stream header at the current position; 0 or negative. */
 static int
 read_stream_header(struct core_mlspill3_reader *r, struct core_err *err)
@@ -663,8 +691,8 @@ read_stream_header(struct core_mlspill3_reader *r, struct core_err *err)
 	uint32_t ncols, schema_len, i;
 	struct core_schema *s;
 	size_t len, off;
+	const char *dup;
 	ssize_t k;
-
 
 	if ((k = ensure(r, 24, err)) < 0)
 		return (int)k;
@@ -694,6 +722,13 @@ read_stream_header(struct core_mlspill3_reader *r, struct core_err *err)
 		    CORE_MLSPILL3_MAJOR);
 	ncols = get32(h + 16);
 	schema_len = get32(h + 20);
+	/* No flag is defined: one set means a format this reader does not
+	 * know, so reading on would guess. */
+	if (get32(h + 12) != 0)
+		return core_err_set(err, CORE_ECORRUPT,
+		    "%s: corrupt stream header at byte %llu (unknown flags "
+		    "0x%x)", r->name, (unsigned long long)r->offset,
+		    get32(h + 12));
 	if (schema_len > SCHEMA_MAX || ncols > schema_len / 8 + 1)
 		return core_err_set(err, CORE_ECORRUPT,
 		    "%s: corrupt stream header at byte %llu", r->name,
@@ -722,8 +757,19 @@ read_stream_header(struct core_mlspill3_reader *r, struct core_err *err)
 		nl = get32(h + off + 4);
 		if (nl > 24 + (size_t)schema_len - off - 8)
 			goto corrupt;
-		if (t.id < CORE_TYPE_BOOL || t.id > CORE_TYPE_DECIMAL128)
+		if (t.id < CORE_TYPE_BOOL || t.id > CORE_TYPE_DECIMAL128 ||
+		    h[off + 3] != 0)
 			goto corrupt;
+		/* Names are C strings to every consumer: a NUL would
+		 * cut one short. */
+		if (core_utf8_valid_prefix((const char *)h + off + 8, nl) !=
+		    nl || memchr(h + off + 8, '\0', nl) != NULL) {
+			core_schema_free(s);
+			return core_err_set(err, CORE_ECORRUPT,
+			    "%s: corrupt stream header at byte %llu (column "
+			    "%u's name is not UTF-8 text)", r->name,
+			    (unsigned long long)r->offset, i + 1);
+		}
 		/* Each decimal precision has one code (core_col.h), so a
 		 * precision outside its code's range is damage. */
 		if (t.id == CORE_TYPE_DECIMAL ? (t.precision < 1 ||
@@ -741,6 +787,15 @@ read_stream_header(struct core_mlspill3_reader *r, struct core_err *err)
 	}
 	if (off != 24 + (size_t)schema_len)
 		goto corrupt;
+	if ((dup = duplicate_name(s)) != NULL) {
+		int rc = core_err_set(err, CORE_ECORRUPT,
+		    "%s: corrupt stream header at byte %llu (two columns "
+		    "are named '%.100s')", r->name,
+		    (unsigned long long)r->offset, dup);
+
+		core_schema_free(s);
+		return rc;
+	}
 	consume(r, len);
 	if (r->schema == NULL) {
 		r->schema = s;
@@ -1017,8 +1072,18 @@ core_mlspill3_body_scan(const struct core_schema *s,
 			return CORE_ECORRUPT;
 		}
 		if (codec == CODEC_ZSTD) {
+			struct core_err e;
+
 			if (raw > CORE_MLSPILL3_MAX_BODY) {
 				*why = "bad buffer length";
+				return CORE_ECORRUPT;
+			}
+			/* raw is about to be allocated: the frame's own
+			 * header must agree before it is. */
+			if (core_codec_check_rawlen(CORE_CODEC_ZSTD,
+			    body + pos, (size_t)stored, (size_t)raw,
+			    &e) != 0) {
+				*why = "bad compressed buffer length";
 				return CORE_ECORRUPT;
 			}
 			/* 8 more: zbytes > 0 says a buffer is compressed,
@@ -1042,6 +1107,27 @@ core_mlspill3_body_scan(const struct core_schema *s,
 }
 
 static void empty_column(struct core_column *c);
+
+/* Whether every valid one of the n bool bytes v is 0 or 1 (a NULL slot
+ * is ignored, as the format says).  One pass ORing the bytes decides for
+ * nearly every frame; only a frame with a stray byte looks at validity. */
+static bool
+bools_valid(const uint8_t *v, const uint8_t *validity, uint32_t n)
+{
+	uint8_t any = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		any |= v[i];
+	if ((any & 0xfe) == 0)
+		return true;
+	if (validity == NULL)
+		return false;
+	for (i = 0; i < n; i++)
+		if ((v[i] & 0xfe) && (validity[i >> 3] >> (i & 7) & 1))
+			return false;
+	return true;
+}
 
 /* Checks one column's three buffers (pointers p, lengths len) against n
  * rows and points c at them. */
@@ -1069,6 +1155,9 @@ set_column(struct core_column *c, const void *const p[NBUF],
 	} else if (len[1] != 0 ||
 	    len[2] != (uint64_t)n * core_type_width(c->type.id)) {
 		return "bad values length";
+	} else if (c->type.id == CORE_TYPE_BOOL &&
+	    !bools_valid(p[2], c->validity, n)) {
+		return "bool value other than 0 or 1";
 	}
 	c->values = (void *)p[2];
 	return NULL;

@@ -584,6 +584,8 @@ expand(struct pq_cursor *c, const uint8_t *src, size_t n, size_t rawlen,
     bool compressed, uint8_t **buf, size_t *cap, const uint8_t **out,
     struct core_err *err)
 {
+	int rc;
+
 	if (rawlen == 0) {
 		/* Nothing to expand; writers differ on what an empty
 		 * compressed section holds (nothing, or an empty stream). */
@@ -603,6 +605,11 @@ expand(struct pq_cursor *c, const uint8_t *src, size_t n, size_t rawlen,
 		return core_err_set(err, CORE_ECORRUPT,
 		    "page of %zu %s bytes declares an implausible %zu bytes "
 		    "uncompressed", n, core_codec_name(c->codec), rawlen);
+	/* The ratio bounds the worst case; the frames' own sizes, where
+	 * the codec has them, decide before the buffer is allocated. */
+	if ((rc = core_codec_check_rawlen(c->codec, src, n, rawlen,
+	    err)) != 0)
+		return rc;
 	if (*cap < rawlen) {
 		free(*buf);
 		*cap = rawlen;

@@ -1778,6 +1778,49 @@ core_parquet_writer_new(struct core_output *out,
 	return 0;
 }
 
+/*
+ * CORE_EDATA naming the first valid value of a decimal(p <= 18) column
+ * of b with p digits or more, which no reader could take back at the
+ * declared precision.  One OR-reduce pass a column; validity is looked
+ * at only when some slot is out of range (NULL slots may hold anything).
+ */
+static int
+check_decimals(const struct core_parquet_writer *w,
+    const struct core_batch *b, struct core_err *err)
+{
+	uint32_t i, r;
+
+	for (i = 0; i < b->ncols; i++) {
+		const struct core_column *col = &b->cols[i];
+		const int64_t *v = col->values;
+		int64_t lim;
+		bool bad = false;
+
+		if (col->type.id != CORE_TYPE_DECIMAL)
+			continue;
+		lim = (int64_t)core_pow10_u64[col->type.precision] - 1;
+		for (r = 0; r < b->nrows; r++)
+			bad |= (v[r] > lim) | (v[r] < -lim);
+		if (!bad)
+			continue;
+		for (r = 0; r < b->nrows; r++)
+			if ((v[r] > lim || v[r] < -lim) &&
+			    core_col_is_valid(col, r)) {
+				char t[CORE_TYPE_NAME_MAX];
+
+				return core_err_set(err, CORE_EDATA,
+				    "column %s, row %llu: unscaled value %lld "
+				    "has more digits than %s holds; declare "
+				    "a larger precision upstream",
+				    w->cols[i].name, (unsigned long long)
+				    (w->rows + w->rg_rows + r + 1),
+				    (long long)v[r],
+				    core_type_name(col->type, t));
+			}
+	}
+	return 0;
+}
+
 int
 core_parquet_write_batch(struct core_parquet_writer *w,
     const struct core_batch *b, struct core_err *err)
@@ -1786,6 +1829,8 @@ core_parquet_write_batch(struct core_parquet_writer *w,
 	uint64_t room;
 	int rc;
 
+	if ((rc = check_decimals(w, b, err)) != 0)
+		return rc;
 	while (off < b->nrows) {
 		room = w->o.row_group_rows - w->rg_rows;
 		n = b->nrows - off;

@@ -475,12 +475,17 @@ parse_float_special(const char *p, size_t n, bool neg, double *out)
 int
 core_parse_float64(const char *s, size_t len, double *out)
 {
-	const char *p = s, *end = s + len, *mstart, *mend;
+	const char *p = s, *end, *mstart, *mend;
 	uint64_t mant = 0;
 	int64_t e10 = 0, exp = 0;
 	unsigned nsig = 0, ndig = 0;
 	bool neg = false, lost = false;
 	double v;
+
+	/* An empty string may come as NULL, and NULL + 0 is undefined. */
+	if (len == 0)
+		return -1;
+	end = s + len;
 
 	if (p < end && (*p == '-' || *p == '+')) {
 		neg = *p == '-';

@@ -3,9 +3,26 @@
 # is missing: the Debian packages (apt-get) and the DuckDB oracle used by
 # the differential tests (npm ci in tests/oracle, from the committed
 # package-lock.json).  With --quiet it prints nothing when all is present.
+# With --fuzz it installs only clang and libFuzzer's runtime (make fuzz;
+# large, so not among what make check needs).
 set -eu
 quiet=0
 [ "${1:-}" = "--quiet" ] && quiet=1
+if [ "${1:-}" = "--fuzz" ]; then
+	missing=""
+	for p in clang libclang-rt-14-dev; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q 'ok installed' || missing="$missing $p"
+	done
+	if [ -n "$missing" ]; then
+		echo "deps: installing Debian packages:$missing" >&2
+		if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+		$sudo apt-get update -qq >&2
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq \
+			$missing >&2
+	fi
+	exit 0
+fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 pkgs="libarchive-dev libsnappy-dev libzstd-dev libxxhash-dev zlib1g-dev \

@@ -173,7 +173,8 @@ for suite in $SUITES; do
 			name=${t##*/}
 			run_suite "fuzz/${name#fuzz_}" "$t_unit" \
 			    "$top/tests/fuzz/replay.sh" "$t" \
-			    "$top/tests/fuzz/corpus/${name#fuzz_}"
+			    "$top/tests/fuzz/corpus/${name#fuzz_}" \
+			    "$top/tests/fuzz/regressions/${name#fuzz_}"
 		done
 		if [ $found -eq 0 ]; then
 			echo "fuzz: no fuzz targets under $BUILD/tests"

@@ -1,18 +1,18 @@
 #!/bin/sh
-# replay.sh TARGET DIR - runs a fuzz target on every file of its corpus
-# directory and prints TAP: one result per file, so a crash names the
-# input that caused it.
+# replay.sh TARGET DIR... - runs a fuzz target on every file of its corpus
+# and regression directories (a missing one is empty) and prints TAP: one
+# result per file, so a crash names the input that caused it.
 target=$1
-dir=$2
+shift
 n=0
 fail=0
-for f in "$dir"/*; do
+for f in $(for d in "$@"; do ls -d "$d"/* 2>/dev/null; done); do
 	[ -f "$f" ] || continue
 	n=$((n + 1))
 	if out=$("$target" "$f" 2>&1); then
-		echo "ok $n - ${f##*/}"
+		echo "ok $n - ${f#"${f%/*/*}/"}"
 	else
-		echo "not ok $n - ${f##*/}"
+		echo "not ok $n - ${f#"${f%/*/*}/"}"
 		printf '%s\n' "$out" | head -n 20 | sed 's/^/# /'
 		fail=1
 	fi

@@ -498,6 +498,74 @@ test_other_writers(void)
 	core_codec_ctx_free(cx);
 }
 
+/*
+ * core_codec_check_rawlen against what the compressed data is known to
+ * hold: the exact length passes, a byte more or less fails, for zstd
+ * frames with their content size, two frames in a row, and snappy; a
+ * frame without a content size passes its real length and fails one
+ * its blocks cannot hold.
+ */
+static void
+test_check_rawlen(void)
+{
+	struct core_codec_ctx *cx = core_codec_ctx_new();
+	struct core_err err;
+	size_t n, clen, c2, k;
+
+	for (k = 0; k < 50; k++) {
+		unsigned char *src, *dst;
+		ZSTD_CCtx *zc;
+
+		n = 1 + unit_rand() % 70000;
+		src = core_xmalloc(n);
+		memset(src, (int)(unit_rand() % 3), n);
+		src[unit_rand() % n] = (unsigned char)unit_rand();
+		dst = core_xmalloc(2 * core_codec_bound(CORE_CODEC_ZSTD, n) +
+		    core_codec_bound(CORE_CODEC_SNAPPY, n));
+		CHECK_EQ_INT(core_codec_compress(cx, CORE_CODEC_ZSTD, 1, src,
+		    n, dst, core_codec_bound(CORE_CODEC_ZSTD, n), &clen,
+		    &err), 0);
+		CHECK_EQ_INT(core_codec_check_rawlen(CORE_CODEC_ZSTD, dst,
+		    clen, n, &err), 0);
+		CHECK_EQ_INT(core_codec_check_rawlen(CORE_CODEC_ZSTD, dst,
+		    clen, n + 1, &err), CORE_EDATA);
+		CHECK_EQ_INT(core_codec_check_rawlen(CORE_CODEC_ZSTD, dst,
+		    clen, n - 1, &err), CORE_EDATA);
+		CHECK_EQ_INT(core_codec_check_rawlen(CORE_CODEC_ZSTD, dst,
+		    clen, (size_t)1 << 31, &err), CORE_EDATA);
+		/* Two frames: their sizes add up. */
+		memcpy(dst + clen, dst, clen);
+		CHECK_EQ_INT(core_codec_check_rawlen(CORE_CODEC_ZSTD, dst,
+		    2 * clen, 2 * n, &err), 0);
+		CHECK_EQ_INT(core_codec_check_rawlen(CORE_CODEC_ZSTD, dst,
+		    2 * clen, n, &err), CORE_EDATA);
+		/* No content size in the frame header. */
+		zc = ZSTD_createCCtx();
+		ZSTD_CCtx_setParameter(zc, ZSTD_c_contentSizeFlag, 0);
+		c2 = ZSTD_compress2(zc, dst, core_codec_bound(CORE_CODEC_ZSTD,
+		    n), src, n);
+		CHECK(!ZSTD_isError(c2));
+		ZSTD_freeCCtx(zc);
+		CHECK_EQ_INT(core_codec_check_rawlen(CORE_CODEC_ZSTD, dst, c2,
+		    n, &err), 0);
+		CHECK_EQ_INT(core_codec_check_rawlen(CORE_CODEC_ZSTD, dst, c2,
+		    (c2 / 4 + 2) * ((size_t)128 << 10), &err), CORE_EDATA);
+		CHECK_EQ_INT(core_codec_compress(cx, CORE_CODEC_SNAPPY, 0, src,
+		    n, dst, core_codec_bound(CORE_CODEC_SNAPPY, n), &clen,
+		    &err), 0);
+		CHECK_EQ_INT(core_codec_check_rawlen(CORE_CODEC_SNAPPY, dst,
+		    clen, n, &err), 0);
+		CHECK_EQ_INT(core_codec_check_rawlen(CORE_CODEC_SNAPPY, dst,
+		    clen, n + 1, &err), CORE_EDATA);
+		free(src);
+		free(dst);
+	}
+	/* Not zstd at all. */
+	CHECK_EQ_INT(core_codec_check_rawlen(CORE_CODEC_ZSTD, "garbage!", 8,
+	    8, &err), CORE_EDATA);
+	core_codec_ctx_free(cx);
+}
+
 int
 main(void)
 {
@@ -508,5 +576,6 @@ main(void)
 	RUN(test_wrong_size);
 	RUN(test_corrupted);
 	RUN(test_other_writers);
+	RUN(test_check_rawlen);
 	return unit_done();
 }

@@ -42,8 +42,9 @@ all_types_schema(void)
 
 	for (i = 0; i < 9; i++) {
 		core_type_parse(spec[i], strlen(spec[i]), &t, NULL);
-		snprintf(name, sizeof(name), "c_%s%u", spec[i], i);
-		name[strcspn(name, "(")] = '\0';
+		/* Distinct names: a reader rejects a repeated one. */
+		snprintf(name, sizeof(name), "c_%.*s%u",
+		    (int)strcspn(spec[i], "("), spec[i], i);
 		core_schema_set(s, i, name, t);
 	}
 	return s;
@@ -901,6 +902,189 @@ test_header_len(void)
 	core_schema_free(s);
 }
 
+/* ---- what a reader must reject (mlspill3(5)) ---- */
+
+/*
+ * A stream built here from the format's text, not by the writer: ncols
+ * bool columns named names[i], one frame of 4 rows whose column i holds
+ * the bytes vals + 4 * i, stored raw, and the end record; flags and the
+ * first descriptor's reserved byte as given.  Returns its length.
+ */
+static size_t
+hand_stream(unsigned char *out, uint32_t flags, uint8_t reserved,
+    const char *const *names, uint32_t ncols, const uint8_t *vals)
+{
+	unsigned char *h = out;
+	size_t at = 24, body, i;
+	uint64_t sum;
+	uint32_t c, v;
+
+	memcpy(h, "MLSPILL3", 8);
+	h[8] = 1, h[9] = 0, h[10] = 0, h[11] = 0;
+	memcpy(h + 12, &flags, 4);
+	memcpy(h + 16, &ncols, 4);
+	for (c = 0; c < ncols; c++) {
+		v = (uint32_t)strlen(names[c]);
+		memset(h + at, 0, 4);
+		h[at] = 1;
+		h[at + 3] = c == 0 ? reserved : 0;
+		memcpy(h + at + 4, &v, 4);
+		memcpy(h + at + 8, names[c], v);
+		at += 8 + v;
+	}
+	v = (uint32_t)(at - 24);
+	memcpy(h + 20, &v, 4);
+	while (at % 8)
+		h[at++] = 0;
+	sum = XXH3_64bits(h, at);
+	memcpy(h + at, &sum, 8);
+	at += 8;
+	/* The frame: 3 descriptors a column, then each values buffer of 4
+	 * bytes padded to 8. */
+	body = at + 32;
+	memset(out + body, 0, (size_t)ncols * (72 + 8));
+	for (c = 0; c < ncols; c++) {
+		unsigned char *d = out + body + (size_t)c * 72 + 48;
+
+		put_u64(d + 8, 4);
+		put_u64(d + 16, 4);
+		memcpy(out + body + (size_t)ncols * 72 + c * 8, vals + 4 * c,
+		    4);
+	}
+	i = (size_t)ncols * 80;
+	memset(out + at, 0, 32);
+	memcpy(out + at, "FRAM", 4);
+	put_u64(out + at + 8, i);
+	put_u64(out + at + 16, 4);
+	put_u64(out + at + 24, XXH3_64bits(out + body, i));
+	set_check(out + at);
+	at = body + i;
+	memset(out + at, 0, 32 + 24);
+	memcpy(out + at, "END!", 4);
+	put_u64(out + at + 8, 24);
+	put_u64(out + at + 32, 4);
+	put_u64(out + at + 40, 1);
+	put_u64(out + at + 24, XXH3_64bits(out + at + 32, 24));
+	set_check(out + at);
+	return at + 56;
+}
+
+static void
+test_strict_reader(void)
+{
+	static const struct {
+		uint32_t flags;
+		uint8_t reserved;
+		const char *names[2];
+		uint8_t vals[8];
+		const char *why;	/* NULL: reads */
+	} cases[] = {
+		{ 0, 0, { "a", "b" }, { 0, 1, 1, 0, 1, 1, 1, 1 }, NULL },
+		{ 0, 0, { "a", "b" }, { 0, 1, 2, 0, 1, 1, 1, 1 },
+		    "bool value other than 0 or 1" },
+		{ 0, 0, { "a", "b" }, { 0, 1, 1, 0, 1, 1, 1, 0xff },
+		    "bool value other than 0 or 1" },
+		{ 1, 0, { "a", "b" }, { 0 }, "unknown flags 0x1" },
+		{ 0x80000000u, 0, { "a", "b" }, { 0 }, "unknown flags" },
+		{ 0, 1, { "a", "b" }, { 0 }, "bad schema" },
+		{ 0, 0, { "a", "a" }, { 0 }, "two columns are named 'a'" },
+		{ 0, 0, { "\xc3\xa9", "\xc3\xa9" }, { 0 }, "two columns" },
+		{ 0, 0, { "a", "\xc3(" }, { 0 }, "column 2's name is not UTF-8" },
+		{ 0, 0, { "\xff", "b" }, { 0 }, "column 1's name is not UTF-8" },
+		{ 0, 0, { "ab", "a" }, { 0 }, NULL },
+	};
+	unsigned char buf[512];
+	struct core_err err;
+	uint64_t rows;
+	size_t i, len;
+	int fd, rc;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		len = hand_stream(buf, cases[i].flags, cases[i].reserved,
+		    cases[i].names, 2, cases[i].vals);
+		fd = memfile(buf, len);
+		memset(&err, 0, sizeof(err));
+		rc = read_all(fd, &rows, &err);
+		close(fd);
+		if (cases[i].why == NULL) {
+			CHECK_EQ_INT(rc, CORE_EOF);
+			CHECK_EQ_INT(rows, 4);
+		} else {
+			CHECK_EQ_INT(rc, CORE_ECORRUPT);
+			CHECK(strstr(err.msg, cases[i].why) != NULL);
+		}
+		if (rc != (cases[i].why ? CORE_ECORRUPT : CORE_EOF) ||
+		    (cases[i].why && !strstr(err.msg, cases[i].why)))
+			printf("# case %zu: %s\n", i, err.msg);
+	}
+}
+
+/*
+ * A zstd buffer whose descriptor claims far more than its frame holds
+ * is rejected from the frame's own header, before raw_len is allocated;
+ * one claiming a byte more or less than the frame declares too.
+ */
+static void
+test_zstd_declared_size(void)
+{
+	static const int64_t delta[] = { 1, -1, (int64_t)1 << 30,
+	    ((int64_t)3 << 30) };
+	struct core_schema *s = core_schema_new(1);
+	struct core_coltype t = { CORE_TYPE_INT64, 0, 0 };
+	struct core_batch want[1];
+	struct core_err err;
+	uint64_t rows, raw;
+	size_t len, at, k, body, dlen;
+	char *p;
+	int fd;
+
+	core_schema_set(s, 0, "x", t);
+	/* Zeros: the values buffer is stored compressed. */
+	core_batch_init(&want[0], s);
+	core_batch_reserve(&want[0], 4096, 0);
+	memset(want[0].cols[0].values, 0, 4096 * 8);
+	want[0].nrows = 4096;
+	fd = memfd_create("z", 0);
+	{
+		struct core_mlspill3_writer *w =
+		    core_mlspill3_writer_new(fd, "mem", s, 3);
+
+		CHECK_EQ_INT(core_mlspill3_write_batch(w, &want[0], &err), 0);
+		CHECK_EQ_INT(core_mlspill3_writer_finish(w, &err), 0);
+		core_mlspill3_writer_free(w);
+	}
+	p = slurp(fd, &len);
+	close(fd);
+	for (at = 0; at + 32 <= len; at += 8)
+		if (memcmp(p + at, "FRAM", 4) == 0)
+			break;
+	body = at + 32;
+	memcpy(&dlen, p + at + 8, 8);
+	/* The values descriptor (the third) is zstd. */
+	CHECK_EQ_INT((unsigned char)p[body + 48], 1);
+	memcpy(&raw, p + body + 48 + 8, 8);
+	CHECK_EQ_INT(raw, 4096 * 8);
+	for (k = 0; k < sizeof(delta) / sizeof(delta[0]); k++) {
+		char *q = core_xmalloc(len);
+		uint64_t v = raw + (uint64_t)delta[k], sum;
+
+		memcpy(q, p, len);
+		memcpy(q + body + 48 + 8, &v, 8);
+		sum = XXH3_64bits(q + body, dlen);
+		memcpy(q + at + 24, &sum, 8);
+		set_check((unsigned char *)q + at);
+		fd = memfile(q, len);
+		memset(&err, 0, sizeof(err));
+		CHECK_EQ_INT(read_all(fd, &rows, &err), CORE_ECORRUPT);
+		CHECK(strstr(err.msg, "bad compressed buffer length") != NULL);
+		close(fd);
+		free(q);
+	}
+	free(p);
+	core_batch_release(&want[0]);
+	core_schema_free(s);
+}
+
 int
 main(void)
 {
@@ -920,5 +1104,7 @@ main(void)
 	RUN(test_unknown_version);
 	RUN(test_empty_stream);
 	RUN(test_async_writer);
+	RUN(test_strict_reader);
+	RUN(test_zstd_declared_size);
 	return unit_done();
 }

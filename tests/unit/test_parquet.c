@@ -1957,6 +1957,68 @@ test_codec_parse(void)
 	    CORE_EUSAGE);
 }
 
+/*
+ * A decimal value with more digits than its column's precision (a stream
+ * from elsewhere can hold one) is CORE_EDATA naming column and row, not
+ * a file no reader can take back: random values around 10^p for each
+ * precision, against the obvious |v| < 10^p, NULL slots ignored.
+ */
+static void
+test_decimal_precision(void)
+{
+	struct core_schema *s = core_schema_new(1);
+	struct core_parquet_options o;
+	unsigned p, k;
+
+	core_parquet_options_init(&o);
+	for (p = 1; p <= 18; p++) {
+		int64_t lim = 1;
+
+		for (k = 0; k < p; k++)
+			lim *= 10;
+		core_schema_set(s, 0, "d", core_type_decimal(p, p / 2));
+		for (k = 0; k < 20; k++) {
+			struct core_parquet_writer *w = NULL;
+			struct core_output out;
+			struct core_batch b;
+			struct core_err err = { 0, "" };
+			int64_t *v;
+			uint32_t r, n = 1 + unit_rand() % 40, at;
+			bool want_bad = k % 2, null_bad = k % 5 == 0;
+			int fd = memfd_create("pq", 0), rc;
+
+			core_output_init(&out, fd, "memfd", 0);
+			core_batch_init(&b, s);
+			core_batch_reserve(&b, n, 0);
+			v = b.cols[0].values;
+			for (r = 0; r < n; r++) {
+				v[r] = (int64_t)(unit_rand() % (uint64_t)lim);
+				if (unit_rand() & 1)
+					v[r] = -v[r];
+			}
+			at = (uint32_t)(unit_rand() % n);
+			if (want_bad || null_bad)
+				v[at] = unit_rand() & 1 ? lim : -lim;
+			if (null_bad && !want_bad)
+				core_col_set_null(&b.cols[0], at, n);
+			b.nrows = n;
+			CHECK_EQ_INT(core_parquet_writer_new(&out, s, &o, &w,
+			    &err), 0);
+			rc = core_parquet_write_batch(w, &b, &err);
+			if (rc == 0)
+				rc = core_parquet_writer_finish(w, &err);
+			CHECK_EQ_INT(rc, want_bad ? CORE_EDATA : 0);
+			if (want_bad)
+				CHECK(strstr(err.msg, "column d, row") != NULL);
+			core_parquet_writer_free(w);
+			core_output_release(&out);
+			core_batch_release(&b);
+			close(fd);
+		}
+	}
+	core_schema_free(s);
+}
+
 int
 main(void)
 {
@@ -1973,5 +2035,6 @@ main(void)
 	RUN(test_stats_bounds_edges);
 	RUN(test_stats_bounds_random);
 	RUN(test_stats_long_strings);
+	RUN(test_decimal_precision);
 	return unit_done();
 }
