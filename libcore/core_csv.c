@@ -40,6 +40,7 @@
  * keeps reading the caller's descriptor once the reader is gone.
  */
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,8 @@ struct core_csv_reader {
 	bool eof;
 
 	struct core_csv_stats st;
+	char *notes;			/* owned; inference notes, lines */
+	size_t notes_len, notes_cap;
 };
 
 void
@@ -403,6 +406,63 @@ column_name(struct core_schema *s, uint32_t upto, const char *want)
 	}
 }
 
+/* Appends one line to the reader's notes. */
+static void
+note_add(struct core_csv_reader *r, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	r->notes = core_grow(r->notes, &r->notes_cap,
+	    r->notes_len + (size_t)n + 2, 1, 1);
+	memcpy(r->notes + r->notes_len, line, (size_t)n);
+	r->notes_len += (size_t)n;
+	r->notes[r->notes_len++] = '\n';
+	r->notes[r->notes_len] = '\0';
+}
+
+/* Says why column j was read as text although its values look typed:
+ * the value that decided it, with its line (buf is what the sample was
+ * taken from, so the line is the breaks before the row, plus one). */
+static void
+note_why(struct core_csv_reader *r, const struct csv_sample *s,
+    const char *buf, uint32_t j, const struct csv_infer_why *why)
+{
+	size_t idx = why->row * s->ncols + j;
+	char ex[256], nm[256];
+	unsigned long long line = 1 +
+	    csv_count_breaks(buf, s->rowpos[why->row]);
+	const char *name = r->schema->fields[j].name;
+
+	csv_excerpt(ex, sizeof(ex), s->text + s->off[idx], s->len[idx]);
+	csv_excerpt(nm, sizeof(nm), name, strlen(name));
+	switch (why->why) {
+	case CSV_WHY_TEXTNUM:
+		note_add(r, "column %s: string, not a number: %s:%llu has %s "
+		    "(a leading zero or '+' would not print back)", nm,
+		    r->name, line, ex);
+		break;
+	case CSV_WHY_NOTDATE:
+	case CSV_WHY_NOTTS:
+		note_add(r, "column %s: string, not %s: %s:%llu has %s, "
+		    "which is no valid %s", nm,
+		    why->why == CSV_WHY_NOTDATE ? "date" : "timestamp",
+		    r->name, line, ex,
+		    why->why == CSV_WHY_NOTDATE ? "date" : "timestamp");
+		break;
+	default:
+		break;
+	}
+}
+
 static int
 build_schema(struct core_csv_reader *r, struct core_err *err)
 {
@@ -520,10 +580,14 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 	}
 	from = r->header ? 1 : 0;
 	for (j = 0; j < s.ncols; j++) {
+		struct csv_infer_why why;
+
 		if (r->conf.pinned[j])
 			continue;
-		r->schema->fields[j].type = csv_infer_column(&s, j, from,
-		    o->nulls, o->nnulls);
+		r->schema->fields[j].type = csv_infer_column_why(&s, j, from,
+		    o->nulls, o->nnulls, &why);
+		if (why.why != CSV_WHY_NONE)
+			note_why(r, &s, buf, j, &why);
 	}
 out:
 	csv_tok_release(&t);
@@ -1055,6 +1119,7 @@ core_csv_reader_free(struct core_csv_reader *r)
 		return;
 	workers_stop(r);
 	ra_stop(r);
+	free(r->notes);
 	core_pool_free(r->helpers);
 	for (i = 0; i < r->job_cap; i++)
 		csv_result_release(&r->jobs[i].res);
@@ -1139,4 +1204,10 @@ core_csv_reader_dialect(const struct core_csv_reader *r, int *delimiter,
 	*delimiter = r->conf.delim;
 	*quote = r->conf.quote < 0 ? 0 : r->conf.quote;
 	*header = r->header;
+}
+
+const char *
+core_csv_reader_notes(const struct core_csv_reader *r)
+{
+	return r->notes != NULL ? r->notes : "";
 }

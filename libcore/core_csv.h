@@ -50,8 +50,15 @@
  * Types (per column, over the sample, NULLs ignored): the first of bool
  * (true/false in any case), int64, decimal(18,s) (plain digits with a '.',
  * s = most fraction digits seen, integer + fraction digits <= 18, no
- * exponent), float64, date, timestamp that every value parses as; string
- * otherwise and for columns with no value in the sample.  int32 only by
+ * exponent), decimal(38,s) (plain digits, with or without a '.', 19 to
+ * 38 of them: integers too wide for int64 and long decimals stay exact),
+ * float64, date, timestamp that every value parses as; string otherwise
+ * and for columns with no value in the sample.  Inference never changes
+ * a value's text: a number with an explicit '+' or a leading zero before
+ * another digit ("007", "+4912345"; not "0" or "0.5") makes its column
+ * text.  Such columns, and text columns whose values are mostly dates or
+ * timestamps but one is not (2024-02-30), are noted with the line of the
+ * deciding value (core_csv_reader_notes).  int32 only by
  * pinning.  The sample is the first sample_rows rows; for a mapped file
  * bigger than a chunk, half of it comes from the start and half from 8
  * points spread over the file.
@@ -166,5 +173,12 @@ void core_csv_reader_stats(const struct core_csv_reader *r,
 /* Dialect in use (given or sniffed); *quote is 0 for none. */
 void core_csv_reader_dialect(const struct core_csv_reader *r, int *delimiter,
     int *quote, bool *header);
+
+/* Notes on the inference, one line each ending in LF ("" when none):
+ * a column read as text although its values look like numbers (a
+ * leading zero or '+'), dates or timestamps (one that is not valid),
+ * with the file:line of the value that decided it.  Borrowed; valid for
+ * the reader's life. */
+const char *core_csv_reader_notes(const struct core_csv_reader *r);
 
 #endif

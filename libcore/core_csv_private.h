@@ -224,6 +224,9 @@ struct csv_sample {
 	size_t nrows;		/* row 0 is the header candidate */
 	uint32_t *off, *len;	/* owned; nrows * ncols */
 	uint8_t *flags;		/* owned; nrows * ncols (CSV_F_QUOTED) */
+	size_t *rowpos;		/* owned; nrows: offset of each row in the
+				   buffer it was sampled from (for line
+				   numbers in notes) */
 	char *text;		/* owned */
 	size_t tlen, tcap;
 };
@@ -252,6 +255,27 @@ bool csv_detect_header(const struct csv_sample *s, const char *const *nulls,
 /* Infers column col's type from sample rows [from, nrows). */
 struct core_coltype csv_infer_column(const struct csv_sample *s, uint32_t col,
     size_t from, const char *const *nulls, size_t nnulls);
+
+/* Why csv_infer_column gave a column the type it did, when that is
+ * worth a note: the first sample row (of the rows looked at) whose value
+ * decided it. */
+enum csv_why {
+	CSV_WHY_NONE = 0,
+	CSV_WHY_TEXTNUM,	/* numbers kept as text: a leading zero or an
+				   explicit '+' would not print back */
+	CSV_WHY_NOTDATE,	/* mostly dates, but this value is none */
+	CSV_WHY_NOTTS,		/* mostly timestamps, but this value is none */
+};
+
+struct csv_infer_why {
+	enum csv_why why;
+	size_t row;		/* sample row of the deciding value */
+};
+
+/* csv_infer_column, also saying why (why may be NULL). */
+struct core_coltype csv_infer_column_why(const struct csv_sample *s,
+    uint32_t col, size_t from, const char *const *nulls, size_t nnulls,
+    struct csv_infer_why *why);
 
 /* Applies "name:type,..." pins to schema; pinned[i] set for each.
  * CORE_EUSAGE on an unknown name, a bad type or a repeated name. */

@@ -174,6 +174,19 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 	return 0;
 }
 
+/* The reader's notes, one "csv2col: " line each. */
+static void
+print_notes(const char *notes)
+{
+	const char *nl;
+
+	for (; *notes != '\0'; notes = nl + 1) {
+		nl = strchr(notes, '\n');
+		fprintf(stderr, "%s: %.*s\n", fe_prog(), (int)(nl - notes),
+		    notes);
+	}
+}
+
 static void
 print_stats(const struct core_csv_reader *rd,
     const struct core_mlspill3_writer *w)
@@ -194,6 +207,7 @@ print_stats(const struct core_csv_reader *rd,
 	    quote == 0 ? "none" : (char[]){ '\'', (char)quote, '\'', 0 },
 	    header ? "header" : "no header");
 	fprintf(stderr, "%s: schema: %s\n", fe_prog(), desc);
+	print_notes(core_csv_reader_notes(rd));
 	fprintf(stderr, "%s: %llu rows, %llu rejected, %llu frames, "
 	    "%.1f MB in, %.1f MB out, %.3f s, peak memory %.1f MB\n",
 	    fe_prog(), (unsigned long long)cs.rows,
