@@ -463,6 +463,45 @@ note_why(struct core_csv_reader *r, const struct csv_sample *s,
 	}
 }
 
+/* Sets the number notation: as given, or the decimal comma sniffed in a
+ * ';'-separated file when it makes more columns numeric than '.'. */
+static void
+sniff_numfmt(struct core_csv_reader *r, const struct csv_sample *s,
+    size_t from)
+{
+	static const struct csv_numfmt comma = { ',', 0 };
+	const struct core_csv_options *o = &r->opt;
+	unsigned ndot = 0, ncomma = 0;
+	struct core_coltype t;
+	uint32_t j;
+
+	r->conf.numfmt.dec = o->decimal_mark == ',' ? ',' : '.';
+	r->conf.numfmt.thou = o->thousands;
+	r->conf.numfmt_on = o->decimal_mark == ',' || o->thousands != 0;
+	/* Only with the delimiter sniffed too: -d ';' reads as told. */
+	if (o->decimal_mark != 0 || o->thousands != 0 || o->delimiter >= 0 ||
+	    r->conf.delim != ';')
+		return;
+	for (j = 0; j < s->ncols; j++) {
+		if (r->conf.pinned[j])
+			continue;
+		t = csv_infer_column_why(s, j, from, o->nulls, o->nnulls, NULL,
+		    NULL);
+		ndot += core_type_is_decimal(t.id) || t.id == CORE_TYPE_FLOAT64;
+		t = csv_infer_column_why(s, j, from, o->nulls, o->nnulls,
+		    &comma, NULL);
+		ncomma += core_type_is_decimal(t.id) ||
+		    t.id == CORE_TYPE_FLOAT64;
+	}
+	if (ncomma > ndot) {
+		r->conf.numfmt = comma;
+		r->conf.numfmt_on = true;
+		note_add(r, "numbers: decimal comma (sniffed: %u column%s of "
+		    "numbers with ',', %u with '.')", ncomma,
+		    ncomma == 1 ? "" : "s", ndot);
+	}
+}
+
 static int
 build_schema(struct core_csv_reader *r, struct core_err *err)
 {
@@ -579,13 +618,15 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 			goto out;
 	}
 	from = r->header ? 1 : 0;
+	sniff_numfmt(r, &s, from);
 	for (j = 0; j < s.ncols; j++) {
 		struct csv_infer_why why;
 
 		if (r->conf.pinned[j])
 			continue;
 		r->schema->fields[j].type = csv_infer_column_why(&s, j, from,
-		    o->nulls, o->nnulls, &why);
+		    o->nulls, o->nnulls, r->conf.numfmt_on ? &r->conf.numfmt :
+		    NULL, &why);
 		if (why.why != CSV_WHY_NONE)
 			note_why(r, &s, buf, j, &why);
 	}
@@ -934,6 +975,8 @@ map_produce(struct core_csv_reader *r)
 	r->rec_next = 0;
 	r->line_next += job->res.nlines;
 	r->st.lines += job->res.nlines;
+	r->st.padded += job->res.npadded;
+	r->st.trailing += job->res.ntrailing;
 	pthread_mutex_lock(&r->mu);
 	r->ijob = k + 1;
 	pthread_cond_broadcast(&r->work_cv);
@@ -967,6 +1010,8 @@ stream_produce(struct core_csv_reader *r, struct core_err *err)
 			return rc;
 	}
 	r->st.lines += res->nlines;
+	r->st.padded += res->npadded;
+	r->st.trailing += res->ntrailing;
 	return 0;
 }
 
@@ -1060,6 +1105,15 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 	    (opt->quote > 0 && opt->quote == opt->delimiter))
 		return core_err_set(err, CORE_EUSAGE,
 		    "the quote cannot be a line break or the delimiter");
+	if (opt->thousands != 0 && ((opt->thousands >= '0' &&
+	    opt->thousands <= '9') || opt->thousands == '-' ||
+	    opt->thousands == '+' || opt->thousands == '\n' ||
+	    opt->thousands == '\r' || opt->thousands > 255 ||
+	    opt->thousands == (opt->decimal_mark == ',' ? ',' : '.')))
+		return core_err_set(err, CORE_EUSAGE,
+		    "the thousands separator cannot be a digit, a sign, a "
+		    "line break or the decimal mark (use --decimal-comma "
+		    "with --thousands .)");
 	r = core_xcalloc(1, sizeof(*r));
 	r->opt = *opt;
 	if (r->opt.batch_rows == 0)
@@ -1096,6 +1150,7 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 	r->conf.rejecting = r->opt.rejects != NULL;
 	r->conf.max_errors = r->opt.max_errors;
 	r->conf.skip_blank = r->conf.ncols > 1;
+	r->conf.null_padding = r->opt.null_padding;
 	r->pool = csv_pool_new(r->schema);
 	csv_parser_init(&r->ps, &r->conf, r->pool);
 	csv_result_init(&r->res);

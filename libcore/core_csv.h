@@ -63,10 +63,27 @@
  * bigger than a chunk, half of it comes from the start and half from 8
  * points spread over the file.
  *
+ * Number notation: with decimal_mark ',' and/or a thousands separator,
+ * numeric columns read numbers written that way ("1.234,5"), exactly:
+ * separators only between groups of three integer digits, and with a
+ * decimal comma a '.' that is not the thousands separator is no number.
+ * Such input is parsed row by row (slower; it never is by default).
+ * With decimal_mark 0, no thousands separator and ';' sniffed as the
+ * delimiter,
+ * the decimal comma is sniffed: taken when it makes more columns numeric
+ * than the '.' does (a note says so).
+ *
  * NULL policy: an empty unquoted field is NULL; a quoted empty field ("")
  * is the empty string in a string column and NULL in other columns; an
  * UNQUOTED field equal to one of opt->nulls is NULL in every column
  * (quoted, it is the text itself).
+ *
+ * Ragged rows: a row with exactly one field more than the first row
+ * (the header), whose last field is empty and unquoted (a trailing
+ * delimiter on data rows only), is read without that field; no data is
+ * lost and the columns stay aligned.  With opt->null_padding a row with
+ * fewer fields is padded with NULLs.  Both are counted (stats).  Any
+ * other count is an error.
  *
  * Errors: a value that does not fit its column, a row with the wrong
  * number of fields, an unterminated quote, text after a closing quote or
@@ -126,6 +143,11 @@ struct core_csv_options {
 	uint64_t max_errors;	/* with rejects: CORE_ELIMIT once more than
 				   this many rows were rejected (default
 				   UINT64_MAX) */
+	int decimal_mark;	/* '.' or ',' for numbers; 0: '.', or ','
+				   when sniffed (see above) */
+	int thousands;		/* thousands separator byte, or 0 */
+	bool null_padding;	/* a row with fewer fields than the header
+				   is padded with NULLs (not an error) */
 	const char *pin_hint;	/* borrowed: appended to the message for
 				   a value that does not fit an inferred
 				   type, the tool's way to pin one (e.g.
@@ -166,6 +188,9 @@ struct core_csv_stats {
 	uint64_t bytes;		/* bytes read (mapped or decompressed) */
 	uint64_t rejected;	/* rows sent to rejects */
 	uint64_t lines;		/* physical lines consumed */
+	uint64_t padded;	/* short rows padded with NULLs */
+	uint64_t trailing;	/* rows read without an extra empty last
+				   field */
 };
 void core_csv_reader_stats(const struct core_csv_reader *r,
     struct core_csv_stats *st);

@@ -241,6 +241,11 @@ csv_sample_rows(struct csv_sample *s, struct csv_tok *t, const char *buf,
 			break;
 		if (s->nrows == 0 && s->ncols == 0)
 			s->ncols = (uint32_t)t->nf;
+		/* A trailing delimiter on data rows only (core_csv.h). */
+		if (t->nf == (size_t)s->ncols + 1 && s->nrows > 0 &&
+		    t->f[t->nf - 1].len == 0 &&
+		    !(t->f[t->nf - 1].flags & CSV_F_QUOTED))
+			t->nf--;
 		if (t->syn != CSV_SYN_OK || t->nf != s->ncols) {
 			if (strict)
 				break;
@@ -361,16 +366,38 @@ struct core_coltype
 csv_infer_column(const struct csv_sample *s, uint32_t col, size_t from,
     const char *const *nulls, size_t nnulls)
 {
-	return csv_infer_column_why(s, col, from, nulls, nnulls, NULL);
+	return csv_infer_column_why(s, col, from, nulls, nnulls, NULL, NULL);
+}
+
+/* Value idx of the sample as the number parsers see it: rewritten into
+ * buf with nf (NULL: as it is).  false when nf refuses it. */
+static bool
+sample_num(const struct csv_sample *s, size_t idx,
+    const struct csv_numfmt *nf, char *buf, size_t cap, const char **p,
+    size_t *len)
+{
+	long n;
+
+	*p = s->text + s->off[idx];
+	*len = s->len[idx];
+	if (nf == NULL)
+		return true;
+	if ((n = csv_num_rewrite(nf, *p, *len, buf, cap)) < 0)
+		return false;
+	*p = buf;
+	*len = (size_t)n;
+	return true;
 }
 
 /* Every sampled value of col parses as decimal(precision, scale). */
 static bool
 sample_fits_decimal(const struct csv_sample *s, uint32_t col, size_t from,
-    const char *const *nulls, size_t nnulls, unsigned precision,
-    unsigned scale)
+    const char *const *nulls, size_t nnulls, const struct csv_numfmt *nf,
+    unsigned precision, unsigned scale)
 {
-	size_t r, idx;
+	size_t r, idx, len;
+	const char *p;
+	char buf[96];
 	core_i128 w;
 	int64_t v;
 	int rc;
@@ -381,14 +408,14 @@ sample_fits_decimal(const struct csv_sample *s, uint32_t col, size_t from,
 		idx = r * s->ncols + col;
 		if (sample_is_null(s, idx, nulls, nnulls))
 			continue;
+		if (!sample_num(s, idx, nf, buf, sizeof(buf), &p, &len))
+			return false;
 		if (precision <= CORE_DECIMAL_MAX_PRECISION)
-			rc = core_parse_decimal(s->text + s->off[idx],
-			    s->len[idx], (uint8_t)precision, (uint8_t)scale,
-			    &v);
+			rc = core_parse_decimal(p, len, (uint8_t)precision,
+			    (uint8_t)scale, &v);
 		else
-			rc = core_parse_decimal128(s->text + s->off[idx],
-			    s->len[idx], (uint8_t)precision, (uint8_t)scale,
-			    &w);
+			rc = core_parse_decimal128(p, len, (uint8_t)precision,
+			    (uint8_t)scale, &w);
 		if (rc != 0)
 			return false;
 	}
@@ -436,7 +463,8 @@ why_not_temporal(const struct csv_sample *s, uint32_t col, size_t from,
 
 struct core_coltype
 csv_infer_column_why(const struct csv_sample *s, uint32_t col, size_t from,
-    const char *const *nulls, size_t nnulls, struct csv_infer_why *why)
+    const char *const *nulls, size_t nnulls, const struct csv_numfmt *nf,
+    struct csv_infer_why *why)
 {
 	struct core_coltype t = { CORE_TYPE_STRING, 0, 0 };
 	struct dec_shape d = { 0, 0, false };
@@ -448,17 +476,25 @@ csv_infer_column_why(const struct csv_sample *s, uint32_t col, size_t from,
 	/* raw: the kinds without the leading zero rule, to tell a column
 	 * of numbers kept as text from a column of text. */
 	for (r = from; r < s->nrows && (cand != 0 || raw != 0); r++) {
-		const char *p;
+		const unsigned num = K_INT | K_DEC | K_FLT;
+		const char *p = NULL;
+		char nb[96];
+		size_t len = 0;
+		bool isnum;
 
 		idx = r * s->ncols + col;
 		if (sample_is_null(s, idx, nulls, nnulls))
 			continue;
 		nvalues++;
-		p = s->text + s->off[idx];
-		cand &= value_kinds(p, s->len[idx], cand, &d);
-		raw &= value_kinds(p, s->len[idx], raw, &d2);
-		if ((cand & (K_INT | K_DEC | K_FLT)) &&
-		    textual_number(p, s->len[idx])) {
+		/* Numbers in nf's notation, the rest as written. */
+		isnum = sample_num(s, idx, nf, nb, sizeof(nb), &p, &len);
+		cand &= value_kinds(s->text + s->off[idx], s->len[idx],
+		    cand & ~num, &d) | (isnum ? value_kinds(p, len,
+		    cand & num, &d) : 0);
+		raw &= value_kinds(s->text + s->off[idx], s->len[idx],
+		    raw & ~num, &d2) | (isnum ? value_kinds(p, len,
+		    raw & num, &d2) : 0);
+		if ((cand & num) && textual_number(p, len)) {
 			cand &= ~(unsigned)(K_INT | K_DEC | K_FLT);
 			if (textnum == SIZE_MAX)
 				textnum = r;
@@ -490,7 +526,7 @@ csv_infer_column_why(const struct csv_sample *s, uint32_t col, size_t from,
 	 * decimals as far as 38 digits go (float64 would change them). */
 	digits = d.intd + d.fracd;
 	if ((cand & K_DEC) && d.dot && digits <= CORE_DECIMAL_MAX_PRECISION &&
-	    sample_fits_decimal(s, col, from, nulls, nnulls,
+	    sample_fits_decimal(s, col, from, nulls, nnulls, nf,
 	    CORE_DECIMAL_MAX_PRECISION, d.fracd)) {
 		t.id = CORE_TYPE_DECIMAL;
 		t.precision = CORE_DECIMAL_MAX_PRECISION;
@@ -499,7 +535,7 @@ csv_infer_column_why(const struct csv_sample *s, uint32_t col, size_t from,
 	}
 	if ((cand & K_DEC) && digits > CORE_DECIMAL_MAX_PRECISION &&
 	    digits <= CORE_DECIMAL128_MAX_PRECISION &&
-	    sample_fits_decimal(s, col, from, nulls, nnulls,
+	    sample_fits_decimal(s, col, from, nulls, nnulls, nf,
 	    CORE_DECIMAL128_MAX_PRECISION, d.fracd)) {
 		t.id = CORE_TYPE_DECIMAL128;
 		t.precision = CORE_DECIMAL128_MAX_PRECISION;

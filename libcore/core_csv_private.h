@@ -105,6 +105,21 @@ uint64_t csv_count_breaks(const char *p, size_t len);
  * \xNN, "..." when cut. */
 void csv_excerpt(char *out, size_t cap, const char *p, size_t len);
 
+/* ---- numbers with a decimal comma or thousands separators ---- */
+
+struct csv_numfmt {
+	int dec;		/* decimal mark: '.' or ',' */
+	int thou;		/* thousands separator byte, or 0 */
+};
+
+/* Rewrites the number p[0..len) written in nf's way as plain text
+ * ([sign]digits[.digits][e[sign]digits]) into out (cap bytes).  Returns
+ * its length, or -1 when it is no number in that notation (a misplaced
+ * separator, a '.' in a decimal-comma number) or does not fit.  Text
+ * without '.', ',', nf->dec or nf->thou is copied unchanged. */
+long csv_num_rewrite(const struct csv_numfmt *nf, const char *p, size_t len,
+    char *out, size_t cap);
+
 /* ---- the parse of rows into batches ---- */
 
 /* What every parser of one reader shares, read-only once parsing starts. */
@@ -121,6 +136,10 @@ struct csv_conf {
 	bool skip_blank;		/* blank lines are no rows (ncols>1) */
 	const char *pin_hint;		/* borrowed: after a value that does
 					   not fit an inferred type */
+	bool null_padding;		/* pad short rows with NULLs */
+	bool numfmt_on;			/* numbers are written numfmt's way
+					   (parsed row by row) */
+	struct csv_numfmt numfmt;
 	/* Knobs for tests; zero in normal use. */
 	bool by_row;			/* convert row by row: the reference
 					   path the block path must match */
@@ -157,6 +176,9 @@ struct csv_result {
 					   rejects, or too many) */
 	uint64_t nlines;		/* physical lines consumed */
 	uint64_t nrows;			/* rows put into batches */
+	uint64_t npadded, ntrailing;	/* of them: short rows padded,
+					   rows without a trailing empty
+					   field */
 	size_t start, end;		/* stretch parsed: [start, end) */
 };
 
@@ -272,10 +294,11 @@ struct csv_infer_why {
 	size_t row;		/* sample row of the deciding value */
 };
 
-/* csv_infer_column, also saying why (why may be NULL). */
+/* csv_infer_column, also saying why (why may be NULL), with numbers
+ * written nf's way (NULL: plain). */
 struct core_coltype csv_infer_column_why(const struct csv_sample *s,
     uint32_t col, size_t from, const char *const *nulls, size_t nnulls,
-    struct csv_infer_why *why);
+    const struct csv_numfmt *nf, struct csv_infer_why *why);
 
 /* Applies "name:type,..." pins to schema; pinned[i] set for each.
  * CORE_EUSAGE on an unknown name, a bad type or a repeated name. */

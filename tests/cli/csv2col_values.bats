@@ -59,3 +59,75 @@ load helpers
 	status_is 0
 	[[ $stderr != *'column name'* ]] || fail "$stderr"
 }
+
+@test "ragged rows: one trailing empty field on data rows is dropped and counted" {
+	need csv2col col2csv
+	printf 'a,b,c\n1,2,3,\n4,5,6,\n7,8,9\n' >in.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats in.csv | col2csv'
+	status_is 0
+	assert_output $'a,b,c\n1,2,3\n4,5,6\n7,8,9'
+	stderr_has 'schema: a:int64,b:int64,c:int64'
+	stderr_has 'ragged rows: 0 padded with NULLs, 2 read without a trailing empty field'
+	# Not an empty field, nor a quoted one, nor two: still an error.
+	printf 'a,b\n1,2,x\n' >x.csv
+	run --separate-stderr csv2col x.csv
+	status_is 3
+	stderr_has 'x.csv:2:3: row has 3 fields, expected 2 (1,2,x)'
+	printf 'a,b\n1,2,""\n' >q.csv
+	run --separate-stderr csv2col q.csv
+	status_is 3
+	stderr_has 'q.csv:2:3: row has 3 fields, expected 2'
+	printf 'a,b\n1,2,,\n' >t.csv
+	run --separate-stderr csv2col t.csv
+	status_is 3
+	stderr_has 't.csv:2:3: row has 4 fields, expected 2'
+}
+
+@test "ragged rows: --null-padding pads short rows with NULL, from a pipe and a big file alike" {
+	need csv2col col2csv
+	printf 'a,b,c\n1,2,3\n4,5\n6\n' >in.csv
+	run --separate-stderr csv2col in.csv
+	status_is 3
+	stderr_has 'in.csv:3:2: row has 2 fields, expected 3 (4,5)'
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats --null-padding < in.csv | col2csv --format jsonl'
+	status_is 0
+	assert_output $'{"a":1,"b":2,"c":3}\n{"a":4,"b":5,"c":null}\n{"a":6,"b":null,"c":null}'
+	stderr_has 'ragged rows: 2 padded with NULLs, 0 read without a trailing empty field'
+	# Several chunks on several threads: every padded row counted once.
+	awk 'BEGIN { print "a,b,c"; for (i = 0; i < 400000; i++) print (i % 2 ? i "," i : i "," i "," i) }' >big.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col -j 2 --stats --null-padding big.csv | col2csv | tail -n 2'
+	status_is 0
+	assert_output $'399998,399998,399998\n399999,399999,'
+	stderr_has 'ragged rows: 200000 padded with NULLs, 0 read without a trailing empty field'
+	stderr_has '400000 rows, 0 rejected'
+}
+
+@test "numbers: a ';' file with decimal commas is sniffed and typed as exact decimals" {
+	need csv2col col2csv
+	printf 'city;temp;rain\nBonn;1,5;0,25\nKoeln;-2,75;12,5\n' >in.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats in.csv | col2csv'
+	status_is 0
+	assert_output $'city,temp,rain\nBonn,1.50,0.25\nKoeln,-2.75,12.50'
+	stderr_has 'schema: city:string,temp:decimal(18,2),rain:decimal(18,2)'
+	stderr_has "numbers: decimal comma (sniffed: 2 columns of numbers with ',', 0 with '.')"
+}
+
+@test "numbers: --decimal-comma and --thousands read 1.234,5 exactly, and refuse 1.5" {
+	need csv2col col2csv
+	printf 'a,b\n"1.234,5",3\n"2,25",1.000\n' >in.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --decimal-comma --thousands . in.csv | col2csv'
+	status_is 0
+	assert_output $'a,b\n1234.50,3\n2.25,1000'
+	# A '.' in a decimal-comma file is no number: the column stays text.
+	printf 'a;b\n1,5;x\n3.5;y\n' >dot.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats --decimal-comma dot.csv | col2csv'
+	status_is 0
+	assert_output $'a,b\n"1,5",x\n3.5,y'
+	# Pinned, it is an error with its place.
+	run --separate-stderr bash -c 'csv2col --decimal-comma -s "a:decimal(10,2)" dot.csv > /dev/null'
+	status_is 3
+	stderr_has 'dot.csv:3:1: value does not fit column a of type decimal(10,2) (3.5)'
+	run --separate-stderr csv2col --thousands 5 in.csv
+	status_is 2
+	stderr_has 'the thousands separator cannot be a digit'
+}
