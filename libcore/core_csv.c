@@ -41,6 +41,7 @@
  */
 #include <ctype.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,7 +149,8 @@ struct core_csv_reader {
 	bool eof;
 
 	struct core_csv_stats st;
-	char notes[512];		/* core_csv_reader_notes */
+	char *notes;			/* owned; inference notes, lines */
+	size_t notes_len, notes_cap;
 };
 
 void
@@ -556,6 +558,102 @@ delim_name(int d, char *buf)
 	return buf;
 }
 
+/* Appends one line to the reader's notes. */
+static void
+note_add(struct core_csv_reader *r, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	r->notes = core_grow(r->notes, &r->notes_cap,
+	    r->notes_len + (size_t)n + 2, 1, 1);
+	memcpy(r->notes + r->notes_len, line, (size_t)n);
+	r->notes_len += (size_t)n;
+	r->notes[r->notes_len++] = '\n';
+	r->notes[r->notes_len] = '\0';
+}
+
+/* Says why column j was read as text although its values look typed:
+ * the value that decided it, with its line (buf is what the sample was
+ * taken from, so the line is the breaks before the row, plus one). */
+static void
+note_why(struct core_csv_reader *r, const struct csv_sample *s,
+    const char *buf, uint32_t j, const struct csv_infer_why *why)
+{
+	size_t idx = why->row * s->ncols + j;
+	char ex[256], nm[256];
+	unsigned long long line = 1 +
+	    csv_count_breaks(buf, s->rowpos[why->row]);
+	const char *name = r->schema->fields[j].name;
+
+	csv_excerpt(ex, sizeof(ex), s->text + s->off[idx], s->len[idx]);
+	csv_excerpt(nm, sizeof(nm), name, strlen(name));
+	switch (why->why) {
+	case CSV_WHY_TEXTNUM:
+		note_add(r, "column %s: string, not a number: %s:%llu has %s "
+		    "(a leading zero or '+' would not print back)", nm,
+		    r->name, line, ex);
+		break;
+	case CSV_WHY_NOTDATE:
+	case CSV_WHY_NOTTS:
+		note_add(r, "column %s: string, not %s: %s:%llu has %s, "
+		    "which is no valid %s", nm,
+		    why->why == CSV_WHY_NOTDATE ? "date" : "timestamp",
+		    r->name, line, ex,
+		    why->why == CSV_WHY_NOTDATE ? "date" : "timestamp");
+		break;
+	default:
+		break;
+	}
+}
+
+/* Sets the number notation: as given, or the decimal comma sniffed in a
+ * ';'-separated file when it makes more columns numeric than '.'. */
+static void
+sniff_numfmt(struct core_csv_reader *r, const struct csv_sample *s,
+    size_t from)
+{
+	static const struct csv_numfmt comma = { ',', 0 };
+	const struct core_csv_options *o = &r->opt;
+	unsigned ndot = 0, ncomma = 0;
+	struct core_coltype t;
+	uint32_t j;
+
+	r->conf.numfmt.dec = o->decimal_mark == ',' ? ',' : '.';
+	r->conf.numfmt.thou = o->thousands;
+	r->conf.numfmt_on = o->decimal_mark == ',' || o->thousands != 0;
+	/* Only with the delimiter sniffed too: -d ';' reads as told. */
+	if (o->decimal_mark != 0 || o->thousands != 0 || o->delimiter >= 0 ||
+	    r->conf.delim != ';')
+		return;
+	for (j = 0; j < s->ncols; j++) {
+		if (r->conf.pinned[j])
+			continue;
+		t = csv_infer_column_why(s, j, from, o->nulls, o->nnulls, NULL,
+		    NULL);
+		ndot += core_type_is_decimal(t.id) || t.id == CORE_TYPE_FLOAT64;
+		t = csv_infer_column_why(s, j, from, o->nulls, o->nnulls,
+		    &comma, NULL);
+		ncomma += core_type_is_decimal(t.id) ||
+		    t.id == CORE_TYPE_FLOAT64;
+	}
+	if (ncomma > ndot) {
+		r->conf.numfmt = comma;
+		r->conf.numfmt_on = true;
+		note_add(r, "numbers: decimal comma (sniffed: %u column%s of "
+		    "numbers with ',', %u with '.')", ncomma,
+		    ncomma == 1 ? "" : "s", ndot);
+	}
+}
+
 static int
 build_schema(struct core_csv_reader *r, struct core_err *err)
 {
@@ -649,9 +747,8 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 			goto out;
 		r->header = false;
 		r->empty = true;
-		snprintf(r->notes, sizeof(r->notes), "no rows: an empty "
-		    "stream of %s\n", o->schema != NULL ? "--schema's columns" :
-		    "no columns");
+		note_add(r, "no rows: an empty stream of %s",
+		    o->schema != NULL ? "--schema's columns" : "no columns");
 		rc = empty_schema(r, err);
 		goto out;
 	}
@@ -696,9 +793,10 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 		    "--no-header", r->name, hline);
 		goto out;
 	}
-	snprintf(r->notes, sizeof(r->notes), "%s%s: %s\n",
-	    nskip > 0 ? "skipped lines before the header (--skip)\n" : "",
-	    r->header ? "header" : "no header", csv_header_why_text(why));
+	if (nskip > 0)
+		note_add(r, "skipped lines before the header (--skip)");
+	note_add(r, "%s: %s", r->header ? "header" : "no header",
+	    csv_header_why_text(why));
 
 	r->schema = core_schema_new(s.ncols);
 	r->conf.pinned = core_xcalloc(s.ncols ? s.ncols : 1, sizeof(bool));
@@ -740,11 +838,17 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 			goto out;
 	}
 	from = r->header ? 1 : 0;
+	sniff_numfmt(r, &s, from);
 	for (j = 0; j < s.ncols; j++) {
+		struct csv_infer_why tw;
+
 		if (r->conf.pinned[j])
 			continue;
-		r->schema->fields[j].type = csv_infer_column(&s, j, from,
-		    o->nulls, o->nnulls);
+		r->schema->fields[j].type = csv_infer_column_why(&s, j, from,
+		    o->nulls, o->nnulls, r->conf.numfmt_on ? &r->conf.numfmt :
+		    NULL, &tw);
+		if (tw.why != CSV_WHY_NONE)
+			note_why(r, &s, buf, j, &tw);
 	}
 out:
 	csv_tok_release(&t);
@@ -1107,6 +1211,8 @@ map_produce(struct core_csv_reader *r)
 	r->line_next += job->res.nlines;
 	r->st.lines += job->res.nlines;
 	r->st.comments += job->res.ncomments;
+	r->st.padded += job->res.npadded;
+	r->st.trailing += job->res.ntrailing;
 	pthread_mutex_lock(&r->mu);
 	r->ijob = k + 1;
 	pthread_cond_broadcast(&r->work_cv);
@@ -1141,6 +1247,8 @@ stream_produce(struct core_csv_reader *r, struct core_err *err)
 	}
 	r->st.lines += res->nlines;
 	r->st.comments += res->ncomments;
+	r->st.padded += res->npadded;
+	r->st.trailing += res->ntrailing;
 	return 0;
 }
 
@@ -1239,6 +1347,15 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 	    (opt->comment == opt->delimiter || opt->comment == opt->quote)))
 		return core_err_set(err, CORE_EUSAGE, "the comment character "
 		    "cannot be a line break, the delimiter or the quote");
+	if (opt->thousands != 0 && ((opt->thousands >= '0' &&
+	    opt->thousands <= '9') || opt->thousands == '-' ||
+	    opt->thousands == '+' || opt->thousands == '\n' ||
+	    opt->thousands == '\r' || opt->thousands > 255 ||
+	    opt->thousands == (opt->decimal_mark == ',' ? ',' : '.')))
+		return core_err_set(err, CORE_EUSAGE,
+		    "the thousands separator cannot be a digit, a sign, a "
+		    "line break or the decimal mark (use --decimal-comma "
+		    "with --thousands .)");
 	r = core_xcalloc(1, sizeof(*r));
 	r->opt = *opt;
 	if (r->opt.batch_rows == 0)
@@ -1276,6 +1393,7 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 	r->conf.max_errors = r->opt.max_errors;
 	r->conf.skip_blank = r->conf.ncols > 1;
 	r->conf.comment = r->opt.comment;
+	r->conf.null_padding = r->opt.null_padding;
 	r->pool = csv_pool_new(r->schema);
 	csv_parser_init(&r->ps, &r->conf, r->pool);
 	csv_result_init(&r->res);
@@ -1299,6 +1417,7 @@ core_csv_reader_free(struct core_csv_reader *r)
 		return;
 	workers_stop(r);
 	ra_stop(r);
+	free(r->notes);
 	core_pool_free(r->helpers);
 	for (i = 0; i < r->job_cap; i++)
 		csv_result_release(&r->jobs[i].res);
@@ -1376,12 +1495,6 @@ core_csv_reader_stats(const struct core_csv_reader *r,
 	*st = r->st;
 }
 
-const char *
-core_csv_reader_notes(const struct core_csv_reader *r)
-{
-	return r->notes;
-}
-
 void
 core_csv_reader_dialect(const struct core_csv_reader *r, int *delimiter,
     int *quote, bool *header)
@@ -1389,4 +1502,10 @@ core_csv_reader_dialect(const struct core_csv_reader *r, int *delimiter,
 	*delimiter = r->conf.delim;
 	*quote = r->conf.quote < 0 ? 0 : r->conf.quote;
 	*header = r->header;
+}
+
+const char *
+core_csv_reader_notes(const struct core_csv_reader *r)
+{
+	return r->notes != NULL ? r->notes : "";
 }

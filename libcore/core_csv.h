@@ -73,16 +73,40 @@
  * Types (per column, over the sample, NULLs ignored): the first of bool
  * (true/false in any case), int64, decimal(18,s) (plain digits with a '.',
  * s = most fraction digits seen, integer + fraction digits <= 18, no
- * exponent), float64, date, timestamp that every value parses as; string
- * otherwise and for columns with no value in the sample.  int32 only by
+ * exponent), decimal(38,s) (plain digits, with or without a '.', 19 to
+ * 38 of them: integers too wide for int64 and long decimals stay exact),
+ * float64, date, timestamp that every value parses as; string otherwise
+ * and for columns with no value in the sample.  Inference never changes
+ * a value's text: a number with an explicit '+' or a leading zero before
+ * another digit ("007", "+4912345"; not "0" or "0.5") makes its column
+ * text.  Such columns, and text columns whose values are mostly dates or
+ * timestamps but one is not (2024-02-30), are noted with the line of the
+ * deciding value (core_csv_reader_notes).  int32 only by
  * pinning.  The sample is the first sample_rows rows; for a mapped file
  * bigger than a chunk, half of it comes from the start and half from 8
  * points spread over the file.
+ *
+ * Number notation: with decimal_mark ',' and/or a thousands separator,
+ * numeric columns read numbers written that way ("1.234,5"), exactly:
+ * separators only between groups of three integer digits, and with a
+ * decimal comma a '.' that is not the thousands separator is no number.
+ * Such input is parsed row by row (slower; it never is by default).
+ * With decimal_mark 0, no thousands separator and ';' sniffed as the
+ * delimiter,
+ * the decimal comma is sniffed: taken when it makes more columns numeric
+ * than the '.' does (a note says so).
  *
  * NULL policy: an empty unquoted field is NULL; a quoted empty field ("")
  * is the empty string in a string column and NULL in other columns; an
  * UNQUOTED field equal to one of opt->nulls is NULL in every column
  * (quoted, it is the text itself).
+ *
+ * Ragged rows: a row with exactly one field more than the first row
+ * (the header), whose last field is empty and unquoted (a trailing
+ * delimiter on data rows only), is read without that field; no data is
+ * lost and the columns stay aligned.  With opt->null_padding a row with
+ * fewer fields is padded with NULLs.  Both are counted (stats).  Any
+ * other count is an error.
  *
  * Errors: a value that does not fit its column, a row with the wrong
  * number of fields, an unterminated quote, text after a closing quote or
@@ -146,6 +170,11 @@ struct core_csv_options {
 				   every member, before the header */
 	int comment;		/* a line starting with this byte is no
 				   row, wherever it is; 0: none */
+	int decimal_mark;	/* '.' or ',' for numbers; 0: '.', or ','
+				   when sniffed (see above) */
+	int thousands;		/* thousands separator byte, or 0 */
+	bool null_padding;	/* a row with fewer fields than the header
+				   is padded with NULLs (not an error) */
 	const char *pin_hint;	/* borrowed: appended to the message for
 				   a value that does not fit an inferred
 				   type, the tool's way to pin one (e.g.
@@ -188,16 +217,24 @@ struct core_csv_stats {
 	uint64_t lines;		/* physical lines consumed */
 	uint64_t comments;	/* comment lines among them */
 	uint64_t skipped;	/* lines skipped by skip_lines */
+	uint64_t padded;	/* short rows padded with NULLs */
+	uint64_t trailing;	/* rows read without an extra empty last
+				   field */
 };
 void core_csv_reader_stats(const struct core_csv_reader *r,
     struct core_csv_stats *st);
 
-/* What sniffing decided and why (the header's reason, ...), lines of
- * text each ending in LF; borrowed, valid for the reader's life. */
-const char *core_csv_reader_notes(const struct core_csv_reader *r);
-
 /* Dialect in use (given or sniffed); *quote is 0 for none. */
 void core_csv_reader_dialect(const struct core_csv_reader *r, int *delimiter,
     int *quote, bool *header);
+
+/* Notes on sniffing and inference, one line each ending in LF ("" when
+ * none): what was decided and why (the header's reason, an empty
+ * input, skipped lines, a sniffed decimal comma), and a column read as
+ * text although its values look like numbers (a
+ * leading zero or '+'), dates or timestamps (one that is not valid),
+ * with the file:line of the value that decided it.  Borrowed; valid for
+ * the reader's life. */
+const char *core_csv_reader_notes(const struct core_csv_reader *r);
 
 #endif

@@ -49,6 +49,7 @@ csv_sample_release(struct csv_sample *s)
 	free(s->off);
 	free(s->len);
 	free(s->flags);
+	free(s->rowpos);
 	free(s->text);
 	memset(s, 0, sizeof(*s));
 }
@@ -325,6 +326,8 @@ sample_push(struct csv_sample *s, const struct csv_tok *t)
 		s->off = core_xreallocarray(s->off, need, sizeof(*s->off));
 		s->len = core_xreallocarray(s->len, need, sizeof(*s->len));
 		s->flags = core_xreallocarray(s->flags, need, 1);
+		s->rowpos = core_xreallocarray(s->rowpos, cap,
+		    sizeof(*s->rowpos));
 	}
 	for (j = 0; j < s->ncols; j++) {
 		const struct csv_field *f = &t->f[j];
@@ -374,12 +377,18 @@ csv_sample_rows(struct csv_sample *s, struct csv_tok *t, const char *buf,
 		 * is reported where it is when parsed. */
 		if (s->nrows == 0 && s->ncols == 0 && t->syn == CSV_SYN_OK)
 			s->ncols = (uint32_t)t->nf;
+		/* A trailing delimiter on data rows only (core_csv.h). */
+		if (t->nf == (size_t)s->ncols + 1 && s->nrows > 0 &&
+		    t->f[t->nf - 1].len == 0 &&
+		    !(t->f[t->nf - 1].flags & CSV_F_QUOTED))
+			t->nf--;
 		if (t->syn != CSV_SYN_OK || t->nf != s->ncols) {
 			if (strict)
 				break;
 			continue;
 		}
 		sample_push(s, t);
+		s->rowpos[s->nrows - 1] = row;
 		taken++;
 	}
 	return taken;
@@ -473,26 +482,174 @@ sample_is_null(const struct csv_sample *s, size_t idx,
 	    nnulls);
 }
 
+/* A number whose text would not print back: an explicit '+', or a
+ * leading zero before another digit ("007", "-01.5"; not "0" or "0.5").
+ * Such columns are kept as text (zip codes, phone numbers, codes). */
+static bool
+textual_number(const char *p, size_t len)
+{
+	size_t i = 0;
+
+	if (len > 0 && p[0] == '+')
+		return true;
+	if (len > 0 && p[0] == '-')
+		i = 1;
+	return len - i >= 2 && p[i] == '0' && p[i + 1] >= '0' &&
+	    p[i + 1] <= '9';
+}
+
 struct core_coltype
 csv_infer_column(const struct csv_sample *s, uint32_t col, size_t from,
     const char *const *nulls, size_t nnulls)
 {
+	return csv_infer_column_why(s, col, from, nulls, nnulls, NULL, NULL);
+}
+
+/* Value idx of the sample as the number parsers see it: rewritten into
+ * buf with nf (NULL: as it is).  false when nf refuses it. */
+static bool
+sample_num(const struct csv_sample *s, size_t idx,
+    const struct csv_numfmt *nf, char *buf, size_t cap, const char **p,
+    size_t *len)
+{
+	long n;
+
+	*p = s->text + s->off[idx];
+	*len = s->len[idx];
+	if (nf == NULL)
+		return true;
+	if ((n = csv_num_rewrite(nf, *p, *len, buf, cap)) < 0)
+		return false;
+	*p = buf;
+	*len = (size_t)n;
+	return true;
+}
+
+/* Every sampled value of col parses as decimal(precision, scale). */
+static bool
+sample_fits_decimal(const struct csv_sample *s, uint32_t col, size_t from,
+    const char *const *nulls, size_t nnulls, const struct csv_numfmt *nf,
+    unsigned precision, unsigned scale)
+{
+	size_t r, idx, len;
+	const char *p;
+	char buf[96];
+	core_i128 w;
+	int64_t v;
+	int rc;
+
+	/* The shape check is ours; the parser that will read the data must
+	 * agree on every sampled value. */
+	for (r = from; r < s->nrows; r++) {
+		idx = r * s->ncols + col;
+		if (sample_is_null(s, idx, nulls, nnulls))
+			continue;
+		if (!sample_num(s, idx, nf, buf, sizeof(buf), &p, &len))
+			return false;
+		if (precision <= CORE_DECIMAL_MAX_PRECISION)
+			rc = core_parse_decimal(p, len, (uint8_t)precision,
+			    (uint8_t)scale, &v);
+		else
+			rc = core_parse_decimal128(p, len, (uint8_t)precision,
+			    (uint8_t)scale, &w);
+		if (rc != 0)
+			return false;
+	}
+	return true;
+}
+
+/* For a column that came out as text: when most of its values are dates
+ * (or timestamps) and only some are not, the first that is not, so the
+ * fallback can be reported with its line. */
+static void
+why_not_temporal(const struct csv_sample *s, uint32_t col, size_t from,
+    const char *const *nulls, size_t nnulls, struct csv_infer_why *why)
+{
+	size_t r, idx, n = 0, nd = 0, nt = 0, bd = SIZE_MAX, bt = SIZE_MAX;
+	int64_t ts;
+	int32_t d;
+
+	for (r = from; r < s->nrows; r++) {
+		const char *p;
+
+		idx = r * s->ncols + col;
+		if (sample_is_null(s, idx, nulls, nnulls))
+			continue;
+		p = s->text + s->off[idx];
+		n++;
+		if (core_parse_date(p, s->len[idx], &d) == 0)
+			nd++;
+		else if (bd == SIZE_MAX)
+			bd = r;
+		if (core_parse_timestamp(p, s->len[idx], &ts) == 0)
+			nt++;
+		else if (bt == SIZE_MAX)
+			bt = r;
+	}
+	/* At least half, so a text column with the odd date in
+	 * it is not called a broken date column. */
+	if (nd * 2 >= n && nd < n) {
+		why->why = CSV_WHY_NOTDATE;
+		why->row = bd;
+	} else if (nt * 2 >= n && nt < n) {
+		why->why = CSV_WHY_NOTTS;
+		why->row = bt;
+	}
+}
+
+struct core_coltype
+csv_infer_column_why(const struct csv_sample *s, uint32_t col, size_t from,
+    const char *const *nulls, size_t nnulls, const struct csv_numfmt *nf,
+    struct csv_infer_why *why)
+{
 	struct core_coltype t = { CORE_TYPE_STRING, 0, 0 };
 	struct dec_shape d = { 0, 0, false };
-	unsigned cand = K_ALL;
-	size_t r, idx, nvalues = 0;
-	int64_t v;
+	struct csv_infer_why w = { CSV_WHY_NONE, 0 };
+	struct dec_shape d2 = { 0, 0, false };
+	unsigned cand = K_ALL, raw = K_ALL, digits;
+	size_t r, idx, nvalues = 0, textnum = SIZE_MAX;
 
-	for (r = from; r < s->nrows && cand != 0; r++) {
+	/* raw: the kinds without the leading zero rule, to tell a column
+	 * of numbers kept as text from a column of text. */
+	for (r = from; r < s->nrows && (cand != 0 || raw != 0); r++) {
+		const unsigned num = K_INT | K_DEC | K_FLT;
+		const char *p = NULL;
+		char nb[96];
+		size_t len = 0;
+		bool isnum;
+
 		idx = r * s->ncols + col;
 		if (sample_is_null(s, idx, nulls, nnulls))
 			continue;
 		nvalues++;
-		cand &= value_kinds(s->text + s->off[idx], s->len[idx], cand,
-		    &d);
+		/* Numbers in nf's notation, the rest as written. */
+		isnum = sample_num(s, idx, nf, nb, sizeof(nb), &p, &len);
+		cand &= value_kinds(s->text + s->off[idx], s->len[idx],
+		    cand & ~num, &d) | (isnum ? value_kinds(p, len,
+		    cand & num, &d) : 0);
+		raw &= value_kinds(s->text + s->off[idx], s->len[idx],
+		    raw & ~num, &d2) | (isnum ? value_kinds(p, len,
+		    raw & num, &d2) : 0);
+		if ((cand & num) && textual_number(p, len)) {
+			cand &= ~(unsigned)(K_INT | K_DEC | K_FLT);
+			if (textnum == SIZE_MAX)
+				textnum = r;
+		}
 	}
-	if (nvalues == 0 || cand == 0)
+	if (nvalues == 0 || cand == 0) {
+		if (nvalues > 0 && (raw & (K_INT | K_DEC | K_FLT)) &&
+		    textnum != SIZE_MAX) {
+			w.why = CSV_WHY_TEXTNUM;
+			w.row = textnum;
+		} else if (nvalues > 0) {
+			why_not_temporal(s, col, from, nulls, nnulls, &w);
+		}
+		if (why != NULL)
+			*why = w;
 		return t;
+	}
+	if (why != NULL)
+		*why = w;
 	if (cand & K_BOOL) {
 		t.id = CORE_TYPE_BOOL;
 		return t;
@@ -501,25 +658,25 @@ csv_infer_column(const struct csv_sample *s, uint32_t col, size_t from,
 		t.id = CORE_TYPE_INT64;
 		return t;
 	}
-	if ((cand & K_DEC) && d.dot && d.intd + d.fracd <=
-	    CORE_DECIMAL_MAX_PRECISION) {
-		/* The shape check is ours; the parser that will read the
-		 * data must agree on every sampled value. */
-		for (r = from; r < s->nrows; r++) {
-			idx = r * s->ncols + col;
-			if (sample_is_null(s, idx, nulls, nnulls))
-				continue;
-			if (core_parse_decimal(s->text + s->off[idx],
-			    s->len[idx], CORE_DECIMAL_MAX_PRECISION,
-			    (uint8_t)d.fracd, &v) != 0)
-				break;
-		}
-		if (r == s->nrows) {
-			t.id = CORE_TYPE_DECIMAL;
-			t.precision = CORE_DECIMAL_MAX_PRECISION;
-			t.scale = (uint8_t)d.fracd;
-			return t;
-		}
+	/* Plain decimals, and integers too wide for int64, are exact
+	 * decimals as far as 38 digits go (float64 would change them). */
+	digits = d.intd + d.fracd;
+	if ((cand & K_DEC) && d.dot && digits <= CORE_DECIMAL_MAX_PRECISION &&
+	    sample_fits_decimal(s, col, from, nulls, nnulls, nf,
+	    CORE_DECIMAL_MAX_PRECISION, d.fracd)) {
+		t.id = CORE_TYPE_DECIMAL;
+		t.precision = CORE_DECIMAL_MAX_PRECISION;
+		t.scale = (uint8_t)d.fracd;
+		return t;
+	}
+	if ((cand & K_DEC) && digits > CORE_DECIMAL_MAX_PRECISION &&
+	    digits <= CORE_DECIMAL128_MAX_PRECISION &&
+	    sample_fits_decimal(s, col, from, nulls, nnulls, nf,
+	    CORE_DECIMAL128_MAX_PRECISION, d.fracd)) {
+		t.id = CORE_TYPE_DECIMAL128;
+		t.precision = CORE_DECIMAL128_MAX_PRECISION;
+		t.scale = (uint8_t)d.fracd;
+		return t;
 	}
 	if (cand & K_FLT)
 		t.id = CORE_TYPE_FLOAT64;
@@ -727,6 +884,7 @@ csv_sample_drop_copies(struct csv_sample *s)
 			memmove(s->len + o * n, s->len + r * n,
 			    n * sizeof(*s->len));
 			memmove(s->flags + o * n, s->flags + r * n, n);
+			s->rowpos[o] = s->rowpos[r];
 		}
 		o++;
 	}

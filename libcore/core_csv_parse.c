@@ -552,6 +552,8 @@ csv_result_clear(struct csv_result *res, struct csv_pool *pool)
 	res->alen = 0;
 	res->stopped = false;
 	res->nlines = res->nrows = res->ncomments = 0;
+	res->nlines = res->nrows = 0;
+	res->npadded = res->ntrailing = 0;
 	res->start = res->end = 0;
 }
 
@@ -865,6 +867,8 @@ put_row(const struct csv_conf *cf, const struct csv_tok *t,
 	const char *p;
 	int32_t off;
 	int rc;
+	char nb[96];
+	long nl;
 
 	for (j = 0; j < ncols; j++) {
 		c = &b->cols[j];
@@ -881,6 +885,21 @@ put_row(const struct csv_conf *cf, const struct csv_tok *t,
 			goto null;
 value:
 		rc = 0;
+		/* Only on with --decimal-comma or --thousands, which parse
+		 * row by row (csv_parse): the block path never sees them. */
+		if (cf->numfmt_on && (c->type.id == CORE_TYPE_INT32 ||
+		    c->type.id == CORE_TYPE_INT64 ||
+		    c->type.id == CORE_TYPE_FLOAT64 ||
+		    core_type_is_decimal(c->type.id))) {
+			nl = csv_num_rewrite(&cf->numfmt, p, len, nb,
+			    sizeof(nb));
+			if (nl < 0) {
+				*bad = j;
+				return PUT_TYPE;
+			}
+			p = nb;
+			len = (uint32_t)nl;
+		}
 		switch (c->type.id) {
 		case CORE_TYPE_BOOL:
 			rc = core_parse_bool(p, len,
@@ -987,6 +1006,34 @@ record_bad(struct csv_parser *ps, const char *buf, size_t row,
 	    ps->conf->rejecting ? t->row_end - row : 0);
 }
 
+/* The ragged rows the reader accepts (core_csv.h): one extra empty
+ * unquoted last field is dropped; with null_padding, missing fields are
+ * added as empty unquoted ones (NULL).  Returns 1 for dropped, 2 for
+ * padded, 0 when the row stays bad.  Only rows whose count is wrong come
+ * here, so this costs nothing on a well-formed file. */
+static int
+fix_count(const struct csv_conf *cf, struct csv_tok *t)
+{
+	size_t j;
+
+	if (t->nf == (size_t)cf->ncols + 1 && t->f[t->nf - 1].len == 0 &&
+	    !(t->f[t->nf - 1].flags & CSV_F_QUOTED)) {
+		t->nf--;
+		return 1;
+	}
+	if (!cf->null_padding || t->nf > cf->ncols)
+		return 0;
+	tok_grow_fields(t, cf->ncols);
+	for (j = t->nf; j < cf->ncols; j++) {
+		t->f[j].p = "";
+		t->f[j].len = 0;
+		t->f[j].flags = 0;
+		t->f[j].raw = t->f[t->nf - 1].raw;
+	}
+	t->nf = cf->ncols;
+	return 2;
+}
+
 /* Checks the tokenized row at buf[row] and puts it into the batch.
  * Returns true when it was good. */
 static bool
@@ -1000,6 +1047,7 @@ take_row(struct csv_parser *ps, const char *buf, size_t row,
 	const struct csv_field *f;
 	uint32_t bad = 0;
 	size_t rawlen = t->row_end - row;
+	int fixed = 0;
 
 	if (t->syn != CSV_SYN_OK) {
 		f = &t->f[t->syn_field];
@@ -1009,7 +1057,8 @@ take_row(struct csv_parser *ps, const char *buf, size_t row,
 		    t->row_end - row - f->raw, "", res);
 		return false;
 	}
-	if (t->nf != cf->ncols) {
+	if (t->nf != cf->ncols &&
+	    (fixed = fix_count(cf, &ps->tok)) == 0) {
 		snprintf(what, sizeof(what), "row has %zu field%s, expected %u",
 		    t->nf, t->nf == 1 ? "" : "s", cf->ncols);
 		record_bad(ps, buf, row,
@@ -1034,6 +1083,8 @@ take_row(struct csv_parser *ps, const char *buf, size_t row,
 		ps->cur.nrows++;
 		ps->cur_raw += rawlen;
 		res->nrows++;
+		res->ntrailing += fixed == 1;
+		res->npadded += fixed == 2;
 		if (ps->cur.nrows == cf->batch_rows)
 			csv_parser_flush(ps, res);
 		return true;
@@ -1699,7 +1750,7 @@ csv_parse(struct csv_parser *ps, const char *buf, size_t *posp,
 	uint32_t room;
 	int why, rc;
 
-	if (cf->by_row)
+	if (cf->by_row || cf->numfmt_on)
 		return parse_rows(ps, buf, posp, limit, end, at_eof, NULL,
 		    res);
 	while (pos < limit) {

@@ -110,6 +110,21 @@ uint64_t csv_count_breaks(const char *p, size_t len);
  * \xNN, "..." when cut. */
 void csv_excerpt(char *out, size_t cap, const char *p, size_t len);
 
+/* ---- numbers with a decimal comma or thousands separators ---- */
+
+struct csv_numfmt {
+	int dec;		/* decimal mark: '.' or ',' */
+	int thou;		/* thousands separator byte, or 0 */
+};
+
+/* Rewrites the number p[0..len) written in nf's way as plain text
+ * ([sign]digits[.digits][e[sign]digits]) into out (cap bytes).  Returns
+ * its length, or -1 when it is no number in that notation (a misplaced
+ * separator, a '.' in a decimal-comma number) or does not fit.  Text
+ * without '.', ',', nf->dec or nf->thou is copied unchanged. */
+long csv_num_rewrite(const struct csv_numfmt *nf, const char *p, size_t len,
+    char *out, size_t cap);
+
 /* ---- the parse of rows into batches ---- */
 
 /* What every parser of one reader shares, read-only once parsing starts. */
@@ -128,6 +143,10 @@ struct csv_conf {
 					   are no rows; 0: none */
 	const char *pin_hint;		/* borrowed: after a value that does
 					   not fit an inferred type */
+	bool null_padding;		/* pad short rows with NULLs */
+	bool numfmt_on;			/* numbers are written numfmt's way
+					   (parsed row by row) */
+	struct csv_numfmt numfmt;
 	/* Knobs for tests; zero in normal use. */
 	bool by_row;			/* convert row by row: the reference
 					   path the block path must match */
@@ -165,6 +184,9 @@ struct csv_result {
 	uint64_t nlines;		/* physical lines consumed */
 	uint64_t ncomments;		/* comment lines among them */
 	uint64_t nrows;			/* rows put into batches */
+	uint64_t npadded, ntrailing;	/* of them: short rows padded,
+					   rows without a trailing empty
+					   field */
 	size_t start, end;		/* stretch parsed: [start, end) */
 };
 
@@ -232,6 +254,9 @@ struct csv_sample {
 	size_t nrows;		/* row 0 is the header candidate */
 	uint32_t *off, *len;	/* owned; nrows * ncols */
 	uint8_t *flags;		/* owned; nrows * ncols (CSV_F_QUOTED) */
+	size_t *rowpos;		/* owned; nrows: offset of each row in the
+				   buffer it was sampled from (for line
+				   numbers in notes) */
 	char *text;		/* owned */
 	size_t tlen, tcap;
 };
@@ -295,6 +320,28 @@ const char *csv_header_why_text(int why);
 /* Infers column col's type from sample rows [from, nrows). */
 struct core_coltype csv_infer_column(const struct csv_sample *s, uint32_t col,
     size_t from, const char *const *nulls, size_t nnulls);
+
+/* Why csv_infer_column gave a column the type it did, when that is
+ * worth a note: the first sample row (of the rows looked at) whose value
+ * decided it. */
+enum csv_why {
+	CSV_WHY_NONE = 0,
+	CSV_WHY_TEXTNUM,	/* numbers kept as text: a leading zero or an
+				   explicit '+' would not print back */
+	CSV_WHY_NOTDATE,	/* mostly dates, but this value is none */
+	CSV_WHY_NOTTS,		/* mostly timestamps, but this value is none */
+};
+
+struct csv_infer_why {
+	enum csv_why why;
+	size_t row;		/* sample row of the deciding value */
+};
+
+/* csv_infer_column, also saying why (why may be NULL), with numbers
+ * written nf's way (NULL: plain). */
+struct core_coltype csv_infer_column_why(const struct csv_sample *s,
+    uint32_t col, size_t from, const char *const *nulls, size_t nnulls,
+    const struct csv_numfmt *nf, struct csv_infer_why *why);
 
 /* Applies "name:type,..." pins to schema; pinned[i] set for each.
  * CORE_EUSAGE on an unknown name, a bad type or a repeated name. */

@@ -214,7 +214,7 @@ load helpers
 	assert_output $'{"zip":"00501","amount":1.50,"n":7,"day":"2020-01-01"}\n{"zip":"10001","amount":2.00,"n":8,"day":"2020-01-02"}'
 	run --separate-stderr bash -c "set -o pipefail; csv2col -s 'day:string' in.csv | col2csv --format jsonl | head -n1"
 	status_is 0
-	assert_output '{"zip":501,"amount":1.5,"n":7,"day":"2020-01-01"}'
+	assert_output '{"zip":"00501","amount":1.5,"n":7,"day":"2020-01-01"}'
 }
 
 @test "--schema: a value that does not fit the pinned type is exit 3 with its place" {

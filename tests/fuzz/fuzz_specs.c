@@ -64,6 +64,7 @@ fuzz_agg(char *s, const struct core_schema *schema)
 	struct core_agg_query *q;
 	struct core_err err;
 	char *by = s, *nl;
+	const char *having = NULL;
 	size_t n = 0;
 	int which, rc;
 
@@ -74,8 +75,11 @@ fuzz_agg(char *s, const struct core_schema *schema)
 	}
 	if (n == 0)
 		return;
-	if ((rc = core_agg_query_new(by, aggs, n, schema, &q, &which,
-	    &err)) != 0) {
+	/* A last line starting with '?' is the --having condition. */
+	if (n > 1 && aggs[n - 1][0] == '?')
+		having = aggs[--n] + 1;
+	if ((rc = core_agg_query_new(by, aggs, n, having, schema, &q,
+	    &which, &err)) != 0) {
 		check_failure(rc, &err);
 		if (which < -1 || which >= (int)n)
 			__builtin_trap();

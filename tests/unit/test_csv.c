@@ -893,10 +893,19 @@ test_inference(void)
 	    "ts:timestamp,s:string",
 	    "true|1|1.50|1000|2020-01-02|2020-01-02 03:04:05|x;"
 	    "false|-20|2.25|2.5|1999-12-31|2020-01-02 03:04:06|1;");
-	/* Integers with one decimal: decimal; 19+ digits: float. */
+	/* Integers with one decimal: decimal; 19 to 38 digits: the wide
+	 * decimal, exact; more: float. */
 	EXPECT_ROWS("a,b\n1,12345678901234567890.5\n2.125,1\n", &o,
-	    "a:decimal(18,3),b:float64",
-	    "1.000|12345678901234567000;2.125|1;");
+	    "a:decimal(18,3),b:decimal(38,1)",
+	    "1.000|12345678901234567890.5;2.125|1.0;");
+	EXPECT_ROWS("a\n123456789012345678901234567890123456789\n", &o,
+	    "a:float64", "1.2345678901234568e+38;");
+	/* Text that would not print back as written stays text. */
+	EXPECT_ROWS("zip,phone,code,z,h\n01234,+4912345,007,0,0.5\n"
+	    "1,2,3,-0.25,-0\n", &o,
+	    "zip:string,phone:string,code:string,z:decimal(18,2),"
+	    "h:decimal(18,1)",
+	    "01234|+4912345|007|0.00|0.5;1|2|3|-0.25|0.0;");
 	/* NULLs do not count; all NULL is string. */
 	EXPECT_ROWS("a,b\n,\n7,\n", &o, "a:int64,b:string", "~|~;7|~;");
 }
@@ -1030,10 +1039,12 @@ test_decimal128(void)
 	o.schema = "x:int32,a:decimal(20,2)";
 	expect_error("x,a\n1,2\n3,1e5\n", &o, CORE_EDATA,
 	    "3:2: value does not fit column a of type decimal(20,2) (1e5)");
-	/* Inference keeps 19+ integer digits a float, as before. */
+	/* Inference makes 19 to 38 integer digits the wide decimal. */
 	o.schema = NULL;
-	EXPECT_ROWS("a\n1234567890123456789012345\n", &o, "a:float64",
-	    "1.2345678901234568e+24;");
+	EXPECT_ROWS("a\n1234567890123456789012345\n", &o, "a:decimal(38,0)",
+	    "1234567890123456789012345;");
+	EXPECT_ROWS("a\n-9223372036854775809\n1\n", &o, "a:decimal(38,0)",
+	    "-9223372036854775809;1;");
 }
 
 static void

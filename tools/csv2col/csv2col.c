@@ -66,6 +66,11 @@ usage(FILE *fp)
 	    "      --sample-rows N  rows sampled for type inference "
 	    "(default 20480)\n"
 	    "      --batch-rows N   rows per frame (default 8192)\n"
+	    "      --null-padding   pad rows with too few fields with NULLs\n"
+	    "      --decimal-comma  numbers use ',' as the decimal mark "
+	    "(1,5)\n"
+	    "      --thousands C    numbers may group digits with C "
+	    "(1.234,5 with '.')\n"
 	    "      --rejects FILE   write bad rows to FILE and go on\n"
 	    "      --max-errors N   with --rejects: fail (exit 4) past N bad "
 	    "rows\n", tool.name);
@@ -80,6 +85,7 @@ usage(FILE *fp)
 enum {
 	OPT_HEADER = 256, OPT_NO_HEADER, OPT_SAMPLE_ROWS, OPT_BATCH_ROWS,
 	OPT_REJECTS, OPT_MAX_ERRORS, OPT_SKIP, OPT_COMMENT,
+	OPT_NULL_PADDING, OPT_DECIMAL_COMMA, OPT_THOUSANDS,
 };
 
 static int
@@ -140,6 +146,17 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 	case OPT_REJECTS:
 		o->rejects = optarg;
 		break;
+	case OPT_NULL_PADDING:
+		o->csv.null_padding = true;
+		break;
+	case OPT_DECIMAL_COMMA:
+		o->csv.decimal_mark = ',';
+		break;
+	case OPT_THOUSANDS:
+		if ((ch = fe_parse_char("thousands", optarg, false, err)) < 0)
+			return CORE_EUSAGE;
+		o->csv.thousands = ch;
+		break;
 	case OPT_MAX_ERRORS:
 		if (fe_parse_count("--max-errors", optarg, &v, err) != 0)
 			return CORE_EUSAGE;
@@ -167,6 +184,9 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		{ "sample-rows", required_argument, NULL, OPT_SAMPLE_ROWS },
 		{ "batch-rows", required_argument, NULL, OPT_BATCH_ROWS },
 		{ "rejects", required_argument, NULL, OPT_REJECTS },
+		{ "null-padding", no_argument, NULL, OPT_NULL_PADDING },
+		{ "decimal-comma", no_argument, NULL, OPT_DECIMAL_COMMA },
+		{ "thousands", required_argument, NULL, OPT_THOUSANDS },
 		{ "max-errors", required_argument, NULL, OPT_MAX_ERRORS },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -221,6 +241,11 @@ print_stats(const struct core_csv_reader *rd,
 		    "comment lines\n", fe_prog(),
 		    (unsigned long long)cs.skipped,
 		    (unsigned long long)cs.comments);
+	if (cs.padded > 0 || cs.trailing > 0)
+		fprintf(stderr, "%s: ragged rows: %llu padded with NULLs, "
+		    "%llu read without a trailing empty field\n", fe_prog(),
+		    (unsigned long long)cs.padded,
+		    (unsigned long long)cs.trailing);
 	fprintf(stderr, "%s: schema: %s\n", fe_prog(), desc);
 	fprintf(stderr, "%s: %s%llu rows, %llu rejected, %llu frames, "
 	    "%.1f MB in, %.1f MB out, %.3f s, peak memory %.1f MB\n",

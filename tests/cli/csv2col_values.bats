@@ -1,0 +1,133 @@
+#!/usr/bin/env bats
+# csv2col_values.bats - csv2col's reading of values: inference that never
+# changes a value's text (leading zeros, '+' signs, integers too wide for
+# int64, a date column with one impossible date), ragged rows (NULL
+# padding, one trailing empty field), each checked through col2csv as a
+# user would, with the --stats notes csv2col(1) describes.
+
+load helpers
+
+@test "inference: leading zeros and '+' signs stay text, byte for byte" {
+	need csv2col col2csv
+	printf 'zip,phone,code\n01234,+4912345,007\n00501,+1,010\n' >in.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats in.csv | col2csv > out.csv'
+	status_is 0
+	cmp in.csv out.csv || fail "$(diff in.csv out.csv)"
+	stderr_has 'schema: zip:string,phone:string,code:string'
+	stderr_has "column zip: string, not a number: in.csv:2 has 01234 (a leading zero or '+' would not print back)"
+	stderr_has 'column phone: string, not a number: in.csv:2 has +4912345'
+	stderr_has 'column code: string, not a number: in.csv:2 has 007'
+}
+
+@test "inference: 0, 0.5 and -0.25 are still numbers" {
+	need csv2col col2csv
+	printf 'a,b,c\n0,0.5,-0.25\n10,1.5,3.75\n' >in.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats in.csv | col2csv > out.csv'
+	status_is 0
+	stderr_has 'schema: a:int64,b:decimal(18,1),c:decimal(18,2)'
+	cmp in.csv out.csv || fail "$(diff in.csv out.csv)"
+}
+
+@test "inference: integers too wide for int64 are decimal(38,0), exact" {
+	need csv2col col2csv
+	printf 'id,n\n123456789012345678901,1\n-99999999999999999999999999999999999999,2\n7,3\n' >in.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats in.csv | col2csv > out.csv'
+	status_is 0
+	stderr_has 'schema: id:decimal(38,0),n:int64'
+	cmp in.csv out.csv || fail "$(diff in.csv out.csv)"
+}
+
+@test "inference: one impossible date makes the column text, and --stats names its line" {
+	need csv2col col2csv
+	printf 'd,n\n2024-02-28,1\n2024-02-29,2\n2024-02-30,3\n2024-03-01,4\n' >in.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats in.csv | col2csv > out.csv'
+	status_is 0
+	cmp in.csv out.csv || fail "$(diff in.csv out.csv)"
+	stderr_has 'schema: d:string,n:int64'
+	stderr_has 'column d: string, not date: in.csv:4 has 2024-02-30, which is no valid date'
+	printf 't\n2024-01-01 10:00:00\n2024-01-01 25:00:00\n' >ts.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats ts.csv | col2csv > out.csv'
+	status_is 0
+	cmp ts.csv out.csv
+	stderr_has 'column t: string, not timestamp: ts.csv:3 has 2024-01-01 25:00:00, which is no valid timestamp'
+}
+
+@test "inference: a text column is not noted" {
+	need csv2col
+	printf 'name,n\nann,1\nbob,2\n' >in.csv
+	run --separate-stderr bash -c 'csv2col --stats in.csv > /dev/null'
+	status_is 0
+	[[ $stderr != *'column name'* ]] || fail "$stderr"
+}
+
+@test "ragged rows: one trailing empty field on data rows is dropped and counted" {
+	need csv2col col2csv
+	printf 'a,b,c\n1,2,3,\n4,5,6,\n7,8,9\n' >in.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats in.csv | col2csv'
+	status_is 0
+	assert_output $'a,b,c\n1,2,3\n4,5,6\n7,8,9'
+	stderr_has 'schema: a:int64,b:int64,c:int64'
+	stderr_has 'ragged rows: 0 padded with NULLs, 2 read without a trailing empty field'
+	# Not an empty field, nor a quoted one, nor two: still an error.
+	printf 'a,b\n1,2,x\n' >x.csv
+	run --separate-stderr csv2col x.csv
+	status_is 3
+	stderr_has 'x.csv:2:3: row has 3 fields, expected 2 (1,2,x)'
+	printf 'a,b\n1,2,""\n' >q.csv
+	run --separate-stderr csv2col q.csv
+	status_is 3
+	stderr_has 'q.csv:2:3: row has 3 fields, expected 2'
+	printf 'a,b\n1,2,,\n' >t.csv
+	run --separate-stderr csv2col t.csv
+	status_is 3
+	stderr_has 't.csv:2:3: row has 4 fields, expected 2'
+}
+
+@test "ragged rows: --null-padding pads short rows with NULL, from a pipe and a big file alike" {
+	need csv2col col2csv
+	printf 'a,b,c\n1,2,3\n4,5\n6\n' >in.csv
+	run --separate-stderr csv2col in.csv
+	status_is 3
+	stderr_has 'in.csv:3:2: row has 2 fields, expected 3 (4,5)'
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats --null-padding < in.csv | col2csv --format jsonl'
+	status_is 0
+	assert_output $'{"a":1,"b":2,"c":3}\n{"a":4,"b":5,"c":null}\n{"a":6,"b":null,"c":null}'
+	stderr_has 'ragged rows: 2 padded with NULLs, 0 read without a trailing empty field'
+	# Several chunks on several threads: every padded row counted once.
+	awk 'BEGIN { print "a,b,c"; for (i = 0; i < 400000; i++) print (i % 2 ? i "," i : i "," i "," i) }' >big.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col -j 2 --stats --null-padding big.csv | col2csv | tail -n 2'
+	status_is 0
+	assert_output $'399998,399998,399998\n399999,399999,'
+	stderr_has 'ragged rows: 200000 padded with NULLs, 0 read without a trailing empty field'
+	stderr_has '400000 rows, 0 rejected'
+}
+
+@test "numbers: a ';' file with decimal commas is sniffed and typed as exact decimals" {
+	need csv2col col2csv
+	printf 'city;temp;rain\nBonn;1,5;0,25\nKoeln;-2,75;12,5\n' >in.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats in.csv | col2csv'
+	status_is 0
+	assert_output $'city,temp,rain\nBonn,1.50,0.25\nKoeln,-2.75,12.50'
+	stderr_has 'schema: city:string,temp:decimal(18,2),rain:decimal(18,2)'
+	stderr_has "numbers: decimal comma (sniffed: 2 columns of numbers with ',', 0 with '.')"
+}
+
+@test "numbers: --decimal-comma and --thousands read 1.234,5 exactly, and refuse 1.5" {
+	need csv2col col2csv
+	printf 'a,b\n"1.234,5",3\n"2,25",1.000\n' >in.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --decimal-comma --thousands . in.csv | col2csv'
+	status_is 0
+	assert_output $'a,b\n1234.50,3\n2.25,1000'
+	# A '.' in a decimal-comma file is no number: the column stays text.
+	printf 'a;b\n1,5;x\n3.5;y\n' >dot.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats --decimal-comma dot.csv | col2csv'
+	status_is 0
+	assert_output $'a,b\n"1,5",x\n3.5,y'
+	# Pinned, it is an error with its place.
+	run --separate-stderr bash -c 'csv2col --decimal-comma -s "a:decimal(10,2)" dot.csv > /dev/null'
+	status_is 3
+	stderr_has 'dot.csv:3:1: value does not fit column a of type decimal(10,2) (3.5)'
+	run --separate-stderr csv2col --thousands 5 in.csv
+	status_is 2
+	stderr_has 'the thousands separator cannot be a digit'
+}
