@@ -445,13 +445,17 @@ append(struct buf *bf, const struct core_batch *src, const uint32_t *sel,
 			char *dv = d->values;
 			int32_t o = doff[0];
 
-			for (j = 0; j < n; j++) {
+			/* A column of empty strings may have no bytes at
+			 * all (values NULL): nothing to copy from it. */
+			for (j = 0; j < n && sv != NULL; j++) {
 				int32_t len = so[sel[j] + 1] - so[sel[j]];
 
 				memcpy(dv + o, sv + so[sel[j]], (size_t)len);
 				o += len;
 				doff[j + 1] = o;
 			}
+			for (; j < n; j++)
+				doff[j + 1] = o;
 			bf->text += (uint64_t)(o - doff[0]);
 			break;
 		}

@@ -156,12 +156,16 @@ static inline int
 parse_signed(const char *s, size_t len, uint64_t limit, bool *neg,
     uint64_t *mag)
 {
-	const char *p = s, *end = s + len;
+	const char *p = s, *end;
 	uint64_t v = 0;
 	unsigned bad = 0;
 	size_t n;
 
 	*neg = false;
+	/* An empty string may come as a NULL pointer: no arithmetic on it. */
+	if (len == 0)
+		return -1;
+	end = s + len;
 	if (p < end && (*p == '-' || *p == '+')) {
 		*neg = *p == '-';
 		p++;
@@ -227,11 +231,14 @@ int
 core_parse_decimal(const char *s, size_t len, uint8_t precision,
     uint8_t scale, int64_t *out)
 {
-	const char *p = s, *end = s + len, *ip, *fp = NULL;
+	const char *p = s, *end, *ip, *fp = NULL;
 	size_t nint, nfrac = 0;
 	uint64_t v = 0;
 	bool neg = false;
 
+	if (len == 0)
+		return -1;
+	end = s + len;
 	if (precision > 18 || scale > precision)
 		return -1;
 	if (p < end && (*p == '-' || *p == '+')) {
@@ -305,11 +312,14 @@ int
 core_parse_decimal128(const char *s, size_t len, uint8_t precision,
     uint8_t scale, core_i128 *out)
 {
-	const char *p = s, *end = s + len, *ip, *fp = NULL;
+	const char *p = s, *end, *ip, *fp = NULL;
 	size_t nint, nfrac = 0;
 	core_u128 v = 0;
 	bool neg = false;
 
+	if (len == 0)
+		return -1;
+	end = s + len;
 	if (precision > 38 || scale > precision)
 		return -1;
 	if (p < end && (*p == '-' || *p == '+')) {
@@ -819,12 +829,15 @@ digit_run(const char **p, const char *end, size_t max, unsigned *out)
 int
 core_parse_date_sql(const char *s, size_t len, int32_t *out)
 {
-	const char *p = s, *end = s + len;
+	const char *p = s, *end;
 	unsigned y, m, d;
 	char sep;
 
+	if (len == 0)
+		return -1;
 	if (core_parse_date(s, len, out) == 0)
 		return 0;
+	end = s + len;
 	/* Leading zeros of the year are allowed (DuckDB reads 01995). */
 	while (end - p > 4 && *p == '0' && (unsigned)(p[1] - '0') <= 9)
 		p++;
@@ -887,7 +900,7 @@ core_parse_timestamp(const char *s, size_t len, int64_t *out)
 {
 	static const int64_t min = (int64_t)DAYS_MIN * USEC_PER_DAY;
 	static const int64_t max = ((int64_t)DAYS_MAX + 1) * USEC_PER_DAY - 1;
-	const char *p, *end = s + len;
+	const char *p, *end = len > 0 ? s + len : s;
 	unsigned hh, mi, ss;
 	int64_t frac = 0, off = 0, t;
 	int32_t days;
