@@ -602,7 +602,7 @@ BIG_AGGS="count(*), sum(k), min(k), max(k), avg(k), min(day), max(label)"
 	status_is 0
 	stderr_matches "10 rows in, 4 groups, 4 rows out"
 	stderr_has "0 partitions, 0 levels, 0.0 MB spilled"
-	stderr_matches "memory budget [0-9.]+ MB, peak charged [0-9.]+ MB, peak resident [0-9.]+ MB"
+	stderr_matches "memory budget [0-9.]+ MB \(the default\), peak charged [0-9.]+ MB, peak resident [0-9.]+ MB"
 	run --separate-stderr sh -c 'colagg --stats --by g "count(*) AS n" --having "n > 3" t.col > /dev/null'
 	stderr_matches "10 rows in, 4 groups, 1 rows out"
 }

@@ -83,6 +83,13 @@ ids() {
 	stderr_matches "memory budget 50% \([0-9.]+ MB\)"
 	run --separate-stderr sh -c 'colsort --stats -k name t.col >/dev/null'
 	stderr_matches "memory budget [0-9.]+ MB \(the default\)"
+	# colagg and coljoin show theirs the same way.
+	run --separate-stderr sh -c 'colagg --stats -m 1.5G --by name "count(*)" t.col >/dev/null'
+	status_is 0
+	stderr_has "memory budget 1.5G"
+	run --separate-stderr sh -c 'coljoin --stats -m 64mb --suffix _r --on name=name t.col t.col >/dev/null'
+	status_is 0
+	stderr_has "memory budget 64mb"
 	for m in 1.5 101% 1.G 50%M -1M; do
 		run --separate-stderr colsort -m "$m" -k name t.col
 		status_is 2

@@ -335,15 +335,17 @@ static void
 print_stats(const struct run *r, const struct core_agg_stats *st,
     const struct core_mem *mem)
 {
+	char budget[64];
+
 	fprintf(stderr, "%s: %" PRIu64 " rows in, %" PRIu64 " groups, "
 	    "%" PRIu64 " rows out, %.3f s\n", fe_prog(), st->rows_in,
 	    st->groups, r->rows_out, fe_elapsed());
 	fprintf(stderr, "%s: %" PRIu64 " partitions, %" PRIu64 " levels, "
 	    "%.1f MB spilled\n", fe_prog(), st->partitions, st->levels,
 	    (double)st->spill_bytes / 1e6);
-	fprintf(stderr, "%s: memory budget %.1f MB, peak charged %.1f MB, "
-	    "peak resident %.1f MB\n", fe_prog(),
-	    mem->limit == CORE_MEM_UNLIMITED ? 0.0 : (double)mem->limit / 1e6,
+	fe_budget_text(&r->o->common, mem->limit, budget, sizeof(budget));
+	fprintf(stderr, "%s: memory budget %s, peak charged %.1f MB, "
+	    "peak resident %.1f MB\n", fe_prog(), budget,
 	    (double)st->peak_mem / 1e6, (double)fe_peak_rss() / 1e6);
 	fe_print_mem_parts(mem);
 }
