@@ -23,10 +23,8 @@ colagg $MEM -b "l_suppkey AS supplier_no" \
 	-o "$TMP/revenue0.col"
 
 # The scalar subquery: the largest revenue, as a literal for the filter
-# (NULL when there is none).  colagg's max() does not take a decimal(38,4)
-# sum yet; the first row of the revenues sorted descending is that value.
-max=$(colsort $MEM -k total_revenue:desc --limit 1 "$TMP/revenue0.col" |
-	colscan -s total_revenue |
+# (NULL when there is none: max() of no rows is NULL, an empty field).
+max=$(colagg "max(total_revenue)" "$TMP/revenue0.col" |
 	col2csv --no-header)
 
 supplier() {
