@@ -27,6 +27,7 @@
 #include "core_alloc.h"
 #include "core_expr_bind.h"
 #include "core_expr_eval.h"
+#include "core_suggest.h"
 #include "core_value.h"
 
 /* The NULL literal's type until its context gives it one. */
@@ -496,51 +497,12 @@ need_bool(struct binder *bd, struct core_bnode **np, const char *what)
 	return err_at(bd, (*np)->off, (*np)->len, msg);
 }
 
-/* Edit distance with transpositions (optimal string alignment), case
- * insensitive, for "did you mean"; names are short. */
-static size_t
-edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, w, *d, best, t;
-
-	if (la > 64 || lb > 64)
-		return (size_t)-1;
-	w = lb + 1;
-	d = core_xmalloc((la + 1) * w * sizeof(*d));
-	for (i = 0; i <= la; i++)
-		d[i * w] = i;
-	for (j = 0; j <= lb; j++)
-		d[j] = j;
-	for (i = 1; i <= la; i++) {
-		for (j = 1; j <= lb; j++) {
-			int ca = tolower((unsigned char)a[i - 1]);
-			int cb = tolower((unsigned char)b[j - 1]);
-
-			best = d[(i - 1) * w + j - 1] + (ca != cb);
-			if (d[(i - 1) * w + j] + 1 < best)
-				best = d[(i - 1) * w + j] + 1;
-			if (d[i * w + j - 1] + 1 < best)
-				best = d[i * w + j - 1] + 1;
-			if (i > 1 && j > 1 &&
-			    ca == tolower((unsigned char)b[j - 2]) &&
-			    cb == tolower((unsigned char)a[i - 2]) &&
-			    d[(i - 2) * w + j - 2] + 1 < best)
-				best = d[(i - 2) * w + j - 2] + 1;
-			d[i * w + j] = best;
-		}
-	}
-	t = d[la * w + lb];
-	free(d);
-	return t;
-}
-
 static int
 bind_column(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 {
 	const struct core_schema *s = bd->schema;
 	char msg[CORE_ERR_MSG_MAX / 2];
-	size_t n = 0, d, bestd = (size_t)-1;
-	int i, found = -1, nfound = 0, best = -1;
+	int i, found = -1, nfound = 0;
 	struct core_bnode *c;
 
 	if (s != NULL)
@@ -556,34 +518,8 @@ bind_column(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 			found = -1;
 	}
 	if (found < 0) {
-		n = (size_t)snprintf(msg, sizeof(msg), "unknown column '%s'",
-		    e->text);
-		if (s != NULL && s->ncols > 0) {
-			for (i = 0; i < (int)s->ncols; i++) {
-				d = edit_distance(e->text, s->fields[i].name);
-				if (d < bestd) {
-					bestd = d;
-					best = i;
-				}
-			}
-			/* Close: at most a third of the name wrong (one
-			 * edit for short names), and not all of it. */
-			d = strlen(e->text) / 3;
-			if (best >= 0 && bestd <= (d > 1 ? d : 1) &&
-			    bestd < strlen(e->text) && n < sizeof(msg))
-				n += (size_t)snprintf(msg + n, sizeof(msg) - n,
-				    " (did you mean '%s'?)",
-				    s->fields[best].name);
-			if (n < sizeof(msg))
-				n += (size_t)snprintf(msg + n, sizeof(msg) - n,
-				    "; the columns are");
-			for (i = 0; i < (int)s->ncols && n < sizeof(msg); i++)
-				n += (size_t)snprintf(msg + n, sizeof(msg) - n,
-				    "%s %s", i ? "," : "", s->fields[i].name);
-		} else if (n < sizeof(msg)) {
-			snprintf(msg + n, sizeof(msg) - n,
-			    "; the input has no columns");
-		}
+		snprintf(msg, sizeof(msg), "unknown column '%s'", e->text);
+		core_suggest_column(s, e->text, msg, sizeof(msg));
 		return err_at(bd, e->off, e->len, msg);
 	}
 	c = bnode_new(CORE_BN_COLUMN, e);
