@@ -276,7 +276,7 @@ rle_varint(struct core_parquet_rle *r, uint64_t v)
 static void
 rle_emit_literals(struct core_parquet_rle *r)
 {
-	unsigned i, ngroups;
+	unsigned i, g, ngroups, wd = (unsigned)r->width;
 	uint64_t acc = 0;
 	int bits = 0;
 
@@ -286,7 +286,24 @@ rle_emit_literals(struct core_parquet_rle *r)
 		r->lit[r->nlit++] = 0;
 	ngroups = r->nlit / 8;
 	rle_varint(r, (uint64_t)ngroups << 1 | 1);
-	rle_reserve(r, (size_t)ngroups * (size_t)r->width);
+	/* 16 bytes of slack: a group of 8 is stored as a whole 128-bit
+	 * word, of which only its width bytes stay. */
+	rle_reserve(r, (size_t)ngroups * wd + 16);
+	if (wd <= 16) {
+		/* A group of 8 values of width w is exactly w bytes, LSB
+		 * first; at w <= 16 it fits one 128-bit word. */
+		for (g = 0; g < ngroups; g++) {
+			const uint32_t *v = r->lit + (size_t)g * 8;
+			unsigned __int128 q = 0;
+
+			for (i = 0; i < 8; i++)
+				q |= (unsigned __int128)v[i] << (i * wd);
+			memcpy(r->buf + r->len, &q, 16);
+			r->len += wd;
+		}
+		r->nlit = 0;
+		return;
+	}
 	for (i = 0; i < r->nlit; i++) {
 		/* LSB first: value i takes the next width bits. */
 		acc |= (uint64_t)r->lit[i] << bits;
@@ -303,12 +320,24 @@ rle_emit_literals(struct core_parquet_rle *r)
 /* 504 = 63 groups: the bit-packed header still fits one varint byte. */
 #define RLE_LIT_FLUSH 504
 
-static inline void
-rle_lit(struct core_parquet_rle *r, uint32_t v)
+/* Adds m copies of v to the waiting literals, emitting them each time
+ * there are RLE_LIT_FLUSH. */
+static void
+rle_lit_fill(struct core_parquet_rle *r, uint32_t v, uint64_t m)
 {
-	r->lit[r->nlit++] = v;
-	if (r->nlit == RLE_LIT_FLUSH)
-		rle_emit_literals(r);
+	unsigned k, i;
+
+	while (m > 0) {
+		k = RLE_LIT_FLUSH - r->nlit;
+		if (k > m)
+			k = (unsigned)m;
+		for (i = 0; i < k; i++)
+			r->lit[r->nlit + i] = v;
+		r->nlit += k;
+		m -= k;
+		if (r->nlit == RLE_LIT_FLUSH)
+			rle_emit_literals(r);
+	}
 }
 
 /* Closes the open run: long runs become RLE runs, short ones literals. */
@@ -317,14 +346,16 @@ rle_close_run(struct core_parquet_rle *r)
 {
 	int i, nbytes;
 	uint32_t v = r->cur;
+	uint64_t fill;
 
-	if (r->rep >= 8) {
+	if (r->rep >= 8 && r->nlit % 8 != 0) {
 		/* Literals go out in whole groups of 8 only, so complete the
 		 * last group from the run first. */
-		while (r->nlit % 8 != 0 && r->rep > 0) {
-			rle_lit(r, v);
-			r->rep--;
-		}
+		fill = 8 - r->nlit % 8;
+		if (fill > r->rep)
+			fill = r->rep;
+		rle_lit_fill(r, v, fill);
+		r->rep -= fill;
 	}
 	if (r->rep >= 8) {
 		rle_emit_literals(r);
@@ -334,10 +365,7 @@ rle_close_run(struct core_parquet_rle *r)
 		for (i = 0; i < nbytes; i++)
 			r->buf[r->len++] = (uint8_t)(v >> (8 * i));
 	} else {
-		while (r->rep > 0) {
-			rle_lit(r, v);
-			r->rep--;
-		}
+		rle_lit_fill(r, v, r->rep);
 	}
 	r->rep = 0;
 }
@@ -355,6 +383,67 @@ core_parquet_rle_put_run(struct core_parquet_rle *r, uint32_t v, uint64_t n)
 		rle_close_run(r);
 	r->cur = v;
 	r->rep = n;
+}
+
+/* Adds the m values of v to the waiting literals, emitting them each
+ * time there are RLE_LIT_FLUSH. */
+static void
+rle_lit_copy(struct core_parquet_rle *r, const uint32_t *v, size_t m)
+{
+	size_t k;
+
+	while (m > 0) {
+		k = RLE_LIT_FLUSH - r->nlit;
+		if (k > m)
+			k = m;
+		memcpy(r->lit + r->nlit, v, k * sizeof(*v));
+		r->nlit += (unsigned)k;
+		v += k;
+		m -= k;
+		if (r->nlit == RLE_LIT_FLUSH)
+			rle_emit_literals(r);
+	}
+}
+
+void
+core_parquet_rle_put_array(struct core_parquet_rle *r, const uint32_t *v,
+    size_t n)
+{
+	size_t i = 0, j, s;
+
+	if (n == 0)
+		return;
+	if (r->rep > 0) {
+		while (i < n && v[i] == r->cur)
+			i++;
+		r->rep += i;
+		if (i == n)
+			return;
+		rle_close_run(r);
+	}
+	/*
+	 * The bytes of feeding the values one at a time: a run shorter
+	 * than 8 that another value follows goes to the literals, so a
+	 * stretch [s, i) of such runs is copied there at once; a longer
+	 * run is closed as put_run would close it, and the last run stays
+	 * open for what comes next.
+	 */
+	s = i;
+	while (i < n) {
+		for (j = i + 1; j < n && v[j] == v[i]; j++)
+			;
+		if (j < n && j - i < 8) {
+			i = j;
+			continue;
+		}
+		rle_lit_copy(r, v + s, i - s);
+		r->cur = v[i];
+		r->rep = j - i;
+		if (j == n)
+			return;
+		rle_close_run(r);
+		i = s = j;
+	}
 }
 
 void
@@ -711,7 +800,7 @@ flush_page(struct core_parquet_writer *w, struct enc *e, struct col *c,
 {
 	struct buf *b = &e->body;
 	struct core_parquet_rle *ir = &e->ienc;
-	uint32_t nvalid, i;
+	uint32_t nvalid;
 	bool as_dict;
 	uint64_t dict_cost;
 	int bw, rc;
@@ -744,8 +833,7 @@ flush_page(struct core_parquet_writer *w, struct enc *e, struct col *c,
 		bw = core_parquet_bit_width(c->ndict - 1);
 		buf_put(b, &(uint8_t){ (uint8_t)bw }, 1);
 		core_parquet_rle_reset(ir, bw);
-		for (i = 0; i < c->nidx; i++)
-			core_parquet_rle_put(ir, c->idx[i]);
+		core_parquet_rle_put_array(ir, c->idx, c->nidx);
 		core_parquet_rle_finish(ir);
 		buf_put(b, ir->buf, ir->len);
 	} else {
