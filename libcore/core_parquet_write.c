@@ -117,6 +117,13 @@ struct col {
 	uint32_t trial_mark;	/* ndict at TRIAL_WINDOW_START values */
 	uint32_t *slots;
 	uint32_t nslots;	/* power of two, or 0 */
+	uint32_t nhash;		/* entries in slots */
+	/* Integer columns: entry index + 1 of each value v with
+	 * v - dbase < DMAP_N (as uint64, wrapping), 0 = none; those values
+	 * are not in slots.  dbase is set from the first value of each
+	 * dictionary.  Owned, or NULL: every value is in slots. */
+	uint32_t *dmap;
+	uint64_t dbase;
 
 	/* The chunk's finished data pages, headers included. */
 	struct buf chunk;
@@ -635,6 +642,28 @@ dict_entry(const struct col *c, uint32_t e, const uint8_t **p, size_t *n)
 	*n = len;
 }
 
+/* Entries of the direct map a column has (4 B each): columns of small
+ * integers (quantities, flags, dates, keys of small tables) are looked up
+ * with one load, no hash and no compare; DMAP_BUDGET bounds the maps of
+ * a wide table (calloc'd: a map costs memory only where it is used). */
+#define DMAP_N ((uint64_t)1 << 15)
+#define DMAP_BUDGET ((size_t)4 << 20)
+
+/* An integer value of a 4- or 8-byte column, for the direct map. */
+static inline uint64_t
+fixed_key(const struct col *c, const uint8_t *p)
+{
+	int32_t v32;
+	uint64_t v64;
+
+	if (c->width == 4) {
+		memcpy(&v32, p, 4);
+		return (uint64_t)(int64_t)v32;
+	}
+	memcpy(&v64, p, 8);
+	return v64;
+}
+
 static void
 dict_rehash(struct col *c, uint32_t nslots)
 {
@@ -650,6 +679,9 @@ dict_rehash(struct col *c, uint32_t nslots)
 			i = c->dtag[e] & mask;
 		} else {
 			dict_entry(c, e, &p, &n);
+			if (c->dmap != NULL && fixed_key(c, p) - c->dbase <
+			    DMAP_N)
+				continue;
 			i = (uint32_t)(dict_hash(c, p, n) >> 32) & mask;
 		}
 		while (c->slots[i] != 0)
@@ -661,8 +693,16 @@ dict_rehash(struct col *c, uint32_t nslots)
 static void
 dict_clear(struct col *c)
 {
+	uint64_t x;
+	uint32_t e;
+
+	for (e = 0; c->dmap != NULL && e < c->ndict; e++)
+		if ((x = fixed_key(c, c->dict.p + (size_t)e * c->width) -
+		    c->dbase) < DMAP_N)
+			c->dmap[x] = 0;
 	c->dict.len = 0;
 	c->ndict = 0;
+	c->nhash = 0;
 	if (c->slots != NULL)
 		memset(c->slots, 0, (size_t)c->nslots * sizeof(*c->slots));
 }
@@ -703,10 +743,37 @@ dict_probe(struct col *c, uint64_t limit, const uint8_t *p, size_t n,
 	}
 	buf_put(&c->dict, p, n);
 	c->slots[i] = ++c->ndict;
+	c->nhash++;
 	*out = c->last = c->ndict - 1;
 	/* Keep the load under a half so probes stay short. */
-	if ((uint64_t)c->ndict * 2 > c->nslots)
+	if ((uint64_t)c->nhash * 2 > c->nslots)
 		dict_rehash(c, c->nslots * 2);
+	return true;
+}
+
+/* dict_probe for a column with a direct map: the map for values near
+ * the dictionary's first, the hash table for the rest.  The entries and
+ * their order are the same either way: the first occurrences. */
+static inline bool
+dict_fixed(struct col *c, uint64_t limit, const uint8_t *p, uint32_t *out)
+{
+	uint64_t v = fixed_key(c, p), x;
+	uint32_t s;
+
+	if (c->ndict == 0)
+		c->dbase = v - DMAP_N / 2;
+	if ((x = v - c->dbase) >= DMAP_N)
+		return dict_probe(c, limit, p, c->width,
+		    (uint32_t)(dict_hash(c, p, c->width) >> 32), out);
+	if ((s = c->dmap[x]) != 0) {
+		*out = s - 1;
+		return true;
+	}
+	if (c->dict.len + c->width > limit || c->ndict >= INT32_MAX - 1)
+		return false;
+	buf_put(&c->dict, p, c->width);
+	c->dmap[x] = ++c->ndict;
+	*out = c->last = c->ndict - 1;
 	return true;
 }
 
@@ -717,6 +784,8 @@ dict_lookup(struct col *c, uint64_t limit, const uint8_t *p, size_t n,
 {
 	/* Sorted and clustered columns repeat the previous value; its
 	 * entry is in cache, the hash table's slot likely is not. */
+	if (c->dmap != NULL)
+		return dict_fixed(c, limit, p, out);
 	if (c->width != 0 && c->last < c->ndict &&
 	    dict_same(c, c->last, p, n, 0)) {
 		*out = c->last;
@@ -1155,6 +1224,19 @@ write_fixed_block(struct core_parquet_writer *w, struct col *c,
 		buf_put(&c->plain, v, (size_t)k * wd);
 	if (c->mode == M_PLAIN) {
 		*done = k;
+	} else if (c->dmap != NULL) {
+		c->idx = core_grow(c->idx, &c->idx_cap, c->nidx + k,
+		    sizeof(*c->idx), 4096);
+		for (j = 0; j < k; j++) {
+			if (!dict_fixed(c, w->o.dict_bytes, v + j * wd, &ent))
+				break;
+			c->idx[c->nidx++] = ent;
+		}
+		*done = j;
+		if (j < k && c->mode == M_TRIAL) {
+			trial_lose(c);
+			*done = k;
+		}
 	} else {
 		if (c->nslots == 0)
 			dict_rehash(c, 1024);
@@ -1830,6 +1912,7 @@ core_parquet_writer_new(struct core_output *out,
 {
 	struct core_parquet_writer *w;
 	uint32_t i;
+	size_t dmaps;
 	int rc;
 
 	*wp = NULL;
@@ -1847,6 +1930,16 @@ core_parquet_writer_new(struct core_output *out,
 		col_setup(&w->cols[i], &schema->fields[i],
 		    o->col_dict != NULL ? o->col_dict[i] : o->dict);
 	w->o.col_dict = NULL;		/* borrowed for this call only */
+	for (i = 0, dmaps = 0; i < w->ncols; i++) {
+		struct col *c = &w->cols[i];
+
+		if ((c->kind == K_I32 || c->kind == K_DEC32 ||
+		    c->kind == K_I64) && c->mode0 != M_PLAIN &&
+		    dmaps + DMAP_N * 4 <= DMAP_BUDGET) {
+			c->dmap = core_xcalloc(DMAP_N, sizeof(*c->dmap));
+			dmaps += DMAP_N * 4;
+		}
+	}
 	core_thrift_init(&w->rg);
 	w->nenc = 2;
 	for (i = 0; i < w->nenc; i++)
@@ -2028,6 +2121,7 @@ core_parquet_writer_free(struct core_parquet_writer *w)
 		free(c->doff);
 		free(c->dtag);
 		free(c->slots);
+		free(c->dmap);
 		buf_free(&c->chunk);
 		buf_free(&c->smin);
 		buf_free(&c->smax);
