@@ -972,9 +972,18 @@ idx_push(struct col *c, uint32_t e)
 static inline void
 plain_put(struct col *c, const uint8_t *p, size_t n)
 {
-	if (c->kind == K_STR)
-		buf_put32(&c->plain, (uint32_t)n);
-	buf_put(&c->plain, p, n);
+	uint32_t n32 = (uint32_t)n;
+
+	if (c->kind != K_STR) {
+		buf_put(&c->plain, p, n);
+		return;
+	}
+	/* One reserve for the length prefix and the bytes. */
+	buf_reserve(&c->plain, 4 + n);
+	memcpy(c->plain.p + c->plain.len, &n32, 4);
+	if (n > 0)
+		memcpy(c->plain.p + c->plain.len + 4, p, n);
+	c->plain.len += 4 + n;
 }
 
 /* The trial is lost: PLAIN for the rest of the chunk, whose values so
@@ -1076,7 +1085,12 @@ static inline int
 bytes_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
 {
 	size_t n = an < bn ? an : bn;
-	int r = n > 0 ? memcmp(a, b, n) : 0;
+	int r;
+
+	/* The first byte mostly decides (and a call is dear per value). */
+	if (n > 0 && a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	r = n > 1 ? memcmp(a + 1, b + 1, n - 1) : 0;
 
 	if (r != 0)
 		return r;
