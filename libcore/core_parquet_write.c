@@ -117,6 +117,13 @@ struct col {
 	uint32_t trial_mark;	/* ndict at TRIAL_WINDOW_START values */
 	uint32_t *slots;
 	uint32_t nslots;	/* power of two, or 0 */
+	uint32_t nhash;		/* entries in slots */
+	/* Integer columns: entry index + 1 of each value v with
+	 * v - dbase < DMAP_N (as uint64, wrapping), 0 = none; those values
+	 * are not in slots.  dbase is set from the first value of each
+	 * dictionary.  Owned, or NULL: every value is in slots. */
+	uint32_t *dmap;
+	uint64_t dbase;
 
 	/* The chunk's finished data pages, headers included. */
 	struct buf chunk;
@@ -276,7 +283,7 @@ rle_varint(struct core_parquet_rle *r, uint64_t v)
 static void
 rle_emit_literals(struct core_parquet_rle *r)
 {
-	unsigned i, ngroups;
+	unsigned i, g, ngroups, wd = (unsigned)r->width;
 	uint64_t acc = 0;
 	int bits = 0;
 
@@ -286,7 +293,24 @@ rle_emit_literals(struct core_parquet_rle *r)
 		r->lit[r->nlit++] = 0;
 	ngroups = r->nlit / 8;
 	rle_varint(r, (uint64_t)ngroups << 1 | 1);
-	rle_reserve(r, (size_t)ngroups * (size_t)r->width);
+	/* 16 bytes of slack: a group of 8 is stored as a whole 128-bit
+	 * word, of which only its width bytes stay. */
+	rle_reserve(r, (size_t)ngroups * wd + 16);
+	if (wd <= 16) {
+		/* A group of 8 values of width w is exactly w bytes, LSB
+		 * first; at w <= 16 it fits one 128-bit word. */
+		for (g = 0; g < ngroups; g++) {
+			const uint32_t *v = r->lit + (size_t)g * 8;
+			unsigned __int128 q = 0;
+
+			for (i = 0; i < 8; i++)
+				q |= (unsigned __int128)v[i] << (i * wd);
+			memcpy(r->buf + r->len, &q, 16);
+			r->len += wd;
+		}
+		r->nlit = 0;
+		return;
+	}
 	for (i = 0; i < r->nlit; i++) {
 		/* LSB first: value i takes the next width bits. */
 		acc |= (uint64_t)r->lit[i] << bits;
@@ -303,12 +327,24 @@ rle_emit_literals(struct core_parquet_rle *r)
 /* 504 = 63 groups: the bit-packed header still fits one varint byte. */
 #define RLE_LIT_FLUSH 504
 
-static inline void
-rle_lit(struct core_parquet_rle *r, uint32_t v)
+/* Adds m copies of v to the waiting literals, emitting them each time
+ * there are RLE_LIT_FLUSH. */
+static void
+rle_lit_fill(struct core_parquet_rle *r, uint32_t v, uint64_t m)
 {
-	r->lit[r->nlit++] = v;
-	if (r->nlit == RLE_LIT_FLUSH)
-		rle_emit_literals(r);
+	unsigned k, i;
+
+	while (m > 0) {
+		k = RLE_LIT_FLUSH - r->nlit;
+		if (k > m)
+			k = (unsigned)m;
+		for (i = 0; i < k; i++)
+			r->lit[r->nlit + i] = v;
+		r->nlit += k;
+		m -= k;
+		if (r->nlit == RLE_LIT_FLUSH)
+			rle_emit_literals(r);
+	}
 }
 
 /* Closes the open run: long runs become RLE runs, short ones literals. */
@@ -317,14 +353,16 @@ rle_close_run(struct core_parquet_rle *r)
 {
 	int i, nbytes;
 	uint32_t v = r->cur;
+	uint64_t fill;
 
-	if (r->rep >= 8) {
+	if (r->rep >= 8 && r->nlit % 8 != 0) {
 		/* Literals go out in whole groups of 8 only, so complete the
 		 * last group from the run first. */
-		while (r->nlit % 8 != 0 && r->rep > 0) {
-			rle_lit(r, v);
-			r->rep--;
-		}
+		fill = 8 - r->nlit % 8;
+		if (fill > r->rep)
+			fill = r->rep;
+		rle_lit_fill(r, v, fill);
+		r->rep -= fill;
 	}
 	if (r->rep >= 8) {
 		rle_emit_literals(r);
@@ -334,10 +372,7 @@ rle_close_run(struct core_parquet_rle *r)
 		for (i = 0; i < nbytes; i++)
 			r->buf[r->len++] = (uint8_t)(v >> (8 * i));
 	} else {
-		while (r->rep > 0) {
-			rle_lit(r, v);
-			r->rep--;
-		}
+		rle_lit_fill(r, v, r->rep);
 	}
 	r->rep = 0;
 }
@@ -355,6 +390,67 @@ core_parquet_rle_put_run(struct core_parquet_rle *r, uint32_t v, uint64_t n)
 		rle_close_run(r);
 	r->cur = v;
 	r->rep = n;
+}
+
+/* Adds the m values of v to the waiting literals, emitting them each
+ * time there are RLE_LIT_FLUSH. */
+static void
+rle_lit_copy(struct core_parquet_rle *r, const uint32_t *v, size_t m)
+{
+	size_t k;
+
+	while (m > 0) {
+		k = RLE_LIT_FLUSH - r->nlit;
+		if (k > m)
+			k = m;
+		memcpy(r->lit + r->nlit, v, k * sizeof(*v));
+		r->nlit += (unsigned)k;
+		v += k;
+		m -= k;
+		if (r->nlit == RLE_LIT_FLUSH)
+			rle_emit_literals(r);
+	}
+}
+
+void
+core_parquet_rle_put_array(struct core_parquet_rle *r, const uint32_t *v,
+    size_t n)
+{
+	size_t i = 0, j, s;
+
+	if (n == 0)
+		return;
+	if (r->rep > 0) {
+		while (i < n && v[i] == r->cur)
+			i++;
+		r->rep += i;
+		if (i == n)
+			return;
+		rle_close_run(r);
+	}
+	/*
+	 * The bytes of feeding the values one at a time: a run shorter
+	 * than 8 that another value follows goes to the literals, so a
+	 * stretch [s, i) of such runs is copied there at once; a longer
+	 * run is closed as put_run would close it, and the last run stays
+	 * open for what comes next.
+	 */
+	s = i;
+	while (i < n) {
+		for (j = i + 1; j < n && v[j] == v[i]; j++)
+			;
+		if (j < n && j - i < 8) {
+			i = j;
+			continue;
+		}
+		rle_lit_copy(r, v + s, i - s);
+		r->cur = v[i];
+		r->rep = j - i;
+		if (j == n)
+			return;
+		rle_close_run(r);
+		i = s = j;
+	}
 }
 
 void
@@ -546,6 +642,28 @@ dict_entry(const struct col *c, uint32_t e, const uint8_t **p, size_t *n)
 	*n = len;
 }
 
+/* Entries of the direct map a column has (4 B each): columns of small
+ * integers (quantities, flags, dates, keys of small tables) are looked up
+ * with one load, no hash and no compare; DMAP_BUDGET bounds the maps of
+ * a wide table (calloc'd: a map costs memory only where it is used). */
+#define DMAP_N ((uint64_t)1 << 15)
+#define DMAP_BUDGET ((size_t)4 << 20)
+
+/* An integer value of a 4- or 8-byte column, for the direct map. */
+static inline uint64_t
+fixed_key(const struct col *c, const uint8_t *p)
+{
+	int32_t v32;
+	uint64_t v64;
+
+	if (c->width == 4) {
+		memcpy(&v32, p, 4);
+		return (uint64_t)(int64_t)v32;
+	}
+	memcpy(&v64, p, 8);
+	return v64;
+}
+
 static void
 dict_rehash(struct col *c, uint32_t nslots)
 {
@@ -561,6 +679,9 @@ dict_rehash(struct col *c, uint32_t nslots)
 			i = c->dtag[e] & mask;
 		} else {
 			dict_entry(c, e, &p, &n);
+			if (c->dmap != NULL && fixed_key(c, p) - c->dbase <
+			    DMAP_N)
+				continue;
 			i = (uint32_t)(dict_hash(c, p, n) >> 32) & mask;
 		}
 		while (c->slots[i] != 0)
@@ -572,8 +693,16 @@ dict_rehash(struct col *c, uint32_t nslots)
 static void
 dict_clear(struct col *c)
 {
+	uint64_t x;
+	uint32_t e;
+
+	for (e = 0; c->dmap != NULL && e < c->ndict; e++)
+		if ((x = fixed_key(c, c->dict.p + (size_t)e * c->width) -
+		    c->dbase) < DMAP_N)
+			c->dmap[x] = 0;
 	c->dict.len = 0;
 	c->ndict = 0;
+	c->nhash = 0;
 	if (c->slots != NULL)
 		memset(c->slots, 0, (size_t)c->nslots * sizeof(*c->slots));
 }
@@ -614,10 +743,37 @@ dict_probe(struct col *c, uint64_t limit, const uint8_t *p, size_t n,
 	}
 	buf_put(&c->dict, p, n);
 	c->slots[i] = ++c->ndict;
+	c->nhash++;
 	*out = c->last = c->ndict - 1;
 	/* Keep the load under a half so probes stay short. */
-	if ((uint64_t)c->ndict * 2 > c->nslots)
+	if ((uint64_t)c->nhash * 2 > c->nslots)
 		dict_rehash(c, c->nslots * 2);
+	return true;
+}
+
+/* dict_probe for a column with a direct map: the map for values near
+ * the dictionary's first, the hash table for the rest.  The entries and
+ * their order are the same either way: the first occurrences. */
+static inline bool
+dict_fixed(struct col *c, uint64_t limit, const uint8_t *p, uint32_t *out)
+{
+	uint64_t v = fixed_key(c, p), x;
+	uint32_t s;
+
+	if (c->ndict == 0)
+		c->dbase = v - DMAP_N / 2;
+	if ((x = v - c->dbase) >= DMAP_N)
+		return dict_probe(c, limit, p, c->width,
+		    (uint32_t)(dict_hash(c, p, c->width) >> 32), out);
+	if ((s = c->dmap[x]) != 0) {
+		*out = s - 1;
+		return true;
+	}
+	if (c->dict.len + c->width > limit || c->ndict >= INT32_MAX - 1)
+		return false;
+	buf_put(&c->dict, p, c->width);
+	c->dmap[x] = ++c->ndict;
+	*out = c->last = c->ndict - 1;
 	return true;
 }
 
@@ -628,6 +784,8 @@ dict_lookup(struct col *c, uint64_t limit, const uint8_t *p, size_t n,
 {
 	/* Sorted and clustered columns repeat the previous value; its
 	 * entry is in cache, the hash table's slot likely is not. */
+	if (c->dmap != NULL)
+		return dict_fixed(c, limit, p, out);
 	if (c->width != 0 && c->last < c->ndict &&
 	    dict_same(c, c->last, p, n, 0)) {
 		*out = c->last;
@@ -711,7 +869,7 @@ flush_page(struct core_parquet_writer *w, struct enc *e, struct col *c,
 {
 	struct buf *b = &e->body;
 	struct core_parquet_rle *ir = &e->ienc;
-	uint32_t nvalid, i;
+	uint32_t nvalid;
 	bool as_dict;
 	uint64_t dict_cost;
 	int bw, rc;
@@ -744,8 +902,7 @@ flush_page(struct core_parquet_writer *w, struct enc *e, struct col *c,
 		bw = core_parquet_bit_width(c->ndict - 1);
 		buf_put(b, &(uint8_t){ (uint8_t)bw }, 1);
 		core_parquet_rle_reset(ir, bw);
-		for (i = 0; i < c->nidx; i++)
-			core_parquet_rle_put(ir, c->idx[i]);
+		core_parquet_rle_put_array(ir, c->idx, c->nidx);
 		core_parquet_rle_finish(ir);
 		buf_put(b, ir->buf, ir->len);
 	} else {
@@ -815,9 +972,18 @@ idx_push(struct col *c, uint32_t e)
 static inline void
 plain_put(struct col *c, const uint8_t *p, size_t n)
 {
-	if (c->kind == K_STR)
-		buf_put32(&c->plain, (uint32_t)n);
-	buf_put(&c->plain, p, n);
+	uint32_t n32 = (uint32_t)n;
+
+	if (c->kind != K_STR) {
+		buf_put(&c->plain, p, n);
+		return;
+	}
+	/* One reserve for the length prefix and the bytes. */
+	buf_reserve(&c->plain, 4 + n);
+	memcpy(c->plain.p + c->plain.len, &n32, 4);
+	if (n > 0)
+		memcpy(c->plain.p + c->plain.len + 4, p, n);
+	c->plain.len += 4 + n;
 }
 
 /* The trial is lost: PLAIN for the rest of the chunk, whose values so
@@ -919,7 +1085,12 @@ static inline int
 bytes_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
 {
 	size_t n = an < bn ? an : bn;
-	int r = n > 0 ? memcmp(a, b, n) : 0;
+	int r;
+
+	/* The first byte mostly decides (and a call is dear per value). */
+	if (n > 0 && a[0] != b[0])
+		return a[0] < b[0] ? -1 : 1;
+	r = n > 1 ? memcmp(a + 1, b + 1, n - 1) : 0;
 
 	if (r != 0)
 		return r;
@@ -1067,6 +1238,19 @@ write_fixed_block(struct core_parquet_writer *w, struct col *c,
 		buf_put(&c->plain, v, (size_t)k * wd);
 	if (c->mode == M_PLAIN) {
 		*done = k;
+	} else if (c->dmap != NULL) {
+		c->idx = core_grow(c->idx, &c->idx_cap, c->nidx + k,
+		    sizeof(*c->idx), 4096);
+		for (j = 0; j < k; j++) {
+			if (!dict_fixed(c, w->o.dict_bytes, v + j * wd, &ent))
+				break;
+			c->idx[c->nidx++] = ent;
+		}
+		*done = j;
+		if (j < k && c->mode == M_TRIAL) {
+			trial_lose(c);
+			*done = k;
+		}
 	} else {
 		if (c->nslots == 0)
 			dict_rehash(c, 1024);
@@ -1742,6 +1926,7 @@ core_parquet_writer_new(struct core_output *out,
 {
 	struct core_parquet_writer *w;
 	uint32_t i;
+	size_t dmaps;
 	int rc;
 
 	*wp = NULL;
@@ -1759,6 +1944,16 @@ core_parquet_writer_new(struct core_output *out,
 		col_setup(&w->cols[i], &schema->fields[i],
 		    o->col_dict != NULL ? o->col_dict[i] : o->dict);
 	w->o.col_dict = NULL;		/* borrowed for this call only */
+	for (i = 0, dmaps = 0; i < w->ncols; i++) {
+		struct col *c = &w->cols[i];
+
+		if ((c->kind == K_I32 || c->kind == K_DEC32 ||
+		    c->kind == K_I64) && c->mode0 != M_PLAIN &&
+		    dmaps + DMAP_N * 4 <= DMAP_BUDGET) {
+			c->dmap = core_xcalloc(DMAP_N, sizeof(*c->dmap));
+			dmaps += DMAP_N * 4;
+		}
+	}
 	core_thrift_init(&w->rg);
 	w->nenc = 2;
 	for (i = 0; i < w->nenc; i++)
@@ -1989,6 +2184,7 @@ core_parquet_writer_free(struct core_parquet_writer *w)
 		free(c->doff);
 		free(c->dtag);
 		free(c->slots);
+		free(c->dmap);
 		buf_free(&c->chunk);
 		buf_free(&c->smin);
 		buf_free(&c->smax);

@@ -200,6 +200,9 @@ void core_parquet_rle_reset(struct core_parquet_rle *r, int width);
 void core_parquet_rle_release(struct core_parquet_rle *r);
 void core_parquet_rle_put_run(struct core_parquet_rle *r, uint32_t v,
     uint64_t n);
+/* The n values of v in turn. */
+void core_parquet_rle_put_array(struct core_parquet_rle *r,
+    const uint32_t *v, size_t n);
 static inline void
 core_parquet_rle_put(struct core_parquet_rle *r, uint32_t v)
 {

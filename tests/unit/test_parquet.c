@@ -265,6 +265,151 @@ test_rle_random(void)
 	free(got);
 }
 
+/* The hybrid encoding's rule spelled out value by value, bit by bit:
+ * the reference the encoder's bytes must equal. */
+struct ref_rle {
+	uint8_t *out;
+	size_t len;
+	int w;
+	uint32_t lit[504];
+	unsigned nlit;
+};
+
+static void
+ref_varint(struct ref_rle *r, uint64_t v)
+{
+	do {
+		r->out[r->len++] = (uint8_t)((v & 0x7f) | (v >= 0x80 ?
+		    0x80 : 0));
+		v >>= 7;
+	} while (v != 0);
+}
+
+static void
+ref_flush(struct ref_rle *r)
+{
+	size_t bit = 0, nbytes;
+	unsigned i;
+	int b;
+
+	if (r->nlit == 0)
+		return;
+	while (r->nlit % 8 != 0)
+		r->lit[r->nlit++] = 0;
+	ref_varint(r, (uint64_t)(r->nlit / 8) << 1 | 1);
+	nbytes = (size_t)r->nlit / 8 * (size_t)r->w;
+	memset(r->out + r->len, 0, nbytes);
+	for (i = 0; i < r->nlit; i++)
+		for (b = 0; b < r->w; b++, bit++)
+			if (r->lit[i] >> b & 1)
+				r->out[r->len + bit / 8] |= (uint8_t)(1 <<
+				    bit % 8);
+	r->len += nbytes;
+	r->nlit = 0;
+}
+
+static void
+ref_push(struct ref_rle *r, uint32_t v)
+{
+	r->lit[r->nlit++] = v;
+	if (r->nlit == 504)
+		ref_flush(r);
+}
+
+/* Encodes v[0..n) into out (room enough): each maximal run of 8 or more
+ * after topping up the pending literals to a whole group is an RLE run,
+ * all else bit-packed in flushes of at most 504. */
+static size_t
+rle_ref_encode(const uint32_t *v, size_t n, int w, uint8_t *out)
+{
+	struct ref_rle r = { .out = out, .w = w };
+	size_t i = 0, j, len;
+	int b;
+
+	while (i < n) {
+		for (j = i; j < n && v[j] == v[i]; j++)
+			;
+		len = j - i;
+		if (len >= 8)
+			while (r.nlit % 8 != 0 && len > 0) {
+				ref_push(&r, v[i]);
+				len--;
+			}
+		if (len >= 8) {
+			ref_flush(&r);
+			ref_varint(&r, (uint64_t)len << 1);
+			for (b = 0; b < (w + 7) / 8; b++)
+				r.out[r.len++] = (uint8_t)(v[i] >> 8 * b);
+		} else {
+			while (len-- > 0)
+				ref_push(&r, v[i]);
+		}
+		i = j;
+	}
+	ref_flush(&r);
+	return r.len;
+}
+
+/* put_array, put_run and put in random mixes must give the reference's
+ * bytes at every width, on runs of every length around 8. */
+static void
+test_rle_array(void)
+{
+	enum { N = 6000 };
+	uint32_t *in = core_xmalloc(N * sizeof(*in));
+	uint8_t *want = core_xmalloc(N * 8 + 64);
+	struct core_parquet_rle r;
+	int w, trial, bad = 0;
+	size_t n, i, k, wlen;
+
+	core_parquet_rle_init(&r, 1);
+	for (w = 1; w <= 32; w++) {
+		for (trial = 0; trial < 20; trial++) {
+			uint32_t mask = w == 32 ? UINT32_MAX :
+			    ((uint32_t)1 << w) - 1;
+			unsigned maxrun = trial % 2 ? 12 : 600;
+
+			n = trial == 0 ? 0 : (size_t)(unit_rand() % N) + 1;
+			for (i = 0; i < n;) {
+				uint32_t v = (uint32_t)unit_rand() & mask;
+				size_t run = unit_rand() % 3 == 0 ?
+				    unit_rand() % maxrun + 1 : 1;
+
+				if (unit_rand() % 4 == 0 && i > 0)
+					v = in[i - 1];
+				for (k = 0; k < run && i < n; k++)
+					in[i++] = v;
+			}
+			wlen = rle_ref_encode(in, n, w, want);
+			core_parquet_rle_reset(&r, w);
+			for (i = 0; i < n; i += k) {
+				k = (size_t)(unit_rand() % 700) + 1;
+				if (k > n - i)
+					k = n - i;
+				if (unit_rand() % 4 == 0) {
+					core_parquet_rle_put(&r, in[i]);
+					k = 1;
+				} else {
+					core_parquet_rle_put_array(&r,
+					    in + i, k);
+				}
+			}
+			core_parquet_rle_finish(&r);
+			if (r.len != wlen || (wlen > 0 &&
+			    memcmp(r.buf, want, wlen) != 0)) {
+				if (bad++ < 5)
+					printf("# width %d, %zu values: %zu "
+					    "bytes, want %zu\n", w, n, r.len,
+					    wlen);
+			}
+		}
+	}
+	CHECK_EQ_INT(bad, 0);
+	core_parquet_rle_release(&r);
+	free(in);
+	free(want);
+}
+
 /* ---- a minimal Thrift compact decoder ---- */
 
 struct tnode {
@@ -2025,6 +2170,7 @@ main(void)
 	RUN(test_thrift_bytes);
 	RUN(test_rle_known);
 	RUN(test_rle_random);
+	RUN(test_rle_array);
 	RUN(test_codec_parse);
 	RUN(test_float_statistics);
 	RUN(test_roundtrip_codecs);
