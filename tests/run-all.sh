@@ -9,7 +9,7 @@
 #   layers  tests/layers.sh: the include rules between the layers
 #   unit    every executable $BUILD/tests/test_* (each prints TAP)
 #   fuzz    every fuzz target $BUILD/tests/fuzz_* replaying its corpus
-#   cli     bats --tap tests/cli, with $BUILD/bin first on PATH
+#   cli     each tests/cli/*.bats with bats --tap, $BUILD/bin first on PATH
 #   corpus  tests/corpus/run.sh: every CSV of the shared corpora
 #   oracle  every tests/oracle/*.sh: TPC-H and random data against DuckDB
 #
@@ -149,8 +149,14 @@ for suite in $SUITES; do
 			total_fail=$((total_fail + 1))
 			continue
 		fi
-		PATH=$BUILD/bin:$PATH run_suite cli "$t_cli" \
-		    bats --tap "$top/tests/cli"
+		# Every bats file is a suite of its own, with its own time
+		# limit and its own line: a slow file is seen as one.
+		for t in "$top"/tests/cli/*.bats; do
+			[ -f "$t" ] || continue
+			name=${t##*/}
+			PATH=$BUILD/bin:$PATH run_suite "cli/${name%.bats}" \
+			    "$t_cli" bats --tap "$t"
+		done
 		;;
 	corpus)
 		run_suite corpus "$t_corpus" "$top/tests/corpus/run.sh"
