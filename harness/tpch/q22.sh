@@ -36,8 +36,10 @@ orders() {
 	colscan -s o_custkey
 }
 
+# The chosen customers are far fewer than the orders: they are the side
+# to hold (--build left).
 colscan -w "c_acctbal > ${avg:-NULL}::float64" "$TMP/customer.col" |
-coljoin $MEM --type anti --on c_custkey=o_custkey - <(orders) |
+coljoin $MEM --build left --type anti --on c_custkey=o_custkey - <(orders) |
 colagg $MEM -b cntrycode "count(*) AS numcust, sum(c_acctbal) AS totacctbal" |
 colsort $MEM -k cntrycode |
 col2csv
