@@ -455,6 +455,46 @@ data_start(struct core_csv_reader *r, size_t *start, uint64_t *nskipped,
 	return 0;
 }
 
+/* Names the columns after opt->names ("a,b,c"): one per column, none
+ * empty or repeated (no suffixes: the names are the caller's word). */
+static int
+apply_names(struct core_csv_reader *r, uint32_t ncols, struct core_err *err)
+{
+	const char *spec = r->opt.names, *p, *q;
+	uint32_t n = 1, j, k;
+	char *name;
+
+	for (p = spec; *p != '\0'; p++)
+		n += *p == ',';
+	if (n != ncols)
+		return core_err_set(err, CORE_EUSAGE, "names: %u name%s given "
+		    "(%s), but the table has %u column%s: give one name per "
+		    "column", n, n == 1 ? "" : "s", spec, ncols,
+		    ncols == 1 ? "" : "s");
+	for (j = 0, p = spec; j < n; j++, p = q + 1) {
+		q = strchr(p, ',');
+		if (q == NULL)
+			q = p + strlen(p);
+		if (q == p)
+			return core_err_set(err, CORE_EUSAGE, "names: name %u "
+			    "is empty in '%s'", j + 1, spec);
+		name = core_xstrndup(p, (size_t)(q - p));
+		for (k = 0; k < j; k++)
+			if (strcmp(r->schema->fields[k].name, name) == 0)
+				break;
+		if (k < j) {
+			core_err_set(err, CORE_EUSAGE, "names: '%s' is given "
+			    "twice in '%s'", name, spec);
+			free(name);
+			return CORE_EUSAGE;
+		}
+		core_schema_set(r->schema, j, name,
+		    r->schema->fields[j].type);
+		free(name);
+	}
+	return 0;
+}
+
 /* The schema an empty input stands for: --schema's columns, in order. */
 static int
 empty_schema(struct core_csv_reader *r, struct core_err *err)
@@ -780,8 +820,8 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 			continue;
 		break;
 	}
-	if (o->header >= 0) {
-		r->header = o->header != 0;
+	if (o->header >= 0 || o->names != NULL) {
+		r->header = o->header > 0;
 		why = CSV_HDR_GIVEN;
 	} else {
 		why = csv_detect_header(&s, o->nulls, o->nnulls, &r->header);
@@ -832,6 +872,8 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 		core_schema_set(r->schema, j, name, st);
 		free(name);
 	}
+	if (o->names != NULL && (rc = apply_names(r, s.ncols, err)) != 0)
+		goto out;
 	if (o->schema != NULL) {
 		rc = csv_apply_pins(r->schema, r->conf.pinned, o->schema, err);
 		if (rc != 0)

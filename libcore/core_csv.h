@@ -62,7 +62,11 @@
  * when it does not fit the types.  Header names: empty
  * ones become cN (N the 1-based column), repeated ones get "_1", "_2" ...;
  * without a header the names are c1, c2 ...  The column count comes from
- * the table's first row.
+ * the table's first row.  opt->names ("a,b,c") names the columns instead:
+ * it implies no header unless header is 1 (then the header row is read
+ * and checked as ever, and its names are replaced); a count other than
+ * the table's, an empty or a repeated name is CORE_EUSAGE naming both
+ * counts.
  *
  * Empty input: a first input with no row (no bytes, only blank or comment
  * lines) is an empty stream: of opt->schema's columns in its order when
@@ -175,6 +179,9 @@ struct core_csv_options {
 	int thousands;		/* thousands separator byte, or 0 */
 	bool null_padding;	/* a row with fewer fields than the header
 				   is padded with NULLs (not an error) */
+	const char *names;	/* borrowed: "a,b,c", the columns' names
+				   (a header's are replaced; header -1
+				   then means none), or NULL */
 	const char *pin_hint;	/* borrowed: appended to the message for
 				   a value that does not fit an inferred
 				   type, the tool's way to pin one (e.g.

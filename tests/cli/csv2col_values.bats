@@ -131,3 +131,44 @@ load helpers
 	status_is 2
 	stderr_has 'the thousands separator cannot be a digit'
 }
+
+@test "--names: a headerless file gets its columns' names, and -s pins by them" {
+	need csv2col col2csv
+	printf '1,Bonn,2.5\n2,Koeln,3.25\n' >in.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats --names id,city,v -s v:float64 in.csv | col2csv'
+	status_is 0
+	assert_output $'id,city,v\n1,Bonn,2.5\n2,Koeln,3.25'
+	stderr_has 'schema: id:int64,city:string,v:float64'
+	stderr_has 'dialect: delimiter'
+	stderr_has ', no header'
+}
+
+@test "--names with --header: the header row is read and its names replaced" {
+	need csv2col col2csv
+	printf 'a,b\n1,x\n' >in.csv
+	printf 'a,b\n2,y\n' >in2.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --header --names n,s in.csv in2.csv | col2csv'
+	status_is 0
+	assert_output $'n,s\n1,x\n2,y'
+	# Without --header the first row is data.
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --names n,s in.csv | col2csv'
+	status_is 0
+	assert_output $'n,s\na,b\n1,x'
+}
+
+@test "--names: a wrong count, an empty or a repeated name is exit 2" {
+	need csv2col
+	printf '1,2,3\n4,5,6\n' >in.csv
+	run --separate-stderr csv2col --names a,b in.csv
+	status_is 2
+	stderr_has 'names: 2 names given (a,b), but the table has 3 columns: give one name per column'
+	run --separate-stderr csv2col --names a,b,c,d in.csv
+	status_is 2
+	stderr_has '4 names given (a,b,c,d), but the table has 3 columns'
+	run --separate-stderr csv2col --names a,,c in.csv
+	status_is 2
+	stderr_has "names: name 2 is empty in 'a,,c'"
+	run --separate-stderr csv2col --names a,b,a in.csv
+	status_is 2
+	stderr_has "names: 'a' is given twice in 'a,b,a'"
+}

@@ -55,6 +55,9 @@ usage(FILE *fp)
 	    "      --header         the first line is a header\n"
 	    "      --no-header      there is no header (columns c1, c2, "
 	    "...)\n"
+	    "      --names a,b,c    name the columns (implies --no-header; "
+	    "with --header,\n"
+	    "                       replaces the header's names)\n"
 	    "      --skip N         skip N lines before the header (title "
 	    "or note lines)\n"
 	    "      --comment C      lines starting with C are comments, "
@@ -85,7 +88,7 @@ usage(FILE *fp)
 enum {
 	OPT_HEADER = 256, OPT_NO_HEADER, OPT_SAMPLE_ROWS, OPT_BATCH_ROWS,
 	OPT_REJECTS, OPT_MAX_ERRORS, OPT_SKIP, OPT_COMMENT,
-	OPT_NULL_PADDING, OPT_DECIMAL_COMMA, OPT_THOUSANDS,
+	OPT_NULL_PADDING, OPT_DECIMAL_COMMA, OPT_THOUSANDS, OPT_NAMES,
 };
 
 static int
@@ -111,6 +114,9 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 		break;
 	case OPT_NO_HEADER:
 		o->csv.header = 0;
+		break;
+	case OPT_NAMES:
+		o->csv.names = optarg;
 		break;
 	case OPT_SKIP:
 		if (fe_parse_count("--skip", optarg, &v, err) != 0)
@@ -177,6 +183,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		{ "quote", required_argument, NULL, 'q' },
 		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "no-header", no_argument, NULL, OPT_NO_HEADER },
+		{ "names", required_argument, NULL, OPT_NAMES },
 		{ "skip", required_argument, NULL, OPT_SKIP },
 		{ "comment", required_argument, NULL, OPT_COMMENT },
 		{ "schema", required_argument, NULL, 's' },
