@@ -455,6 +455,28 @@ data_start(struct core_csv_reader *r, size_t *start, uint64_t *nskipped,
 	return 0;
 }
 
+/* opt->trim on the sample: what inference and the header see. */
+static void
+sample_trim(struct csv_sample *s)
+{
+	const char *p;
+	size_t i, n = s->nrows * s->ncols;
+
+	for (i = 0; i < n; i++) {
+		if (s->flags[i] & CSV_F_QUOTED)
+			continue;
+		p = s->text + s->off[i];
+		while (s->len[i] > 0 && (*p == ' ' || *p == '\t')) {
+			p++;
+			s->off[i]++;
+			s->len[i]--;
+		}
+		while (s->len[i] > 0 && (p[s->len[i] - 1] == ' ' ||
+		    p[s->len[i] - 1] == '\t'))
+			s->len[i]--;
+	}
+}
+
 /* Names the columns after opt->names ("a,b,c"): one per column, none
  * empty or repeated (no suffixes: the names are the caller's word). */
 static int
@@ -810,6 +832,8 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 			    o->comment);
 		}
 	}
+	if (o->trim)
+		sample_trim(&s);
 	csv_sample_drop_copies(&s);
 	/* The header's line, for messages: after any blank lines. */
 	for (at = bom;; hline++) {
@@ -977,6 +1001,8 @@ member_begin(struct core_csv_reader *r, bool first, struct core_err *err)
 			    "unterminated quote" :
 			    "unexpected text after closing quote", ex);
 		}
+		if (r->opt.trim)
+			csv_trim_fields(t);
 		if (!first) {
 			char ex[256];
 
@@ -1436,6 +1462,7 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 	r->conf.skip_blank = r->conf.ncols > 1;
 	r->conf.comment = r->opt.comment;
 	r->conf.null_padding = r->opt.null_padding;
+	r->conf.trim = r->opt.trim;
 	r->pool = csv_pool_new(r->schema);
 	csv_parser_init(&r->ps, &r->conf, r->pool);
 	csv_result_init(&r->res);

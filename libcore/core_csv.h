@@ -100,6 +100,13 @@
  * the decimal comma is sniffed: taken when it makes more columns numeric
  * than the '.' does (a note says so).
  *
+ * Trimming: with opt->trim, spaces and tabs at both ends of an unquoted
+ * field are dropped before it is typed or stored (so a field of blanks
+ * only is NULL, and header names are trimmed too); a quoted field keeps
+ * them.  A field is quoted only when its first byte is the quote, so
+ * with leading blanks before a quote the quotes are text.  Such input
+ * is parsed row by row (slower; never by default).
+ *
  * NULL policy: an empty unquoted field is NULL; a quoted empty field ("")
  * is the empty string in a string column and NULL in other columns; an
  * UNQUOTED field equal to one of opt->nulls is NULL in every column
@@ -179,6 +186,9 @@ struct core_csv_options {
 	int thousands;		/* thousands separator byte, or 0 */
 	bool null_padding;	/* a row with fewer fields than the header
 				   is padded with NULLs (not an error) */
+	bool trim;		/* spaces and tabs around unquoted fields
+				   are no part of them (parsed row by
+				   row) */
 	const char *names;	/* borrowed: "a,b,c", the columns' names
 				   (a header's are replaced; header -1
 				   then means none), or NULL */

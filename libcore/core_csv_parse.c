@@ -403,6 +403,26 @@ csv_skip_line(const char *buf, size_t *pos, size_t end, bool at_eof)
 	return 1;
 }
 
+void
+csv_trim_fields(struct csv_tok *t)
+{
+	struct csv_field *f;
+	size_t j;
+
+	for (j = 0; j < t->nf; j++) {
+		f = &t->f[j];
+		if (f->flags & CSV_F_QUOTED)
+			continue;
+		while (f->len > 0 && (f->p[0] == ' ' || f->p[0] == '\t')) {
+			f->p++;
+			f->len--;
+		}
+		while (f->len > 0 && (f->p[f->len - 1] == ' ' ||
+		    f->p[f->len - 1] == '\t'))
+			f->len--;
+	}
+}
+
 uint64_t
 csv_count_breaks(const char *p, size_t len)
 {
@@ -1066,6 +1086,8 @@ take_row(struct csv_parser *ps, const char *buf, size_t row,
 		    buf + row, rawlen, "", res);
 		return false;
 	}
+	if (cf->trim)
+		csv_trim_fields(&ps->tok);
 	if (rawlen > INT32_MAX) {
 		record_bad(ps, buf, row, 0, "row longer than 2 GiB",
 		    buf + row, rawlen, "", res);
@@ -1750,7 +1772,7 @@ csv_parse(struct csv_parser *ps, const char *buf, size_t *posp,
 	uint32_t room;
 	int why, rc;
 
-	if (cf->by_row || cf->numfmt_on)
+	if (cf->by_row || cf->numfmt_on || cf->trim)
 		return parse_rows(ps, buf, posp, limit, end, at_eof, NULL,
 		    res);
 	while (pos < limit) {

@@ -102,6 +102,10 @@ int csv_skip_eol(const char *buf, size_t *pos, size_t end, bool at_eof);
  * the data yet (*pos left), as csv_skip_eol. */
 int csv_skip_line(const char *buf, size_t *pos, size_t end, bool at_eof);
 
+/* Drops spaces and tabs at both ends of every unquoted field of the row
+ * last tokenized (opt->trim). */
+void csv_trim_fields(struct csv_tok *t);
+
 /* Line breaks (CR LF, LF, CR) in p[0..len). */
 uint64_t csv_count_breaks(const char *p, size_t len);
 
@@ -144,6 +148,8 @@ struct csv_conf {
 	const char *pin_hint;		/* borrowed: after a value that does
 					   not fit an inferred type */
 	bool null_padding;		/* pad short rows with NULLs */
+	bool trim;			/* csv_trim_fields every row
+					   (parsed row by row) */
 	bool numfmt_on;			/* numbers are written numfmt's way
 					   (parsed row by row) */
 	struct csv_numfmt numfmt;

@@ -172,3 +172,32 @@ load helpers
 	status_is 2
 	stderr_has "names: 'a' is given twice in 'a,b,a'"
 }
+
+@test "--trim: blanks around unquoted fields go before typing; quoted fields keep theirs" {
+	need csv2col col2csv
+	printf ' id , city ,v\n 1 ,  Bonn\t, 2.5 \n2," Koeln ",  \n' >in.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats --trim in.csv | col2csv'
+	status_is 0
+	stderr_has 'schema: id:int64,city:string,v:decimal(18,1)'
+	assert_output $'id,city,v\n1,Bonn,2.5\n2, Koeln ,'
+	# The blanks-only field is NULL, not "".
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --trim in.csv | colscan --where "v is null" | col2csv'
+	status_is 0
+	assert_output $'id,city,v\n2, Koeln ,'
+	# Without --trim nothing changes: the blanks are text.
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats in.csv | col2csv'
+	status_is 0
+	stderr_has 'schema:  id :string, city :string,v:string'
+}
+
+@test "--trim: a pinned column and a later input's header are trimmed; a bad value names its place" {
+	need csv2col col2csv
+	printf 'a ,b\n 1 ,x\n' >a.csv
+	printf ' a, b \n2 , y\n 3x ,z\n' >b.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --trim -s a:int32 a.csv b.csv | col2csv'
+	status_is 3
+	stderr_has 'b.csv:3:1: value does not fit column a of type int32 (3x)'
+	run --separate-stderr bash -c 'set -o pipefail; head -2 b.csv > c.csv; csv2col --trim -s a:int32 a.csv c.csv | col2csv'
+	status_is 0
+	assert_output $'a,b\n1,x\n2,y'
+}

@@ -69,6 +69,8 @@ usage(FILE *fp)
 	    "      --sample-rows N  rows sampled for type inference "
 	    "(default 20480)\n"
 	    "      --batch-rows N   rows per frame (default 8192)\n"
+	    "      --trim           drop spaces and tabs around unquoted "
+	    "fields\n"
 	    "      --null-padding   pad rows with too few fields with NULLs\n"
 	    "      --decimal-comma  numbers use ',' as the decimal mark "
 	    "(1,5)\n"
@@ -89,6 +91,7 @@ enum {
 	OPT_HEADER = 256, OPT_NO_HEADER, OPT_SAMPLE_ROWS, OPT_BATCH_ROWS,
 	OPT_REJECTS, OPT_MAX_ERRORS, OPT_SKIP, OPT_COMMENT,
 	OPT_NULL_PADDING, OPT_DECIMAL_COMMA, OPT_THOUSANDS, OPT_NAMES,
+	OPT_TRIM,
 };
 
 static int
@@ -114,6 +117,9 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 		break;
 	case OPT_NO_HEADER:
 		o->csv.header = 0;
+		break;
+	case OPT_TRIM:
+		o->csv.trim = true;
 		break;
 	case OPT_NAMES:
 		o->csv.names = optarg;
@@ -184,6 +190,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "no-header", no_argument, NULL, OPT_NO_HEADER },
 		{ "names", required_argument, NULL, OPT_NAMES },
+		{ "trim", no_argument, NULL, OPT_TRIM },
 		{ "skip", required_argument, NULL, OPT_SKIP },
 		{ "comment", required_argument, NULL, OPT_COMMENT },
 		{ "schema", required_argument, NULL, 's' },
