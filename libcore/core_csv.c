@@ -908,12 +908,32 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 	for (j = 0; j < s.ncols; j++) {
 		struct csv_infer_why tw;
 
+		struct core_coltype *ty = &r->schema->fields[j].type;
+
 		if (r->conf.pinned[j])
 			continue;
-		r->schema->fields[j].type = csv_infer_column_why(&s, j, from,
+		if (o->date_format != NULL && csv_datefmt_column(
+		    o->date_format, false, &s, j, from, o->nulls, o->nnulls)) {
+			*ty = (struct core_coltype){ CORE_TYPE_DATE, 0, 0 };
+			continue;
+		}
+		if (o->timestamp_format != NULL && csv_datefmt_column(
+		    o->timestamp_format, true, &s, j, from, o->nulls,
+		    o->nnulls)) {
+			*ty = (struct core_coltype){ CORE_TYPE_TIMESTAMP, 0,
+			    0 };
+			continue;
+		}
+		*ty = csv_infer_column_why(&s, j, from,
 		    o->nulls, o->nnulls, r->conf.numfmt_on ? &r->conf.numfmt :
 		    NULL, &tw);
-		if (tw.why != CSV_WHY_NONE)
+		/* ISO values in a column of a type given a format: text,
+		 * as the format alone reads that type. */
+		if ((ty->id == CORE_TYPE_DATE && o->date_format != NULL) ||
+		    (ty->id == CORE_TYPE_TIMESTAMP &&
+		    o->timestamp_format != NULL))
+			*ty = (struct core_coltype){ CORE_TYPE_STRING, 0, 0 };
+		else if (tw.why != CSV_WHY_NONE)
 			note_why(r, &s, buf, j, &tw);
 	}
 out:
@@ -1424,6 +1444,12 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 		    "the thousands separator cannot be a digit, a sign, a "
 		    "line break or the decimal mark (use --decimal-comma "
 		    "with --thousands .)");
+	if (opt->date_format != NULL &&
+	    (rc = csv_datefmt_check(opt->date_format, false, err)) != 0)
+		return rc;
+	if (opt->timestamp_format != NULL &&
+	    (rc = csv_datefmt_check(opt->timestamp_format, true, err)) != 0)
+		return rc;
 	r = core_xcalloc(1, sizeof(*r));
 	r->opt = *opt;
 	if (r->opt.batch_rows == 0)
@@ -1463,6 +1489,8 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 	r->conf.comment = r->opt.comment;
 	r->conf.null_padding = r->opt.null_padding;
 	r->conf.trim = r->opt.trim;
+	r->conf.datefmt = r->opt.date_format;
+	r->conf.tsfmt = r->opt.timestamp_format;
 	r->pool = csv_pool_new(r->schema);
 	csv_parser_init(&r->ps, &r->conf, r->pool);
 	csv_result_init(&r->res);

@@ -107,6 +107,16 @@
  * with leading blanks before a quote the quotes are text.  Such input
  * is parsed row by row (slower; never by default).
  *
+ * Date and timestamp formats: with opt->date_format, every date column
+ * (pinned or inferred) is read by that format and no other, and a column
+ * is inferred a date when every sample value parses by it, before any
+ * other type is tried; a column that only ISO 8601 dates fit is then
+ * text.  Likewise opt->timestamp_format for timestamps (tried after the
+ * date format).  The formats are a strptime subset, exact: %Y (4
+ * digits), %y, %m, %b/%B, %d, %e, %H, %M, %S, %f (1-6 digits of
+ * fraction), %%, other bytes literal (core_csv_datefmt.c); CORE_EUSAGE
+ * for anything else.  Such input is parsed row by row.
+ *
  * NULL policy: an empty unquoted field is NULL; a quoted empty field ("")
  * is the empty string in a string column and NULL in other columns; an
  * UNQUOTED field equal to one of opt->nulls is NULL in every column
@@ -189,6 +199,11 @@ struct core_csv_options {
 	bool trim;		/* spaces and tabs around unquoted fields
 				   are no part of them (parsed row by
 				   row) */
+	const char *date_format;	/* borrowed: date columns are
+				   written so (strptime-style, see
+				   below), or NULL for ISO */
+	const char *timestamp_format;	/* borrowed: the same for
+				   timestamp columns */
 	const char *names;	/* borrowed: "a,b,c", the columns' names
 				   (a header's are replaced; header -1
 				   then means none), or NULL */

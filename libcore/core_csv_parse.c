@@ -951,12 +951,24 @@ value:
 			break;
 		}
 		case CORE_TYPE_DATE:
+			if (cf->datefmt != NULL) {
+				int64_t dv = 0;
+
+				rc = csv_datefmt_parse(cf->datefmt, p, len,
+				    false, &dv);
+				((int32_t *)c->values)[row] = (int32_t)dv;
+				break;
+			}
 			rc = core_parse_date(p, len,
 			    (int32_t *)c->values + row);
 			break;
 		case CORE_TYPE_TIMESTAMP:
-			rc = core_parse_timestamp(p, len,
-			    (int64_t *)c->values + row);
+			if (cf->tsfmt != NULL)
+				rc = csv_datefmt_parse(cf->tsfmt, p, len,
+				    true, (int64_t *)c->values + row);
+			else
+				rc = core_parse_timestamp(p, len,
+				    (int64_t *)c->values + row);
 			break;
 		case CORE_TYPE_STRING:
 			if (!is_ascii(p, len) &&
@@ -1772,7 +1784,8 @@ csv_parse(struct csv_parser *ps, const char *buf, size_t *posp,
 	uint32_t room;
 	int why, rc;
 
-	if (cf->by_row || cf->numfmt_on || cf->trim)
+	if (cf->by_row || cf->numfmt_on || cf->trim || cf->datefmt != NULL ||
+	    cf->tsfmt != NULL)
 		return parse_rows(ps, buf, posp, limit, end, at_eof, NULL,
 		    res);
 	while (pos < limit) {

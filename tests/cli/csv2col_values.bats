@@ -201,3 +201,35 @@ load helpers
 	status_is 0
 	assert_output $'a,b\n1,x\n2,y'
 }
+
+@test "--date-format and --timestamp-format: inferred, and read exactly" {
+	need csv2col col2csv
+	printf 'id,d,t,iso\n1,03/05/2024,03.05.2024 14:30:05.25,2024-01-01\n2,31/12/1999,,2024-01-02\n3,,1.1.1970 0:00:00.5,2024-01-03\n' >in.csv
+	run --separate-stderr bash -c "set -o pipefail; csv2col --stats --date-format '%d/%m/%Y' --timestamp-format '%d.%m.%Y %H:%M:%S.%f' in.csv | col2csv"
+	status_is 0
+	stderr_has 'schema: id:int64,d:date,t:timestamp,iso:string'
+	assert_output $'id,d,t,iso\n1,2024-05-03,2024-05-03 14:30:05.250000,2024-01-01\n2,1999-12-31,,2024-01-02\n3,,1970-01-01 00:00:00.500000,2024-01-03'
+	# Without the formats the columns are text (and the ISO one a date).
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats in.csv > /dev/null'
+	status_is 0
+	stderr_has 'schema: id:int64,d:string,t:string,iso:date'
+}
+
+@test "--date-format: a value that does not parse names its place; a pinned column too" {
+	need csv2col
+	printf 'd\n03/05/2024\n30/02/2024\n' >in.csv
+	run --separate-stderr bash -c "csv2col --date-format '%d/%m/%Y' --sample-rows 1 in.csv > /dev/null"
+	status_is 3
+	stderr_has 'in.csv:3:1: value does not fit column d of type date (30/02/2024); pin the type with --schema'
+	printf 'd\n2024-05-03\n5 Mar 2024\n' >pin.csv
+	run --separate-stderr bash -c "csv2col -s d:date --date-format '%e %b %Y' pin.csv > /dev/null"
+	status_is 3
+	stderr_has 'pin.csv:2:1: value does not fit column d of type date (2024-05-03)'
+	# A format that is not supported is a usage error.
+	run --separate-stderr csv2col --date-format '%d/%m/%Y %H' in.csv
+	status_is 2
+	stderr_has "date format '%d/%m/%Y %H': %H is not supported"
+	run --separate-stderr csv2col --timestamp-format '%H:%M' in.csv
+	status_is 2
+	stderr_has 'needs a year'
+}

@@ -69,6 +69,11 @@ usage(FILE *fp)
 	    "      --sample-rows N  rows sampled for type inference "
 	    "(default 20480)\n"
 	    "      --batch-rows N   rows per frame (default 8192)\n"
+	    "      --date-format F  dates are written so (e.g. '%%d/%%m/%%Y'; "
+	    "%%Y %%y %%m %%b %%d %%e)\n"
+	    "      --timestamp-format F\n"
+	    "                       timestamps are written so (also %%H %%M "
+	    "%%S %%f)\n"
 	    "      --trim           drop spaces and tabs around unquoted "
 	    "fields\n"
 	    "      --null-padding   pad rows with too few fields with NULLs\n"
@@ -91,7 +96,7 @@ enum {
 	OPT_HEADER = 256, OPT_NO_HEADER, OPT_SAMPLE_ROWS, OPT_BATCH_ROWS,
 	OPT_REJECTS, OPT_MAX_ERRORS, OPT_SKIP, OPT_COMMENT,
 	OPT_NULL_PADDING, OPT_DECIMAL_COMMA, OPT_THOUSANDS, OPT_NAMES,
-	OPT_TRIM,
+	OPT_TRIM, OPT_DATE_FORMAT, OPT_TIMESTAMP_FORMAT,
 };
 
 static int
@@ -117,6 +122,12 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 		break;
 	case OPT_NO_HEADER:
 		o->csv.header = 0;
+		break;
+	case OPT_DATE_FORMAT:
+		o->csv.date_format = optarg;
+		break;
+	case OPT_TIMESTAMP_FORMAT:
+		o->csv.timestamp_format = optarg;
 		break;
 	case OPT_TRIM:
 		o->csv.trim = true;
@@ -191,6 +202,9 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		{ "no-header", no_argument, NULL, OPT_NO_HEADER },
 		{ "names", required_argument, NULL, OPT_NAMES },
 		{ "trim", no_argument, NULL, OPT_TRIM },
+		{ "date-format", required_argument, NULL, OPT_DATE_FORMAT },
+		{ "timestamp-format", required_argument, NULL,
+		    OPT_TIMESTAMP_FORMAT },
 		{ "skip", required_argument, NULL, OPT_SKIP },
 		{ "comment", required_argument, NULL, OPT_COMMENT },
 		{ "schema", required_argument, NULL, 's' },
