@@ -1601,6 +1601,14 @@ core_csv_reader_dialect(const struct core_csv_reader *r, int *delimiter,
 	*header = r->header;
 }
 
+void
+core_csv_reader_numfmt(const struct core_csv_reader *r, int *decimal_mark,
+    int *thousands)
+{
+	*decimal_mark = r->conf.numfmt_on ? r->conf.numfmt.dec : '.';
+	*thousands = r->conf.numfmt_on ? r->conf.numfmt.thou : 0;
+}
+
 const char *
 core_csv_reader_notes(const struct core_csv_reader *r)
 {

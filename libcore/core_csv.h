@@ -260,6 +260,11 @@ void core_csv_reader_stats(const struct core_csv_reader *r,
 void core_csv_reader_dialect(const struct core_csv_reader *r, int *delimiter,
     int *quote, bool *header);
 
+/* Number notation in use (given or sniffed): '.' or ',', and the
+ * thousands separator or 0. */
+void core_csv_reader_numfmt(const struct core_csv_reader *r,
+    int *decimal_mark, int *thousands);
+
 /* Notes on sniffing and inference, one line each ending in LF ("" when
  * none): what was decided and why (the header's reason, an empty
  * input, skipped lines, a sniffed decimal comma), and a column read as

@@ -233,3 +233,43 @@ load helpers
 	status_is 2
 	stderr_has 'needs a year'
 }
+
+@test "--describe: the sample's dialect, header and schema as options that read the file alike" {
+	need csv2col col2csv
+	printf 'id;name;price\n1;a b;1,5\n2;x'"'"'y;2,25\n' >in.csv
+	run --separate-stderr csv2col --describe in.csv
+	status_is 0
+	stderr_empty
+	assert_output $'-d \';\' -q \'"\' --header --decimal-comma -s \'id:int64,name:string,price:decimal(18,2)\''
+	# Pasted back, it reads the file as without it.
+	csv2col in.csv | col2csv > want.csv
+	eval "csv2col $output in.csv" | col2csv > got.csv
+	cmp want.csv got.csv || fail "$(diff want.csv got.csv)"
+	# Tabs, no quote, given options repeated, shell quoting of a name.
+	printf "it's\tb\n1\tx\n" >t.tsv
+	run --separate-stderr csv2col --describe -q none --trim --date-format '%d/%m/%Y' -n NA t.tsv
+	status_is 0
+	assert_output "-d tab -q none --header --trim -n 'NA' --date-format '%d/%m/%Y' -s 'it'\\''s:int64,b:string'"
+	eval "csv2col $output t.tsv" | col2csv > got.csv
+	assert_equal "$(cat got.csv)" $'it\'s,b\n1,x'
+}
+
+@test "--describe: reads only the sample, writes no stream, refuses -o and names a spec cannot hold" {
+	need csv2col
+	run --separate-stderr timeout 60 bash -c '(echo a,b; yes 1,2.5) | csv2col --describe'
+	status_is 0
+	assert_output "-d ',' -q '\"' --header -s 'a:int64,b:decimal(18,1)'"
+	printf 'a,b\n1,2\n' >in.csv
+	run --separate-stderr csv2col --describe -o out.col in.csv
+	status_is 2
+	stderr_has '--describe writes no stream and no rejects: drop -o and --rejects'
+	[ ! -e out.col ] || fail "out.col was written"
+	printf '"x,y",b\n"p",q\n' >c.csv
+	run --separate-stderr csv2col --describe --header c.csv
+	status_is 3
+	stdout_empty
+	stderr_has "column 1's name 'x,y' cannot be written in a --schema spec"
+	run --separate-stderr csv2col --describe --header --names xy,b c.csv
+	status_is 0
+	assert_output "-d ',' -q '\"' --header --names 'xy,b' -s 'xy:string,b:string'"
+}
