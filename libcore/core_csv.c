@@ -455,6 +455,68 @@ data_start(struct core_csv_reader *r, size_t *start, uint64_t *nskipped,
 	return 0;
 }
 
+/* opt->trim on the sample: what inference and the header see. */
+static void
+sample_trim(struct csv_sample *s)
+{
+	const char *p;
+	size_t i, n = s->nrows * s->ncols;
+
+	for (i = 0; i < n; i++) {
+		if (s->flags[i] & CSV_F_QUOTED)
+			continue;
+		p = s->text + s->off[i];
+		while (s->len[i] > 0 && (*p == ' ' || *p == '\t')) {
+			p++;
+			s->off[i]++;
+			s->len[i]--;
+		}
+		while (s->len[i] > 0 && (p[s->len[i] - 1] == ' ' ||
+		    p[s->len[i] - 1] == '\t'))
+			s->len[i]--;
+	}
+}
+
+/* Names the columns after opt->names ("a,b,c"): one per column, none
+ * empty or repeated (no suffixes: the names are the caller's word). */
+static int
+apply_names(struct core_csv_reader *r, uint32_t ncols, struct core_err *err)
+{
+	const char *spec = r->opt.names, *p, *q;
+	uint32_t n = 1, j, k;
+	char *name;
+
+	for (p = spec; *p != '\0'; p++)
+		n += *p == ',';
+	if (n != ncols)
+		return core_err_set(err, CORE_EUSAGE, "names: %u name%s given "
+		    "(%s), but the table has %u column%s: give one name per "
+		    "column", n, n == 1 ? "" : "s", spec, ncols,
+		    ncols == 1 ? "" : "s");
+	for (j = 0, p = spec; j < n; j++, p = q + 1) {
+		q = strchr(p, ',');
+		if (q == NULL)
+			q = p + strlen(p);
+		if (q == p)
+			return core_err_set(err, CORE_EUSAGE, "names: name %u "
+			    "is empty in '%s'", j + 1, spec);
+		name = core_xstrndup(p, (size_t)(q - p));
+		for (k = 0; k < j; k++)
+			if (strcmp(r->schema->fields[k].name, name) == 0)
+				break;
+		if (k < j) {
+			core_err_set(err, CORE_EUSAGE, "names: '%s' is given "
+			    "twice in '%s'", name, spec);
+			free(name);
+			return CORE_EUSAGE;
+		}
+		core_schema_set(r->schema, j, name,
+		    r->schema->fields[j].type);
+		free(name);
+	}
+	return 0;
+}
+
 /* The schema an empty input stands for: --schema's columns, in order. */
 static int
 empty_schema(struct core_csv_reader *r, struct core_err *err)
@@ -770,6 +832,8 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 			    o->comment);
 		}
 	}
+	if (o->trim)
+		sample_trim(&s);
 	csv_sample_drop_copies(&s);
 	/* The header's line, for messages: after any blank lines. */
 	for (at = bom;; hline++) {
@@ -780,8 +844,8 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 			continue;
 		break;
 	}
-	if (o->header >= 0) {
-		r->header = o->header != 0;
+	if (o->header >= 0 || o->names != NULL) {
+		r->header = o->header > 0;
 		why = CSV_HDR_GIVEN;
 	} else {
 		why = csv_detect_header(&s, o->nulls, o->nnulls, &r->header);
@@ -832,6 +896,8 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 		core_schema_set(r->schema, j, name, st);
 		free(name);
 	}
+	if (o->names != NULL && (rc = apply_names(r, s.ncols, err)) != 0)
+		goto out;
 	if (o->schema != NULL) {
 		rc = csv_apply_pins(r->schema, r->conf.pinned, o->schema, err);
 		if (rc != 0)
@@ -842,12 +908,32 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 	for (j = 0; j < s.ncols; j++) {
 		struct csv_infer_why tw;
 
+		struct core_coltype *ty = &r->schema->fields[j].type;
+
 		if (r->conf.pinned[j])
 			continue;
-		r->schema->fields[j].type = csv_infer_column_why(&s, j, from,
+		if (o->date_format != NULL && csv_datefmt_column(
+		    o->date_format, false, &s, j, from, o->nulls, o->nnulls)) {
+			*ty = (struct core_coltype){ CORE_TYPE_DATE, 0, 0 };
+			continue;
+		}
+		if (o->timestamp_format != NULL && csv_datefmt_column(
+		    o->timestamp_format, true, &s, j, from, o->nulls,
+		    o->nnulls)) {
+			*ty = (struct core_coltype){ CORE_TYPE_TIMESTAMP, 0,
+			    0 };
+			continue;
+		}
+		*ty = csv_infer_column_why(&s, j, from,
 		    o->nulls, o->nnulls, r->conf.numfmt_on ? &r->conf.numfmt :
 		    NULL, &tw);
-		if (tw.why != CSV_WHY_NONE)
+		/* ISO values in a column of a type given a format: text,
+		 * as the format alone reads that type. */
+		if ((ty->id == CORE_TYPE_DATE && o->date_format != NULL) ||
+		    (ty->id == CORE_TYPE_TIMESTAMP &&
+		    o->timestamp_format != NULL))
+			*ty = (struct core_coltype){ CORE_TYPE_STRING, 0, 0 };
+		else if (tw.why != CSV_WHY_NONE)
 			note_why(r, &s, buf, j, &tw);
 	}
 out:
@@ -935,6 +1021,8 @@ member_begin(struct core_csv_reader *r, bool first, struct core_err *err)
 			    "unterminated quote" :
 			    "unexpected text after closing quote", ex);
 		}
+		if (r->opt.trim)
+			csv_trim_fields(t);
 		if (!first) {
 			char ex[256];
 
@@ -1356,6 +1444,12 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 		    "the thousands separator cannot be a digit, a sign, a "
 		    "line break or the decimal mark (use --decimal-comma "
 		    "with --thousands .)");
+	if (opt->date_format != NULL &&
+	    (rc = csv_datefmt_check(opt->date_format, false, err)) != 0)
+		return rc;
+	if (opt->timestamp_format != NULL &&
+	    (rc = csv_datefmt_check(opt->timestamp_format, true, err)) != 0)
+		return rc;
 	r = core_xcalloc(1, sizeof(*r));
 	r->opt = *opt;
 	if (r->opt.batch_rows == 0)
@@ -1394,6 +1488,9 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 	r->conf.skip_blank = r->conf.ncols > 1;
 	r->conf.comment = r->opt.comment;
 	r->conf.null_padding = r->opt.null_padding;
+	r->conf.trim = r->opt.trim;
+	r->conf.datefmt = r->opt.date_format;
+	r->conf.tsfmt = r->opt.timestamp_format;
 	r->pool = csv_pool_new(r->schema);
 	csv_parser_init(&r->ps, &r->conf, r->pool);
 	csv_result_init(&r->res);
@@ -1502,6 +1599,14 @@ core_csv_reader_dialect(const struct core_csv_reader *r, int *delimiter,
 	*delimiter = r->conf.delim;
 	*quote = r->conf.quote < 0 ? 0 : r->conf.quote;
 	*header = r->header;
+}
+
+void
+core_csv_reader_numfmt(const struct core_csv_reader *r, int *decimal_mark,
+    int *thousands)
+{
+	*decimal_mark = r->conf.numfmt_on ? r->conf.numfmt.dec : '.';
+	*thousands = r->conf.numfmt_on ? r->conf.numfmt.thou : 0;
 }
 
 const char *

@@ -62,7 +62,11 @@
  * when it does not fit the types.  Header names: empty
  * ones become cN (N the 1-based column), repeated ones get "_1", "_2" ...;
  * without a header the names are c1, c2 ...  The column count comes from
- * the table's first row.
+ * the table's first row.  opt->names ("a,b,c") names the columns instead:
+ * it implies no header unless header is 1 (then the header row is read
+ * and checked as ever, and its names are replaced); a count other than
+ * the table's, an empty or a repeated name is CORE_EUSAGE naming both
+ * counts.
  *
  * Empty input: a first input with no row (no bytes, only blank or comment
  * lines) is an empty stream: of opt->schema's columns in its order when
@@ -95,6 +99,23 @@
  * delimiter,
  * the decimal comma is sniffed: taken when it makes more columns numeric
  * than the '.' does (a note says so).
+ *
+ * Trimming: with opt->trim, spaces and tabs at both ends of an unquoted
+ * field are dropped before it is typed or stored (so a field of blanks
+ * only is NULL, and header names are trimmed too); a quoted field keeps
+ * them.  A field is quoted only when its first byte is the quote, so
+ * with leading blanks before a quote the quotes are text.  Such input
+ * is parsed row by row (slower; never by default).
+ *
+ * Date and timestamp formats: with opt->date_format, every date column
+ * (pinned or inferred) is read by that format and no other, and a column
+ * is inferred a date when every sample value parses by it, before any
+ * other type is tried; a column that only ISO 8601 dates fit is then
+ * text.  Likewise opt->timestamp_format for timestamps (tried after the
+ * date format).  The formats are a strptime subset, exact: %Y (4
+ * digits), %y, %m, %b/%B, %d, %e, %H, %M, %S, %f (1-6 digits of
+ * fraction), %%, other bytes literal (core_csv_datefmt.c); CORE_EUSAGE
+ * for anything else.  Such input is parsed row by row.
  *
  * NULL policy: an empty unquoted field is NULL; a quoted empty field ("")
  * is the empty string in a string column and NULL in other columns; an
@@ -175,6 +196,17 @@ struct core_csv_options {
 	int thousands;		/* thousands separator byte, or 0 */
 	bool null_padding;	/* a row with fewer fields than the header
 				   is padded with NULLs (not an error) */
+	bool trim;		/* spaces and tabs around unquoted fields
+				   are no part of them (parsed row by
+				   row) */
+	const char *date_format;	/* borrowed: date columns are
+				   written so (strptime-style, see
+				   below), or NULL for ISO */
+	const char *timestamp_format;	/* borrowed: the same for
+				   timestamp columns */
+	const char *names;	/* borrowed: "a,b,c", the columns' names
+				   (a header's are replaced; header -1
+				   then means none), or NULL */
 	const char *pin_hint;	/* borrowed: appended to the message for
 				   a value that does not fit an inferred
 				   type, the tool's way to pin one (e.g.
@@ -227,6 +259,11 @@ void core_csv_reader_stats(const struct core_csv_reader *r,
 /* Dialect in use (given or sniffed); *quote is 0 for none. */
 void core_csv_reader_dialect(const struct core_csv_reader *r, int *delimiter,
     int *quote, bool *header);
+
+/* Number notation in use (given or sniffed): '.' or ',', and the
+ * thousands separator or 0. */
+void core_csv_reader_numfmt(const struct core_csv_reader *r,
+    int *decimal_mark, int *thousands);
 
 /* Notes on sniffing and inference, one line each ending in LF ("" when
  * none): what was decided and why (the header's reason, an empty

@@ -403,6 +403,26 @@ csv_skip_line(const char *buf, size_t *pos, size_t end, bool at_eof)
 	return 1;
 }
 
+void
+csv_trim_fields(struct csv_tok *t)
+{
+	struct csv_field *f;
+	size_t j;
+
+	for (j = 0; j < t->nf; j++) {
+		f = &t->f[j];
+		if (f->flags & CSV_F_QUOTED)
+			continue;
+		while (f->len > 0 && (f->p[0] == ' ' || f->p[0] == '\t')) {
+			f->p++;
+			f->len--;
+		}
+		while (f->len > 0 && (f->p[f->len - 1] == ' ' ||
+		    f->p[f->len - 1] == '\t'))
+			f->len--;
+	}
+}
+
 uint64_t
 csv_count_breaks(const char *p, size_t len)
 {
@@ -931,12 +951,24 @@ value:
 			break;
 		}
 		case CORE_TYPE_DATE:
+			if (cf->datefmt != NULL) {
+				int64_t dv = 0;
+
+				rc = csv_datefmt_parse(cf->datefmt, p, len,
+				    false, &dv);
+				((int32_t *)c->values)[row] = (int32_t)dv;
+				break;
+			}
 			rc = core_parse_date(p, len,
 			    (int32_t *)c->values + row);
 			break;
 		case CORE_TYPE_TIMESTAMP:
-			rc = core_parse_timestamp(p, len,
-			    (int64_t *)c->values + row);
+			if (cf->tsfmt != NULL)
+				rc = csv_datefmt_parse(cf->tsfmt, p, len,
+				    true, (int64_t *)c->values + row);
+			else
+				rc = core_parse_timestamp(p, len,
+				    (int64_t *)c->values + row);
 			break;
 		case CORE_TYPE_STRING:
 			if (!is_ascii(p, len) &&
@@ -1066,6 +1098,8 @@ take_row(struct csv_parser *ps, const char *buf, size_t row,
 		    buf + row, rawlen, "", res);
 		return false;
 	}
+	if (cf->trim)
+		csv_trim_fields(&ps->tok);
 	if (rawlen > INT32_MAX) {
 		record_bad(ps, buf, row, 0, "row longer than 2 GiB",
 		    buf + row, rawlen, "", res);
@@ -1750,7 +1784,8 @@ csv_parse(struct csv_parser *ps, const char *buf, size_t *posp,
 	uint32_t room;
 	int why, rc;
 
-	if (cf->by_row || cf->numfmt_on)
+	if (cf->by_row || cf->numfmt_on || cf->trim || cf->datefmt != NULL ||
+	    cf->tsfmt != NULL)
 		return parse_rows(ps, buf, posp, limit, end, at_eof, NULL,
 		    res);
 	while (pos < limit) {

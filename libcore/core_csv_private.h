@@ -102,6 +102,10 @@ int csv_skip_eol(const char *buf, size_t *pos, size_t end, bool at_eof);
  * the data yet (*pos left), as csv_skip_eol. */
 int csv_skip_line(const char *buf, size_t *pos, size_t end, bool at_eof);
 
+/* Drops spaces and tabs at both ends of every unquoted field of the row
+ * last tokenized (opt->trim). */
+void csv_trim_fields(struct csv_tok *t);
+
 /* Line breaks (CR LF, LF, CR) in p[0..len). */
 uint64_t csv_count_breaks(const char *p, size_t len);
 
@@ -125,6 +129,25 @@ struct csv_numfmt {
 long csv_num_rewrite(const struct csv_numfmt *nf, const char *p, size_t len,
     char *out, size_t cap);
 
+/* ---- dates and timestamps in a given format (core_csv_datefmt.c) ---- */
+
+/* Checks a --date-format (ts false) or --timestamp-format (ts true)
+ * format: 0, or CORE_EUSAGE saying what is wrong and what is supported. */
+int csv_datefmt_check(const char *fmt, bool ts, struct core_err *err);
+
+/* Parses p[0..len) by the checked fmt: 0 with *out days since 1970-01-01
+ * (ts false) or microseconds since 1970-01-01 00:00:00 UTC (ts true); -1
+ * when it does not match or names no valid date or time. */
+int csv_datefmt_parse(const char *fmt, const char *p, size_t len, bool ts,
+    int64_t *out);
+
+struct csv_sample;
+
+/* True when col has a value in sample rows [from, nrows) and every one
+ * that is not NULL parses by fmt. */
+bool csv_datefmt_column(const char *fmt, bool ts, const struct csv_sample *s,
+    uint32_t col, size_t from, const char *const *nulls, size_t nnulls);
+
 /* ---- the parse of rows into batches ---- */
 
 /* What every parser of one reader shares, read-only once parsing starts. */
@@ -144,6 +167,11 @@ struct csv_conf {
 	const char *pin_hint;		/* borrowed: after a value that does
 					   not fit an inferred type */
 	bool null_padding;		/* pad short rows with NULLs */
+	bool trim;			/* csv_trim_fields every row
+					   (parsed row by row) */
+	const char *datefmt, *tsfmt;	/* borrowed: date and timestamp
+					   columns read by these formats
+					   (parsed row by row); NULL: ISO */
 	bool numfmt_on;			/* numbers are written numfmt's way
 					   (parsed row by row) */
 	struct csv_numfmt numfmt;

@@ -131,3 +131,145 @@ load helpers
 	status_is 2
 	stderr_has 'the thousands separator cannot be a digit'
 }
+
+@test "--names: a headerless file gets its columns' names, and -s pins by them" {
+	need csv2col col2csv
+	printf '1,Bonn,2.5\n2,Koeln,3.25\n' >in.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats --names id,city,v -s v:float64 in.csv | col2csv'
+	status_is 0
+	assert_output $'id,city,v\n1,Bonn,2.5\n2,Koeln,3.25'
+	stderr_has 'schema: id:int64,city:string,v:float64'
+	stderr_has 'dialect: delimiter'
+	stderr_has ', no header'
+}
+
+@test "--names with --header: the header row is read and its names replaced" {
+	need csv2col col2csv
+	printf 'a,b\n1,x\n' >in.csv
+	printf 'a,b\n2,y\n' >in2.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --header --names n,s in.csv in2.csv | col2csv'
+	status_is 0
+	assert_output $'n,s\n1,x\n2,y'
+	# Without --header the first row is data.
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --names n,s in.csv | col2csv'
+	status_is 0
+	assert_output $'n,s\na,b\n1,x'
+}
+
+@test "--names: a wrong count, an empty or a repeated name is exit 2" {
+	need csv2col
+	printf '1,2,3\n4,5,6\n' >in.csv
+	run --separate-stderr csv2col --names a,b in.csv
+	status_is 2
+	stderr_has 'names: 2 names given (a,b), but the table has 3 columns: give one name per column'
+	run --separate-stderr csv2col --names a,b,c,d in.csv
+	status_is 2
+	stderr_has '4 names given (a,b,c,d), but the table has 3 columns'
+	run --separate-stderr csv2col --names a,,c in.csv
+	status_is 2
+	stderr_has "names: name 2 is empty in 'a,,c'"
+	run --separate-stderr csv2col --names a,b,a in.csv
+	status_is 2
+	stderr_has "names: 'a' is given twice in 'a,b,a'"
+}
+
+@test "--trim: blanks around unquoted fields go before typing; quoted fields keep theirs" {
+	need csv2col col2csv
+	printf ' id , city ,v\n 1 ,  Bonn\t, 2.5 \n2," Koeln ",  \n' >in.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats --trim in.csv | col2csv'
+	status_is 0
+	stderr_has 'schema: id:int64,city:string,v:decimal(18,1)'
+	assert_output $'id,city,v\n1,Bonn,2.5\n2, Koeln ,'
+	# The blanks-only field is NULL, not "".
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --trim in.csv | colscan --where "v is null" | col2csv'
+	status_is 0
+	assert_output $'id,city,v\n2, Koeln ,'
+	# Without --trim nothing changes: the blanks are text.
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats in.csv | col2csv'
+	status_is 0
+	stderr_has 'schema:  id :string, city :string,v:string'
+}
+
+@test "--trim: a pinned column and a later input's header are trimmed; a bad value names its place" {
+	need csv2col col2csv
+	printf 'a ,b\n 1 ,x\n' >a.csv
+	printf ' a, b \n2 , y\n 3x ,z\n' >b.csv
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --trim -s a:int32 a.csv b.csv | col2csv'
+	status_is 3
+	stderr_has 'b.csv:3:1: value does not fit column a of type int32 (3x)'
+	run --separate-stderr bash -c 'set -o pipefail; head -2 b.csv > c.csv; csv2col --trim -s a:int32 a.csv c.csv | col2csv'
+	status_is 0
+	assert_output $'a,b\n1,x\n2,y'
+}
+
+@test "--date-format and --timestamp-format: inferred, and read exactly" {
+	need csv2col col2csv
+	printf 'id,d,t,iso\n1,03/05/2024,03.05.2024 14:30:05.25,2024-01-01\n2,31/12/1999,,2024-01-02\n3,,1.1.1970 0:00:00.5,2024-01-03\n' >in.csv
+	run --separate-stderr bash -c "set -o pipefail; csv2col --stats --date-format '%d/%m/%Y' --timestamp-format '%d.%m.%Y %H:%M:%S.%f' in.csv | col2csv"
+	status_is 0
+	stderr_has 'schema: id:int64,d:date,t:timestamp,iso:string'
+	assert_output $'id,d,t,iso\n1,2024-05-03,2024-05-03 14:30:05.250000,2024-01-01\n2,1999-12-31,,2024-01-02\n3,,1970-01-01 00:00:00.500000,2024-01-03'
+	# Without the formats the columns are text (and the ISO one a date).
+	run --separate-stderr bash -c 'set -o pipefail; csv2col --stats in.csv > /dev/null'
+	status_is 0
+	stderr_has 'schema: id:int64,d:string,t:string,iso:date'
+}
+
+@test "--date-format: a value that does not parse names its place; a pinned column too" {
+	need csv2col
+	printf 'd\n03/05/2024\n30/02/2024\n' >in.csv
+	run --separate-stderr bash -c "csv2col --date-format '%d/%m/%Y' --sample-rows 1 in.csv > /dev/null"
+	status_is 3
+	stderr_has 'in.csv:3:1: value does not fit column d of type date (30/02/2024); pin the type with --schema'
+	printf 'd\n2024-05-03\n5 Mar 2024\n' >pin.csv
+	run --separate-stderr bash -c "csv2col -s d:date --date-format '%e %b %Y' pin.csv > /dev/null"
+	status_is 3
+	stderr_has 'pin.csv:2:1: value does not fit column d of type date (2024-05-03)'
+	# A format that is not supported is a usage error.
+	run --separate-stderr csv2col --date-format '%d/%m/%Y %H' in.csv
+	status_is 2
+	stderr_has "date format '%d/%m/%Y %H': %H is not supported"
+	run --separate-stderr csv2col --timestamp-format '%H:%M' in.csv
+	status_is 2
+	stderr_has 'needs a year'
+}
+
+@test "--describe: the sample's dialect, header and schema as options that read the file alike" {
+	need csv2col col2csv
+	printf 'id;name;price\n1;a b;1,5\n2;x'"'"'y;2,25\n' >in.csv
+	run --separate-stderr csv2col --describe in.csv
+	status_is 0
+	stderr_empty
+	assert_output $'-d \';\' -q \'"\' --header --decimal-comma -s \'id:int64,name:string,price:decimal(18,2)\''
+	# Pasted back, it reads the file as without it.
+	csv2col in.csv | col2csv > want.csv
+	eval "csv2col $output in.csv" | col2csv > got.csv
+	cmp want.csv got.csv || fail "$(diff want.csv got.csv)"
+	# Tabs, no quote, given options repeated, shell quoting of a name.
+	printf "it's\tb\n1\tx\n" >t.tsv
+	run --separate-stderr csv2col --describe -q none --trim --date-format '%d/%m/%Y' -n NA t.tsv
+	status_is 0
+	assert_output "-d tab -q none --header --trim -n 'NA' --date-format '%d/%m/%Y' -s 'it'\\''s:int64,b:string'"
+	eval "csv2col $output t.tsv" | col2csv > got.csv
+	assert_equal "$(cat got.csv)" $'it\'s,b\n1,x'
+}
+
+@test "--describe: reads only the sample, writes no stream, refuses -o and names a spec cannot hold" {
+	need csv2col
+	run --separate-stderr timeout 60 bash -c '(echo a,b; yes 1,2.5) | csv2col --describe'
+	status_is 0
+	assert_output "-d ',' -q '\"' --header -s 'a:int64,b:decimal(18,1)'"
+	printf 'a,b\n1,2\n' >in.csv
+	run --separate-stderr csv2col --describe -o out.col in.csv
+	status_is 2
+	stderr_has '--describe writes no stream and no rejects: drop -o and --rejects'
+	[ ! -e out.col ] || fail "out.col was written"
+	printf '"x,y",b\n"p",q\n' >c.csv
+	run --separate-stderr csv2col --describe --header c.csv
+	status_is 3
+	stdout_empty
+	stderr_has "column 1's name 'x,y' cannot be written in a --schema spec"
+	run --separate-stderr csv2col --describe --header --names xy,b c.csv
+	status_is 0
+	assert_output "-d ',' -q '\"' --header --names 'xy,b' -s 'xy:string,b:string'"
+}

@@ -37,6 +37,7 @@ struct options {
 	size_t nnulls;
 	const char *rejects;		/* --rejects FILE, or NULL */
 	bool max_errors_set;
+	bool describe;			/* --describe */
 };
 
 static void
@@ -55,6 +56,9 @@ usage(FILE *fp)
 	    "      --header         the first line is a header\n"
 	    "      --no-header      there is no header (columns c1, c2, "
 	    "...)\n"
+	    "      --names a,b,c    name the columns (implies --no-header; "
+	    "with --header,\n"
+	    "                       replaces the header's names)\n"
 	    "      --skip N         skip N lines before the header (title "
 	    "or note lines)\n"
 	    "      --comment C      lines starting with C are comments, "
@@ -66,11 +70,21 @@ usage(FILE *fp)
 	    "      --sample-rows N  rows sampled for type inference "
 	    "(default 20480)\n"
 	    "      --batch-rows N   rows per frame (default 8192)\n"
+	    "      --date-format F  dates are written so (e.g. '%%d/%%m/%%Y'; "
+	    "%%Y %%y %%m %%b %%d %%e)\n"
+	    "      --timestamp-format F\n"
+	    "                       timestamps are written so (also %%H %%M "
+	    "%%S %%f)\n"
+	    "      --trim           drop spaces and tabs around unquoted "
+	    "fields\n"
 	    "      --null-padding   pad rows with too few fields with NULLs\n"
 	    "      --decimal-comma  numbers use ',' as the decimal mark "
 	    "(1,5)\n"
 	    "      --thousands C    numbers may group digits with C "
 	    "(1.234,5 with '.')\n"
+	    "      --describe       print the options the sample decides "
+	    "(dialect, header,\n"
+	    "                       -s schema) as a command line, and stop\n"
 	    "      --rejects FILE   write bad rows to FILE and go on\n"
 	    "      --max-errors N   with --rejects: fail (exit 4) past N bad "
 	    "rows\n", tool.name);
@@ -85,7 +99,8 @@ usage(FILE *fp)
 enum {
 	OPT_HEADER = 256, OPT_NO_HEADER, OPT_SAMPLE_ROWS, OPT_BATCH_ROWS,
 	OPT_REJECTS, OPT_MAX_ERRORS, OPT_SKIP, OPT_COMMENT,
-	OPT_NULL_PADDING, OPT_DECIMAL_COMMA, OPT_THOUSANDS,
+	OPT_NULL_PADDING, OPT_DECIMAL_COMMA, OPT_THOUSANDS, OPT_NAMES,
+	OPT_TRIM, OPT_DATE_FORMAT, OPT_TIMESTAMP_FORMAT, OPT_DESCRIBE,
 };
 
 static int
@@ -111,6 +126,21 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 		break;
 	case OPT_NO_HEADER:
 		o->csv.header = 0;
+		break;
+	case OPT_DATE_FORMAT:
+		o->csv.date_format = optarg;
+		break;
+	case OPT_TIMESTAMP_FORMAT:
+		o->csv.timestamp_format = optarg;
+		break;
+	case OPT_DESCRIBE:
+		o->describe = true;
+		break;
+	case OPT_TRIM:
+		o->csv.trim = true;
+		break;
+	case OPT_NAMES:
+		o->csv.names = optarg;
 		break;
 	case OPT_SKIP:
 		if (fe_parse_count("--skip", optarg, &v, err) != 0)
@@ -177,6 +207,12 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		{ "quote", required_argument, NULL, 'q' },
 		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "no-header", no_argument, NULL, OPT_NO_HEADER },
+		{ "names", required_argument, NULL, OPT_NAMES },
+		{ "trim", no_argument, NULL, OPT_TRIM },
+		{ "describe", no_argument, NULL, OPT_DESCRIBE },
+		{ "date-format", required_argument, NULL, OPT_DATE_FORMAT },
+		{ "timestamp-format", required_argument, NULL,
+		    OPT_TIMESTAMP_FORMAT },
 		{ "skip", required_argument, NULL, OPT_SKIP },
 		{ "comment", required_argument, NULL, OPT_COMMENT },
 		{ "schema", required_argument, NULL, 's' },
@@ -202,6 +238,9 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 	if (o->max_errors_set && o->rejects == NULL)
 		return core_err_set(err, CORE_EUSAGE,
 		    "--max-errors needs --rejects FILE");
+	if (o->describe && (o->common.output != NULL || o->rejects != NULL))
+		return core_err_set(err, CORE_EUSAGE, "--describe writes no "
+		    "stream and no rejects: drop -o and --rejects");
 	if (o->rejects != NULL && !o->max_errors_set)
 		o->csv.max_errors = UINT64_MAX;
 	o->csv.nulls = o->nulls;
@@ -295,6 +334,112 @@ run(struct options *o, const char *const *paths, size_t npaths,
 	return rc;
 }
 
+/* s as one shell word, in single quotes. */
+static void
+put_word(const char *s)
+{
+	putchar('\'');
+	for (; *s != '\0'; s++)
+		if (*s == '\'')
+			fputs("'\\''", stdout);
+		else
+			putchar(*s);
+	putchar('\'');
+}
+
+/* " OPT C" ("OPT C" for the first option, with no space before). */
+static void
+put_opt_char(const char *opt, int c)
+{
+	printf("%s%s ", strcmp(opt, "-d") == 0 ? "" : " ", opt);
+	if (c == '\t')
+		fputs("tab", stdout);
+	else
+		put_word((char[]){ (char)c, '\0' });
+}
+
+/* --describe: the options that read the input as the sample decided,
+ * as one line to paste after "csv2col"; nothing past the sample is
+ * read.  Names a -s spec cannot hold are an error, not a line that
+ * would read the input otherwise. */
+static int
+describe(struct options *o, const char *const *paths, size_t npaths,
+    struct core_err *err)
+{
+	struct core_csv_reader *rd = NULL;
+	const struct core_schema *s;
+	int delim, quote, dec, thou, rc;
+	const char *n;
+	bool header;
+	uint32_t j;
+	size_t l;
+	char *spec;
+
+	if ((rc = core_csv_reader_new(paths, npaths, &o->csv, &rd, err)) != 0)
+		return rc;
+	s = core_csv_reader_schema(rd);
+	for (j = 0; j < s->ncols; j++) {
+		n = s->fields[j].name;
+		l = strlen(n);
+		if (l == 0 || strchr(n, ',') != NULL || n[0] == ' ' ||
+		    n[0] == '\t' || n[l - 1] == ' ' || n[l - 1] == '\t') {
+			rc = core_err_set(err, CORE_EDATA, "--describe: column "
+			    "%u's name '%s' cannot be written in a --schema "
+			    "spec (a comma, or blanks at an end): name the "
+			    "columns with --names", j + 1, n);
+			core_csv_reader_free(rd);
+			return rc;
+		}
+	}
+	core_csv_reader_dialect(rd, &delim, &quote, &header);
+	core_csv_reader_numfmt(rd, &dec, &thou);
+	put_opt_char("-d", delim);
+	if (quote == 0)
+		fputs(" -q none", stdout);
+	else
+		put_opt_char("-q", quote);
+	fputs(header ? " --header" : " --no-header", stdout);
+	if (o->csv.skip_lines > 0)
+		printf(" --skip %llu", (unsigned long long)o->csv.skip_lines);
+	if (o->csv.comment > 0)
+		put_opt_char("--comment", o->csv.comment);
+	if (o->csv.names != NULL) {
+		fputs(" --names ", stdout);
+		put_word(o->csv.names);
+	}
+	if (o->csv.trim)
+		fputs(" --trim", stdout);
+	if (o->csv.null_padding)
+		fputs(" --null-padding", stdout);
+	if (dec == ',')
+		fputs(" --decimal-comma", stdout);
+	if (thou != 0)
+		put_opt_char("--thousands", thou);
+	for (size_t i = 0; i < o->nnulls; i++) {
+		fputs(" -n ", stdout);
+		put_word(o->nulls[i]);
+	}
+	if (o->csv.date_format != NULL) {
+		fputs(" --date-format ", stdout);
+		put_word(o->csv.date_format);
+	}
+	if (o->csv.timestamp_format != NULL) {
+		fputs(" --timestamp-format ", stdout);
+		put_word(o->csv.timestamp_format);
+	}
+	if (s->ncols > 0) {
+		spec = core_schema_describe(s);
+		fputs(" -s ", stdout);
+		put_word(spec);
+		free(spec);
+	}
+	putchar('\n');
+	core_csv_reader_free(rd);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return core_err_set(err, CORE_EIO, "stdout: write failed");
+	return 0;
+}
+
 /* --rejects and -o naming one file (not yet there, so not caught as the
  * same inode) would have one replace the other. */
 static int
@@ -338,6 +483,10 @@ main(int argc, char **argv)
 	}
 	paths = (const char *const *)argv + optind;
 	npaths = (size_t)(argc - optind);
+	if (o.describe) {
+		rc = describe(&o, paths, npaths, &err);
+		goto fail;
+	}
 	/* Neither output may be an input, nor the rejects the data. */
 	guarded = core_xcalloc(npaths + 1, sizeof(*guarded));
 	memcpy(guarded, paths, npaths * sizeof(*guarded));
