@@ -781,6 +781,12 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 	note_add(r, "%s: %s", r->header ? "header" : "no header",
 	    csv_header_why_text(why));
 
+	if (s.ncols > CORE_COLUMNS_MAX) {
+		rc = core_err_set(err, CORE_EDATA, "%s:%llu: %u columns, more "
+		    "than the limit of %u; is --delimiter right?", r->name,
+		    hline, s.ncols, CORE_COLUMNS_MAX);
+		goto out;
+	}
 	r->schema = core_schema_new(s.ncols);
 	r->conf.pinned = core_xcalloc(s.ncols ? s.ncols : 1, sizeof(bool));
 	if (r->header)

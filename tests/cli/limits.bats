@@ -5,7 +5,7 @@
 
 load helpers
 
-# cpu_under SECS CMD...: runs CMD (under timeout 60, so it cannot hang)
+# cpu_under SECS CMD...: runs CMD (under a timeout, so it cannot hang)
 # and fails unless it exits 0 within SECS seconds of CPU time (user +
 # system, which a loaded machine does not inflate as it does wall time);
 # the sanitizer and debug builds and valgrind get five times as long.
@@ -15,7 +15,7 @@ cpu_under() {
 	case ${MODE:-release} in release) ;; *) secs=$((secs * 5)) ;; esac
 	[ -z "${COLPIPE_VALGRIND:-}" ] || secs=$((secs * 20))
 	TIMEFORMAT='%U %S'
-	{ time timeout 60 "$@" 2>stderr.txt; } 2>cpu.txt ||
+	{ time timeout $((secs * 3 + 45)) "$@" 2>stderr.txt; } 2>cpu.txt ||
 	    fail "exit $?: $* ($(cat stderr.txt))"
 	t=$(awk '{ printf "%d", $1 + $2 + 0.5 }' cpu.txt)
 	[ "$t" -le "$secs" ] || fail "$t s of CPU, want at most $secs: $*"
@@ -71,4 +71,34 @@ wide_csv() {
 	status_is 0
 	csv2col --header mix.csv | col2csv | head -n 1 >got
 	echo 'a,a_1,a_1_1,a_2,b,a_2_1,a_1_2,b_1' | cmp - got
+}
+
+@test "csv2col: more than 1048576 columns is exit 3 naming the limit" {
+	need csv2col
+	awk 'BEGIN { for (i = 0; i < 1048576; i++) printf "1,"; print "1" }' \
+	    >many.csv
+	run --separate-stderr timeout 60 csv2col --no-header -o many.col \
+	    many.csv
+	status_is 3
+	stderr_has "many.csv:1: 1048577 columns, more than the limit of 1048576"
+	[ ! -e many.col ]
+	# At the limit it is read.
+	awk 'BEGIN { for (i = 1; i < 1048576; i++) printf "1,"; print "1" }' \
+	    >most.csv
+	run --separate-stderr timeout 60 csv2col --no-header -o most.col \
+	    most.csv
+	status_is 0
+}
+
+@test "colscan: a 100 KiB expression, as long as argv allows, is read" {
+	need csv2col colscan
+	printf 'a\n1\n2\n' | csv2col -o t.col
+	# One argument holds at most 128 KiB (Linux's MAX_ARG_STRLEN), under
+	# the parser's 16 MiB cap (test_expr_parse checks the cap itself).
+	awk 'BEGIN { printf "a IN (1"; for (i = 0; i < 20000; i++)
+		printf ",%d", i + 5; print ")" }' >ok.txt
+	[ "$(wc -c <ok.txt)" -gt 100000 ]
+	run --separate-stderr colscan --count -w "$(cat ok.txt)" t.col
+	status_is 0
+	[ "$output" = 1 ]
 }
