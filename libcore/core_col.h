@@ -54,6 +54,10 @@ enum core_type {
 #define CORE_DECIMAL_MAX_PRECISION 18
 #define CORE_DECIMAL128_MAX_PRECISION 38
 
+/* Most columns a table may have: readers refuse more (a crafted header
+ * of commas would otherwise cost a schema entry per byte). */
+#define CORE_COLUMNS_MAX ((uint32_t)1 << 20)
+
 /* gcc and clang's 128-bit integer; __extension__ keeps -Wpedantic quiet
  * about a type C17 does not name.  Values sit in memory in the machine's
  * order, which colpipe (x86-64, aarch64) requires to be little-endian. */

@@ -50,6 +50,7 @@
 
 #include "core_alloc.h"
 #include "core_csv_private.h"
+#include "core_names.h"
 #include "core_pool.h"
 #include "core_value.h"
 
@@ -392,25 +393,6 @@ view(const struct core_csv_reader *r, size_t *end, bool *at_eof)
 
 /* ---- schema from the first input ---- */
 
-static char *
-column_name(struct core_schema *s, uint32_t upto, const char *want)
-{
-	size_t len = strlen(want) + 24;
-	char *name = core_xmalloc(len);
-	unsigned k = 1;
-	uint32_t j;
-
-	snprintf(name, len, "%s", want);
-	for (;;) {
-		for (j = 0; j < upto; j++)
-			if (strcmp(s->fields[j].name, name) == 0)
-				break;
-		if (j == upto)
-			return name;
-		snprintf(name, len, "%s_%u", want, k++);
-	}
-}
-
 /* Where the data of the member starts: after a BOM and skip_lines lines
  * (reading more of a stream as needed); lines skipped in *nskipped. */
 static int
@@ -725,6 +707,7 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 	size_t end, bom = 0, want, got, i, per, at, from, target;
 	unsigned long long hline = 1;
 	struct csv_sniffed sn;
+	struct core_names taken = { 0 };
 	uint64_t nskip = 0;
 	const char *buf;
 	bool eof;
@@ -862,6 +845,12 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 	note_add(r, "%s: %s", r->header ? "header" : "no header",
 	    csv_header_why_text(why));
 
+	if (s.ncols > CORE_COLUMNS_MAX) {
+		rc = core_err_set(err, CORE_EDATA, "%s:%llu: %u columns, more "
+		    "than the limit of %u; is --delimiter right?", r->name,
+		    hline, s.ncols, CORE_COLUMNS_MAX);
+		goto out;
+	}
 	r->schema = core_schema_new(s.ncols);
 	r->conf.pinned = core_xcalloc(s.ncols ? s.ncols : 1, sizeof(bool));
 	if (r->header)
@@ -888,10 +877,10 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 				goto out;
 			}
 			r->hnames[j] = core_xstrndup(hl > 0 ? h : "", hl);
-			name = column_name(r->schema, j,
-			    hl > 0 ? r->hnames[j] : def);
+			name = core_names_unique(&taken,
+			    hl > 0 ? r->hnames[j] : def, j);
 		} else {
-			name = column_name(r->schema, j, def);
+			name = core_names_unique(&taken, def, j);
 		}
 		core_schema_set(r->schema, j, name, st);
 		free(name);
@@ -937,6 +926,7 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 			note_why(r, &s, buf, j, &tw);
 	}
 out:
+	core_names_release(&taken);
 	csv_tok_release(&t);
 	csv_sample_release(&s);
 	return rc;

@@ -32,6 +32,10 @@
 
 /* Deepest tree (and deepest nesting of the input) accepted. */
 #define CORE_EXPR_DEPTH_MAX 1000
+/* Longest expression text accepted, in bytes (16 MiB): far past any a
+ * person writes (one argument of a command is at most 128 KiB), short of
+ * one whose tree costs real memory. */
+#define CORE_EXPR_LEN_MAX ((size_t)1 << 24)
 
 enum core_expr_kind {
 	CORE_EXPR_COLUMN = 1,	/* text: the name, case preserved */

@@ -1163,8 +1163,10 @@ parser_init(struct parser *p, const char *src, size_t len,
 	p->src = src;
 	p->len = len;
 	p->err = err;
-	if (len > UINT32_MAX / 2)
-		return core_err_set(err, CORE_EUSAGE, "expression too long");
+	if (len > CORE_EXPR_LEN_MAX)
+		return core_err_set(err, CORE_EUSAGE, "expression of %zu bytes "
+		    "is too long (limit %zu); filter on a joined table rather "
+		    "than a list in the expression", len, CORE_EXPR_LEN_MAX);
 	/* Names and strings are kept as C strings: a NUL inside quotes
 	 * would cut them short. */
 	nul = memchr(src, '\0', len);

@@ -9,6 +9,8 @@ load helpers
 setup() {
 	[ "${MODE:-release}" != asan ] || skip "asan build: sanitizers check this"
 	command -v valgrind >/dev/null || skip "valgrind not installed"
+	[ -z "${COLPIPE_VALGRIND:-}" ] ||
+	    skip "make check-valgrind runs every tool under valgrind already"
 	cd "$BATS_TEST_TMPDIR"
 	awk 'BEGIN {
 		print "id,price,day,name,flag,ts"

@@ -1033,6 +1033,30 @@ test_select(void)
 	core_expr_free(NULL);
 }
 
+/* The length cap: 16 MiB parses, a byte more is refused by name. */
+static void
+test_length_cap(void)
+{
+	size_t n = CORE_EXPR_LEN_MAX + 1, i;
+	char *src = malloc(n + 1);
+	struct core_expr *e = NULL;
+	struct core_err err;
+
+	/* "1+1+1...": a flat chain of CORE_EXPR_LEN_MAX / 2 additions
+	 * would pass the depth cap, so a long string literal instead. */
+	src[0] = '\'';
+	for (i = 1; i < n - 1; i++)
+		src[i] = 'x';
+	src[n - 1] = '\'';
+	src[n] = '\0';
+	CHECK_EQ_INT(core_expr_parse(src, n, &e, &err), CORE_EUSAGE);
+	CHECK(strstr(err.msg, "is too long (limit 16777216)") != NULL);
+	src[n - 2] = '\'';
+	CHECK_EQ_INT(core_expr_parse(src, n - 1, &e, &err), 0);
+	core_expr_free(e);
+	free(src);
+}
+
 int
 main(void)
 {
@@ -1046,5 +1070,6 @@ main(void)
 	RUN(test_in_lengths);
 	RUN(test_caret);
 	RUN(test_select);
+	RUN(test_length_cap);
 	return unit_done();
 }

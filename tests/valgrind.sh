@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# valgrind.sh - the CLI tests (bats) with every tool run under valgrind:
+# make check-valgrind.  Too slow for make check (each tool start costs
+# about a second, a test ten to fifty times its usual time).
+#
+#   MODE=release BUILD=build/release tests/valgrind.sh [tests/cli/X.bats...]
+#                       (default: every tests/cli/*.bats)
+#
+# How: $BUILD/valgrind/bin holds one script per tool that execs the real
+# binary under valgrind --error-exitcode=99 with a log file per process;
+# the bats files run with BUILD=$BUILD/valgrind, so helpers.bash puts the
+# scripts first on PATH ($BUILD/valgrind/tests and harness link to the
+# real ones, for the fault shim and tpchgen).  Any error fails: a tool's
+# status becomes 99, which fails the test that checks it, and after the
+# run every log is read, so an error in a test that expected a failure
+# status fails here, with the log shown.  COLPIPE_VALGRIND=1 is set for
+# tests that cannot run under valgrind (address-space limits, nesting
+# valgrind) to skip themselves.
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+MODE=${MODE:-release}
+BUILD=${BUILD:-build/$MODE}
+case $BUILD in
+/*) ;;
+*) BUILD=$top/$BUILD ;;
+esac
+
+if [ "$MODE" = asan ]; then
+	echo "check-valgrind: ASan binaries cannot run under valgrind;" \
+	    "use MODE=release or MODE=debug" >&2
+	exit 2
+fi
+for c in valgrind bats; do
+	if ! command -v $c >/dev/null 2>&1; then
+		echo "check-valgrind: $c not found (make deps)" >&2
+		exit 2
+	fi
+done
+
+vg=$BUILD/valgrind
+logs=$vg/logs
+rm -rf "$vg"
+mkdir -p "$vg/bin" "$logs" || exit 1
+ln -s ../tests "$vg/tests"
+ln -s ../harness "$vg/harness"
+n=0
+for f in "$BUILD"/bin/*; do
+	[ -f "$f" ] && [ -x "$f" ] || continue
+	t=${f##*/}
+	cat >"$vg/bin/$t" <<WRAP
+#!/bin/sh
+exec valgrind -q --error-exitcode=99 --leak-check=full \\
+    --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite \\
+    --log-file="$logs/$t.%p.log" "$f" "\$@"
+WRAP
+	chmod +x "$vg/bin/$t"
+	n=$((n + 1))
+done
+if [ $n -eq 0 ]; then
+	echo "check-valgrind: no tools in $BUILD/bin (make first)" >&2
+	exit 1
+fi
+
+if [ $# -eq 0 ]; then
+	set -- "$top/tests/cli"
+fi
+start=$(date +%s)
+BUILD=$vg MODE=$MODE COLPIPE_VALGRIND=1 bats --tap "$@"
+rc=$?
+
+# An error is a line of a log that starts a report: "==PID== Invalid
+# read", "==PID== 16 bytes in 1 blocks are definitely lost"; the lines
+# under it are indented, valgrind's own "Warning:" notes are no error.
+bad=0
+for l in "$logs"/*.log; do
+	[ -e "$l" ] || continue
+	if grep -Eq '^==[0-9]+== [^ ]' "$l" &&
+	    grep -E '^==[0-9]+== [^ ]' "$l" | grep -vq 'Warning:'; then
+		echo "# valgrind errors in ${l##*/}:"
+		sed 's/^/#   /' "$l" | head -n 60
+		bad=$((bad + 1))
+	else
+		rm -f "$l"
+	fi
+done
+secs=$(($(date +%s) - start))
+if [ $rc -ne 0 ] || [ $bad -ne 0 ]; then
+	echo "check-valgrind: FAILED (bats status $rc, $bad process(es)" \
+	    "with valgrind errors, logs in $logs), ${secs}s"
+	exit 1
+fi
+echo "check-valgrind: passed, no valgrind errors, ${secs}s"
