@@ -28,6 +28,16 @@
  * says (only a great many distinct keys that never split get there, or
  * a tiny budget, whose partition buffers allow a fan-out of 2).
  *
+ * median and the quantiles (ST_Q) hold every value of their group: a
+ * state is a string of packed int64s (doubles as order-preserving int64
+ * keys), merged by appending its values to the aggregate's value log, a
+ * list per group threaded through it (entry e + 1 of a group points at
+ * the group's previous entry).  The log is charged as it grows, so such
+ * groups spill like any other: their lists go to the partitions as
+ * strings and are appended again when a partition is read back, and at
+ * the output each group's values are gathered and the one or two needed
+ * are selected (quickselect, in place, in a charged scratch).
+ *
  * DISTINCT (core_agg_plan.c's plan_distinct) is two of these: the first
  * groups by (keys, argument) and, instead of results, emits its groups'
  * states, which are pushed (push) into the second as its input rows.
@@ -65,6 +75,11 @@ struct acc {
 	double *m2;			/* ST_VAR */
 	uint8_t *has;			/* ST_V*, ST_BOOL: a value held */
 	uint8_t *b;			/* ST_BOOL */
+	/* ST_Q: i is the group's last log entry + 1 (0: none), n its
+	 * number of values; the log's values and links. */
+	int64_t *lv;
+	uint64_t *lnext;
+	size_t llen, lcap;
 };
 
 /* Owned scratch buffers behind one column of a batch made here. */
@@ -117,6 +132,8 @@ struct agg {
 	struct core_batch ob;
 	struct sbuf *obufs;		/* owned, out->ncols */
 	uint64_t out_charged;
+	int64_t *qs;			/* owned: one ST_Q group's values */
+	size_t qscap;			/* charged to p_out */
 
 	struct core_part *top;		/* the first level's set */
 	/* The first phase of a DISTINCT plan emits its groups' states,
@@ -306,6 +323,33 @@ ones(struct sbuf *s, const struct core_column *c, uint32_t n)
 }
 
 /*
+ * Double x as an int64 that orders as colsort orders doubles: -0.0 as
+ * 0.0, every NaN one value above +inf.  Its own inverse on non-NaNs.
+ */
+static inline int64_t
+f_key(double x)
+{
+	int64_t b;
+
+	if (x != x)
+		return INT64_C(0x7ff8000000000000);
+	if (x == 0)
+		x = 0;
+	memcpy(&b, &x, 8);
+	return b < 0 ? b ^ INT64_MAX : b;
+}
+
+static inline double
+f_unkey(int64_t k)
+{
+	double x;
+
+	k = k < 0 ? k ^ INT64_MAX : k;
+	memcpy(&x, &k, 8);
+	return x;
+}
+
+/*
  * Makes A->sb the state batch of raw input batch b: the partial
  * aggregate of each row as a group of its own.  Views of b where the
  * state is the value itself.
@@ -394,6 +438,27 @@ to_state(struct agg *A, const struct core_batch *b)
 		case ST_VW:
 			view(s, c);
 			break;
+		case ST_Q: {
+			int64_t *x = sbuf_vals(bu, (size_t)n * 8);
+			int32_t *off;
+			uint32_t k = 0;
+
+			core_grow_aligned((void **)&bu->off, &bu->ocap,
+			    ((size_t)n + 1) * 4);
+			off = bu->off;
+			off[0] = 0;
+			for (r = 0; r < n; r++) {
+				if (valid_at(c->validity, r))
+					x[k++] = c->type.id == CORE_TYPE_FLOAT64 ?
+					    f_key(((const double *)
+					    c->values)[r]) : int_at(c, r);
+				off[r + 1] = (int32_t)(k * 8);
+			}
+			view(s, s);
+			s->values = x;
+			s->offsets = off;
+			break;
+		}
 		case ST_VAR: {
 			double *m = sbuf_vals(bu + 1, (size_t)n * 8);
 			double *q = sbuf_vals(bu + 2, (size_t)n * 8);
@@ -497,6 +562,10 @@ acc_grow(struct agg *A, size_t ncap)
 			GROW(c->w);
 			GROW(c->has);
 			break;
+		case ST_Q:
+			GROW(c->i);
+			GROW(c->n);
+			break;
 		}
 	}
 #undef GROW
@@ -522,6 +591,8 @@ table_free(struct agg *A)
 		free(c->m2);
 		free(c->has);
 		free(c->b);
+		free(c->lv);
+		free(c->lnext);
 		memset(c, 0, sizeof(*c));
 	}
 	A->gcap = 0;
@@ -892,6 +963,23 @@ merge(struct agg *A, const struct core_batch *sb)
 			}
 			break;
 		}
+		case ST_Q: {
+			const char *x = s->values;
+			const int32_t *off = s->offsets;
+
+			for (r = 0; r < n; r++) {
+				uint32_t g = gid[r];
+				int32_t j;
+
+				for (j = off[r]; j < off[r + 1]; j += 8) {
+					memcpy(&c->lv[c->llen], x + j, 8);
+					c->lnext[c->llen] = (uint64_t)c->i[g];
+					c->i[g] = (int64_t)++c->llen;
+					c->n[g]++;
+				}
+			}
+			break;
+		}
 		case ST_BOOL: {
 			const uint8_t *x = s->values;
 
@@ -914,13 +1002,60 @@ merge(struct agg *A, const struct core_batch *sb)
 	}
 }
 
+/*
+ * Room in aggregate i's value log for need more values, charged.  With
+ * no keys the table grows whatever the budget says (there is nothing to
+ * partition by), but the values, which grow with the input, are still
+ * refused: CORE_ELIMIT, which a forced table does not take for "spill".
+ * Elsewhere a forced table (the sorted path's, a partition that did not
+ * split in MAX_LEVEL levels) holds its values as it holds its other
+ * states.
+ */
+static int
+log_room(struct agg *A, uint32_t i, size_t need)
+{
+	struct acc *c = &A->acc[i];
+	size_t ncap;
+	int rc;
+
+	if (c->llen + need <= c->lcap)
+		return 0;
+	ncap = c->lcap * 2 > c->llen + need ? c->lcap * 2 : c->llen + need;
+	if (ncap < 16)
+		ncap = 16;
+	if (A->forced && A->nk == 0) {
+		if (core_mem_part_try_charge(&A->p_tab, (uint64_t)(ncap -
+		    c->lcap) * 16) != 0) {
+			ncap = c->llen + need;
+			if (core_mem_part_try_charge(&A->p_tab,
+			    (uint64_t)(ncap - c->lcap) * 16) != 0)
+				return core_err_set(A->err, CORE_ELIMIT,
+				    "%s: the values of %u group (%zu and "
+				    "more) do not fit in the memory budget of "
+				    "%llu bytes, and without --by they cannot "
+				    "be split: give colagg a bigger -m",
+				    A->plan->out->fields[A->nk + i].name,
+				    A->ngroups, c->llen + need,
+				    (unsigned long long)A->mem->limit);
+		}
+		A->tab_charged += (uint64_t)(ncap - c->lcap) * 16;
+	} else if ((rc = charge(A, (uint64_t)(ncap - c->lcap) * 16)) != 0) {
+		return rc;
+	}
+	c->lv = core_xreallocarray(c->lv, ncap, sizeof(*c->lv));
+	c->lnext = core_xreallocarray(c->lnext, ncap, sizeof(*c->lnext));
+	c->lcap = ncap;
+	return 0;
+}
+
 /* Room in the arena for every string sb's min/max/any_value could
- * keep. */
+ * keep, and in the value logs for sb's values. */
 static int
 arena_room(struct agg *A, const struct core_batch *sb)
 {
 	size_t need = 0;
 	uint32_t i;
+	int rc;
 
 	for (i = 0; i < A->na; i++) {
 		const struct core_agg_a *a = &A->P->aggs[i];
@@ -928,6 +1063,10 @@ arena_room(struct agg *A, const struct core_batch *sb)
 
 		if (a->st == ST_VS && sb->nrows > 0)
 			need += (size_t)(s->offsets[sb->nrows] - s->offsets[0]);
+		if (a->st == ST_Q && sb->nrows > 0 && (rc = log_room(A,
+		    i, (size_t)(s->offsets[sb->nrows] -
+		    s->offsets[0]) / 8)) != 0)
+			return rc;
 	}
 	if (need == 0)
 		return 0;
@@ -953,9 +1092,10 @@ consume(struct agg *A, const struct core_batch *sb)
 
 /* ---- the table's groups as batches ---- */
 
-/* A->ob's or A->sb's state column j of groups [g0, g0 + n) of the
- * table; for spilling. */
-static void
+/* A->sb's state columns of groups [g0, g0 + n) of the table; for
+ * spilling.  0, or CORE_ELIMIT when a median's or quantile's values of
+ * these groups pass what one string column holds (2 GiB). */
+static int
 states_of(struct agg *A, uint32_t g0, uint32_t n)
 {
 	struct core_batch *sb = &A->sb;
@@ -1062,8 +1202,43 @@ states_of(struct agg *A, uint32_t g0, uint32_t n)
 			s->validity = v;
 			break;
 		}
+		case ST_Q: {
+			uint64_t tot = 0;
+			int32_t *off;
+			int64_t *p;
+			size_t k = 0;
+
+			for (r = 0; r < n; r++)
+				tot += (uint64_t)c->n[g0 + r];
+			if (tot * 8 > INT32_MAX)
+				return core_err_set(A->err, CORE_ELIMIT, "%s: "
+				    "%llu values in %u groups, more than a "
+				    "partial aggregate holds (2 GiB); give "
+				    "-m a smaller budget so that the groups "
+				    "spill sooner",
+				    A->plan->out->fields[A->nk + i].name,
+				    (unsigned long long)tot, n);
+			core_grow_aligned((void **)&bu->off, &bu->ocap,
+			    ((size_t)n + 1) * 4);
+			off = bu->off;
+			p = sbuf_vals(bu, (size_t)tot * 8);
+			off[0] = 0;
+			for (r = 0; r < n; r++) {
+				uint64_t e;
+
+				for (e = (uint64_t)c->i[g0 + r]; e != 0;
+				    e = c->lnext[e - 1])
+					p[k++] = c->lv[e - 1];
+				off[r + 1] = (int32_t)(k * 8);
+			}
+			s->values = p;
+			s->offsets = off;
+			s->validity = NULL;
+			break;
+		}
 		}
 	}
+	return 0;
 }
 
 /* Key columns of chunk c as views into batch b. */
@@ -1090,6 +1265,133 @@ sum_fits(struct agg *A, const struct core_agg_a *a, __int128 w, int64_t n)
 		    "%s", A->plan->out->fields[A->nk + (a - A->P->aggs)].name,
 		    core_type_name(a->rt, tn));
 	return 0;
+}
+
+/* Reorders a[0..n) so that a[k] is its k-th smallest (0-based), none
+ * before it above it and none after it below it (Hoare's selection). */
+static void
+nth(int64_t *a, size_t n, size_t k)
+{
+	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
+
+	while (lo < hi) {
+		int64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi], p, t;
+		ptrdiff_t i = lo, j = hi;
+
+		/* The median of three: never the extreme of the range,
+		 * so both scans stop inside it. */
+		p = x < y ? (y < z ? y : x < z ? z : x) :
+		    (x < z ? x : y < z ? z : y);
+		while (i <= j) {
+			while (a[i] < p)
+				i++;
+			while (a[j] > p)
+				j--;
+			if (i <= j) {
+				t = a[i];
+				a[i++] = a[j];
+				a[j--] = t;
+			}
+		}
+		if (kk <= j)
+			hi = j;
+		else if (kk >= i)
+			lo = i;
+		else
+			return;
+	}
+}
+
+/* Group g's values of ST_Q aggregate c gathered into A->qs: their
+ * number. */
+static size_t
+q_gather(struct agg *A, const struct acc *c, uint32_t g)
+{
+	size_t k = (size_t)c->n[g], j = 0;
+	uint64_t e;
+
+	if (k > A->qscap) {
+		size_t old = A->qscap;
+
+		A->qs = core_xreallocarray(A->qs, k, sizeof(*A->qs));
+		A->qscap = k;
+		/* The output must be made: charged, never refused. */
+		core_mem_part_charge(&A->p_out, (uint64_t)(k - old) * 8);
+	}
+	for (e = (uint64_t)c->i[g]; e != 0; e = c->lnext[e - 1])
+		A->qs[j++] = c->lv[e - 1];
+	return k;
+}
+
+/*
+ * Output value r (of vals, the result type's array) of ST_Q aggregate a
+ * over v[0..k), k > 0, as DuckDB computes it: quantile_disc takes the
+ * value at ceil(k * q) - 1 (at least 0) in ascending order;
+ * quantile_cont (and median, q = 0.5) the values lo, hi at floor and
+ * ceil of (k - 1) * q and interpolates by its fraction f: in doubles
+ * for integers and doubles (lo + (hi - lo) * f), in the decimal's
+ * integers for decimals (lo + trunc((hi - lo) * f)), in microseconds
+ * rounded half away from zero for dates and timestamps.
+ */
+static void
+q_result(const struct core_agg_a *a, int64_t *v, size_t k, void *vals,
+    uint32_t r)
+{
+	enum core_type t = a->at.id;
+	size_t i, fi, ci;
+	double rn, f;
+	int64_t lo, hi;
+
+	if (a->fn == CORE_AGG_QUANTILE_DISC) {
+		fi = (size_t)ceil((double)k * a->q);
+		fi = fi > 0 ? fi - 1 : 0;
+		if (fi > k - 1)
+			fi = k - 1;
+		nth(v, k, fi);
+		if (core_type_width(a->rt.id) == 4)
+			((int32_t *)vals)[r] = (int32_t)v[fi];
+		else if (t == CORE_TYPE_FLOAT64)
+			((double *)vals)[r] = f_unkey(v[fi]);
+		else
+			((int64_t *)vals)[r] = v[fi];
+		return;
+	}
+	rn = (double)(k - 1) * a->q;
+	fi = (size_t)floor(rn);
+	ci = (size_t)ceil(rn);
+	f = rn - (double)fi;
+	nth(v, k, fi);
+	lo = hi = v[fi];
+	if (ci != fi)
+		for (hi = v[fi + 1], i = fi + 2; i < k; i++)
+			if (v[i] < hi)
+				hi = v[i];
+	switch (t) {
+	case CORE_TYPE_INT32:
+	case CORE_TYPE_INT64:
+		((double *)vals)[r] = ci == fi ? (double)lo : (double)lo +
+		    ((double)hi - (double)lo) * f;
+		break;
+	case CORE_TYPE_FLOAT64: {
+		double dl = f_unkey(lo), dh = f_unkey(hi);
+
+		((double *)vals)[r] = ci == fi ? dl : dl + (dh - dl) * f;
+		break;
+	}
+	case CORE_TYPE_DECIMAL:
+		/* Both below 10^18 in magnitude: the difference fits. */
+		((int64_t *)vals)[r] = ci == fi ? lo : lo +
+		    (int64_t)((double)(hi - lo) * f);
+		break;
+	default:		/* date, timestamp: a timestamp */
+		if (t == CORE_TYPE_DATE) {
+			lo *= INT64_C(86400000000);
+			hi *= INT64_C(86400000000);
+		}
+		((int64_t *)vals)[r] = ci == fi ? lo : (int64_t)llround(
+		    (double)lo + ((double)hi - (double)lo) * f);
+		break;
+	}
 }
 
 /* A->ob = the output rows of groups [g0, g0 + n). */
@@ -1233,6 +1535,18 @@ results_of(struct agg *A, uint32_t g0, uint32_t n)
 					NUL(r);
 			}
 			break;
+		case ST_Q:
+			for (r = 0; r < n; r++) {
+				uint32_t g = g0 + r;
+
+				if (c->n[g] == 0) {
+					NUL(r);
+					memset((char *)vals + w * r, 0, w);
+					continue;
+				}
+				q_result(a, A->qs, q_gather(A, c, g), vals, r);
+			}
+			break;
 		case ST_VS: {
 			size_t tot = 0;
 			int32_t *off;
@@ -1298,7 +1612,8 @@ table_emit_to(struct agg *A, uint32_t end)
 
 		if (A->states_out) {
 			keys_of(A, &A->sb, c);
-			states_of(A, g0, n);
+			if ((rc = states_of(A, g0, n)) != 0)
+				return rc;
 			A->st->groups += n;
 			if ((rc = A->emit(A->emit_arg, &A->sb, A->err)) != 0)
 				return rc;
@@ -1360,8 +1675,8 @@ table_spill(struct agg *A, struct core_part *p, unsigned level)
 		    A->chunk;
 
 		keys_of(A, &A->sb, c);
-		states_of(A, g0, n);
-		if ((rc = route(A, p, &A->sb, level)) != 0)
+		if ((rc = states_of(A, g0, n)) != 0 ||
+		    (rc = route(A, p, &A->sb, level)) != 0)
 			break;
 	}
 	table_free(A);
@@ -1444,7 +1759,7 @@ merge_part(struct agg *A, struct core_part *p, uint32_t k, unsigned level)
 		rc = table_emit(A);
 		goto out;
 	}
-	if (rc != CORE_ELIMIT)
+	if (rc != CORE_ELIMIT || A->forced)
 		goto out;
 	/* Too big: start this partition again, split under the next
 	 * level's seed. */
@@ -1484,7 +1799,7 @@ push(struct agg *A, const struct core_batch *ib)
 		return 0;
 	to_state(A, ib);
 	if (A->top == NULL) {
-		if ((rc = consume(A, &A->sb)) != CORE_ELIMIT)
+		if ((rc = consume(A, &A->sb)) != CORE_ELIMIT || A->forced)
 			return rc;
 		phase(A, "partitioning", 0, 0);
 		A->top = core_part_new(A->P->state, fanout(A, A->size_hint),
@@ -1597,6 +1912,22 @@ carry_last(struct agg *A)
 		memcpy(A->arena, tmp, tot);
 	A->arena_len = tot;
 	free(tmp);
+	/* The last group's values to the logs' starts, so that a log holds
+	 * one group's values, not the input's. */
+	for (i = 0; i < A->na; i++) {
+		struct acc *a = &A->acc[i];
+		size_t k, j;
+
+		if (A->P->aggs[i].st != ST_Q)
+			continue;
+		k = q_gather(A, a, last);
+		for (j = 0; j < k; j++) {
+			a->lv[j] = A->qs[j];
+			a->lnext[j] = j;
+		}
+		a->llen = k;
+		a->i[last] = (int64_t)k;
+	}
 	for (i = 0; i < A->na; i++) {
 		struct acc *a = &A->acc[i];
 
@@ -1779,6 +2110,8 @@ agg_free(struct agg *A)
 	sbufs_free(A->sbufs, A->P->state->ncols);
 	sbufs_free(A->obufs, A->ob.ncols);
 	core_mem_part_release(&A->p_out, A->out_charged);
+	core_mem_part_release(&A->p_out, (uint64_t)A->qscap * 8);
+	free(A->qs);
 	free(A->chunks);
 	free(A->cptr);
 	free(A->acc);

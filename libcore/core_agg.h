@@ -41,6 +41,9 @@ enum core_agg_fn {
 	CORE_AGG_STDDEV_POP,
 	CORE_AGG_BOOL_AND,
 	CORE_AGG_BOOL_OR,
+	CORE_AGG_MEDIAN,		/* quantile_cont(x, 0.5) */
+	CORE_AGG_QUANTILE_CONT,		/* q interpolated between neighbours */
+	CORE_AGG_QUANTILE_DISC,		/* q's value itself */
 };
 
 /* "count", "sum", ..., "stddev" (= stddev_samp), case-insensitive; 0 or
@@ -66,6 +69,8 @@ struct core_agg_call {
 					   DISTINCT call of a spec takes one
 					   arg column */
 	const char *name;		/* output name; NULL: "fn(column)" */
+	double q;			/* quantile_cont/_disc: the fraction,
+					   in [0, 1]; median ignores it */
 };
 
 struct core_agg_spec {

@@ -39,6 +39,9 @@ static const struct {
 	{ "stddev", CORE_AGG_STDDEV_SAMP },
 	{ "stddev_pop", CORE_AGG_STDDEV_POP },
 	{ "bool_and", CORE_AGG_BOOL_AND }, { "bool_or", CORE_AGG_BOOL_OR },
+	{ "median", CORE_AGG_MEDIAN },
+	{ "quantile_cont", CORE_AGG_QUANTILE_CONT },
+	{ "quantile_disc", CORE_AGG_QUANTILE_DISC },
 };
 
 int
@@ -96,6 +99,13 @@ numeric(enum core_type t)
  *   min/max/any_value(T)          T
  *   var_*, stddev_*(number)       DOUBLE
  *   bool_and/bool_or(bool)        BOOLEAN
+ *   median, quantile_cont(int32|int64|double)  DOUBLE
+ *   median, quantile_cont(decimal(p<=18,s))    DECIMAL(p,s)
+ *   median, quantile_cont(date|timestamp)      TIMESTAMP
+ *   quantile_disc(T)              T (int32, int64, decimal(p<=18), double,
+ *                                 date, timestamp)
+ * DuckDB also takes strings and 38-digit decimals in these three; here
+ * they are CORE_EUSAGE (not yet held as values).
  */
 int
 core_agg_result_type(enum core_agg_fn fn, struct core_coltype arg,
@@ -146,6 +156,21 @@ core_agg_result_type(enum core_agg_fn fn, struct core_coltype arg,
 			goto bad;
 		t.id = CORE_TYPE_BOOL;
 		break;
+	case CORE_AGG_MEDIAN:
+	case CORE_AGG_QUANTILE_CONT:
+	case CORE_AGG_QUANTILE_DISC:
+		if (arg.id != CORE_TYPE_INT32 && arg.id != CORE_TYPE_INT64 &&
+		    arg.id != CORE_TYPE_DECIMAL && arg.id != CORE_TYPE_FLOAT64 &&
+		    arg.id != CORE_TYPE_DATE && arg.id != CORE_TYPE_TIMESTAMP)
+			goto bad;
+		t = arg;
+		if (fn == CORE_AGG_QUANTILE_DISC)
+			break;
+		if (arg.id == CORE_TYPE_INT32 || arg.id == CORE_TYPE_INT64)
+			t.id = CORE_TYPE_FLOAT64;
+		else if (arg.id == CORE_TYPE_DATE)
+			t.id = CORE_TYPE_TIMESTAMP;
+		break;
 	default:
 		return core_err_set(err, CORE_EUSAGE, "unknown aggregate "
 		    "function %d", (int)fn);
@@ -187,6 +212,11 @@ layout(struct core_agg_a *a, struct core_coltype at)
 		a->op = a->fn == CORE_AGG_BOOL_AND ? OP_AND : OP_OR;
 		a->st = ST_BOOL;
 		break;
+	case CORE_AGG_MEDIAN:
+	case CORE_AGG_QUANTILE_CONT:
+	case CORE_AGG_QUANTILE_DISC:
+		a->st = ST_Q;
+		break;
 	default:
 		a->st = ST_VAR;
 		break;
@@ -195,13 +225,15 @@ layout(struct core_agg_a *a, struct core_coltype at)
 
 static const uint8_t st_ncols[] = {
 	[ST_CNT] = 1, [ST_SUMI] = 3, [ST_SUMF] = 2, [ST_VI] = 1, [ST_VF] = 1,
-	[ST_VS] = 1, [ST_VAR] = 3, [ST_BOOL] = 1, [ST_VW] = 1,
+	[ST_VS] = 1, [ST_VAR] = 3, [ST_BOOL] = 1, [ST_VW] = 1, [ST_Q] = 1,
 };
 
-/* Bytes of the in-memory arrays per group (core_agg.c's struct acc). */
+/* Bytes of the in-memory arrays per group (core_agg.c's struct acc); an
+ * ST_Q's values are charged as they come. */
 static const uint8_t st_bytes[] = {
 	[ST_CNT] = 8, [ST_SUMI] = 24, [ST_SUMF] = 16, [ST_VI] = 9,
 	[ST_VF] = 9, [ST_VS] = 17, [ST_VAR] = 24, [ST_BOOL] = 2, [ST_VW] = 17,
+	[ST_Q] = 16,
 };
 
 static void
@@ -232,6 +264,7 @@ state_cols(const struct core_agg_a *a, struct core_coltype *ct)
 		ct[0] = f64;
 		break;
 	case ST_VS:
+	case ST_Q:
 		ct[0] = str;
 		break;
 	case ST_VAR:		/* count, mean, sum of squared deviations */
@@ -404,6 +437,14 @@ core_agg_plan_new(const struct core_agg_spec *spec,
 		struct core_coltype at = { CORE_TYPE_INT64, 0, 0 };
 
 		a->fn = c->fn;
+		a->q = c->fn == CORE_AGG_MEDIAN ? 0.5 : c->q;
+		if (!(a->q >= 0 && a->q <= 1)) {
+			rc = core_err_set(err, CORE_EUSAGE, "%s: the quantile "
+			    "%g is not in [0, 1]; write it as a fraction: "
+			    "quantile_cont(x, 0.9)", core_agg_fn_name(c->fn),
+			    a->q);
+			goto fail;
+		}
 		a->arg = c->fn == CORE_AGG_COUNT_STAR ? -1 : c->arg;
 		if (c->distinct && a->arg < 0) {
 			rc = core_err_set(err, CORE_EUSAGE, "%s(DISTINCT ...) "
@@ -460,6 +501,11 @@ core_agg_plan_new(const struct core_agg_spec *spec,
 			snprintf(buf, sizeof(buf), "%s", c->name);
 		else if (a->arg < 0)
 			snprintf(buf, sizeof(buf), "count_star()");
+		else if (c->fn == CORE_AGG_QUANTILE_CONT ||
+		    c->fn == CORE_AGG_QUANTILE_DISC)
+			snprintf(buf, sizeof(buf), "%s(%s%s, %.17g)",
+			    core_agg_fn_name(c->fn), c->distinct ?
+			    "DISTINCT " : "", in->fields[a->arg].name, a->q);
 		else
 			snprintf(buf, sizeof(buf), "%s(%s%s)",
 			    core_agg_fn_name(c->fn), c->distinct ?

@@ -24,6 +24,9 @@ enum {
 	ST_BOOL,	/* one bool or none (bool_and, bool_or) */
 	ST_VW,		/* one 128-bit value or none (min, max, any_value
 			   of decimal(p > 18)) */
+	ST_Q,		/* all the group's values (median, quantiles): a
+			   string of packed int64s, doubles as their
+			   order-preserving int64 keys */
 };
 
 enum { OP_NONE = 0, OP_MIN, OP_MAX, OP_ANY, OP_AND, OP_OR };
@@ -36,6 +39,7 @@ struct core_agg_a {
 	uint8_t st, op;
 	uint32_t scol;			/* first state column */
 	bool distinct;			/* over the distinct values of arg */
+	double q;			/* ST_Q: the quantile (median 0.5) */
 	/* Second phase of a DISTINCT plan: the state is already made, in
 	 * input columns pcol, ... (the first phase's states). */
 	bool pre;

@@ -150,6 +150,28 @@ plan_by(struct core_agg_query *q, const char *by,
 	return rc;
 }
 
+/* *q = quantile argument e, a number literal in [0, 1]. */
+static int
+quantile_arg(const struct core_expr *e, const char *src, double *q,
+    struct core_err *err)
+{
+	size_t len = strlen(src);
+
+	if (e->kind == CORE_EXPR_LITERAL && e->lit == CORE_LIT_INT)
+		*q = (double)e->value.u;
+	else if (e->kind == CORE_EXPR_LITERAL && e->lit == CORE_LIT_FLOAT)
+		*q = e->value.f;
+	else if (e->kind == CORE_EXPR_LITERAL && e->lit == CORE_LIT_DECIMAL)
+		*q = strtod(e->text, NULL);
+	else
+		*q = -1;
+	if (!(*q >= 0 && *q <= 1))
+		return core_expr_err(err, CORE_EUSAGE, src, len, e->off,
+		    e->len, "the quantile must be a number from 0 to 1 "
+		    "written out, such as 0.9");
+	return 0;
+}
+
 /* Plans aggregate call e (from src) as the next call, output name name
  * (copied). */
 static int
@@ -190,7 +212,15 @@ plan_call(struct core_agg_query *q, const struct core_expr *e,
 		c->fn = CORE_AGG_COUNT_STAR;
 		return rc;
 	}
-	if (e->nkids != 1)
+	if (fn == CORE_AGG_QUANTILE_CONT || fn == CORE_AGG_QUANTILE_DISC) {
+		if (e->nkids != 2)
+			return core_expr_err(err, CORE_EUSAGE, src, len,
+			    e->off, e->len, "%s takes two arguments, the "
+			    "values and the quantile: %s(x, 0.9)",
+			    core_agg_fn_name(fn), core_agg_fn_name(fn));
+		if ((rc = quantile_arg(e->kids[1], src, &c->q, err)) != 0)
+			return rc;
+	} else if (e->nkids != 1)
 		return core_expr_err(err, CORE_EUSAGE, src, len, e->off,
 		    e->len, "%s takes one argument, not %u",
 		    core_agg_fn_name(fn), e->nkids);

@@ -851,3 +851,76 @@ BIG_AGGS="count(*), sum(k), min(k), max(k), avg(k), min(day), max(label)"
 		spill_empty
 	done
 }
+
+@test "median and quantiles: every type, NULLs ignored, DuckDB's types" {
+	# Worked by hand from t.csv: group a's d sorted is -3.00 0.01 1.50
+	# 2.75, its 0.25 quantile at 0.75 of the way from -3.00 to 0.01,
+	# truncated to the last digit: -0.75.
+	agg_rows --by g 'median(i), quantile_cont(d, 0.25), quantile_disc(d, 0.5),
+	    quantile_disc(day, 0.5), median(day), quantile_cont(f, 1),
+	    quantile_disc(i, 0)' t.col
+	status_is 0
+	stderr_empty
+	cat >want <<-'E'
+	,10,0.10,0.10,,,4,10
+	a,3,-0.75,0.01,2024-01-05,2024-01-05 00:00:00,10,-4
+	b,7,2.89,-0.25,1999-12-31,1999-12-31 00:00:00,0.5,-7
+	c,,,,,,,
+	E
+	diff want got || fail "quantiles differ"
+	run --separate-stderr bash -c 'colagg "median(i), quantile_disc(day, 1),
+	    median(d)" t.col | colscan --schema'
+	status_is 0
+	[[ $output == *"median(i):float64"* ]] || fail "median of int32: $output"
+	[[ $output == *"quantile_disc(day, 1):date"* ]] || fail "disc: $output"
+	[[ $output == *"median(d):decimal(18,2)"* ]] || fail "decimal: $output"
+}
+
+@test "median and quantiles: the same values at every budget, spilled below it" {
+	# amount's groups are the 3 k's i, i + 100000, i + 200000.
+	tail -n +2 big.csv | awk -F, '{ n[$2]++; k[$2, n[$2]] = $1 }
+	END { for (a in n) printf "%s,%d,%d\n", a, k[a, 2], k[a, 3] }' |
+	    sort >want
+	for m in 256K 1M 1G; do
+		agg_rows -m $m --stats --by amount 'median(k),
+		    quantile_disc(k, 0.9)' big.col
+		status_is 0
+		[ "$(wc -l <got)" -eq 100000 ] || fail "-m $m: $(wc -l <got) groups"
+		sed 's/,\([0-9]*\)\.0*,/,\1,/' got | diff -q want - >/dev/null ||
+			fail "-m $m: $(sed 's/,\([0-9]*\)\.0*,/,\1,/' got | diff want - | head -5)"
+		case $m in
+		1G) stderr_has " 0 partitions, 0 levels" ;;
+		*) [[ $stderr =~ \ ([1-9][0-9]*)\ partitions ]] ||
+			fail "-m $m did not spill: $stderr" ;;
+		esac
+	done
+	spill_empty
+}
+
+@test "median without --by: the whole input, or exit 4 past the budget" {
+	agg_rows -m 64M 'median(k), quantile_disc(day, 0), quantile_cont(k, 0.1)' big.col
+	status_is 0
+	[ "$(cat got)" = "150000.5,1970-01-01,30000.9" ] || fail "got $(cat got)"
+	run --separate-stderr colagg -m 256K 'median(k)' big.col
+	status_is 4
+	stdout_empty
+	stderr_has "median(k): the values of 1 group"
+	stderr_has "budget of 262144 bytes"
+	stderr_has "bigger -m"
+	spill_empty
+}
+
+@test "median and quantiles: usage errors are exit 2 with a caret" {
+	run --separate-stderr colagg 'quantile_cont(i, 1.5)' t.col
+	status_is 2
+	stderr_has "the quantile must be a number from 0 to 1"
+	run --separate-stderr colagg 'quantile_disc(i, d)' t.col
+	status_is 2
+	stderr_has "such as 0.9"
+	run --separate-stderr colagg 'quantile_cont(i)' t.col
+	status_is 2
+	stderr_has "quantile_cont takes two arguments"
+	run --separate-stderr colagg 'median(s)' t.col
+	status_is 2
+	stderr_has "median does not take string"
+}

@@ -429,6 +429,67 @@ row_cmp(const void *pa, const void *pb)
 	return (a > b) - (a < b);	/* stable: input order in a group */
 }
 
+/*
+ * Expected median / quantile a over rows idx[0..n) of t: the group's
+ * non-NULL values sorted, then DuckDB's definitions read off them:
+ * quantile_disc the value at ceil(k q) - 1, quantile_cont the values at
+ * floor and ceil of (k - 1) q interpolated by its fraction (integers
+ * and doubles in doubles, decimals truncated in their integers, dates
+ * and timestamps in microseconds rounded half away from zero).
+ */
+static void
+ref_quantile(const struct table *t, const size_t *idx, size_t n,
+    const struct core_agg_call *a, struct cell *out)
+{
+	uint32_t col = (uint32_t)a->arg;
+	enum core_type ty = col_type(col).id;
+	double q = a->fn == CORE_AGG_MEDIAN ? 0.5 : a->q, rn, f;
+	size_t *d = core_xcalloc(n + 1, sizeof(*d)), k = 0, i, fi, ci;
+	const struct cell *lo, *hi;
+
+	for (i = 0; i < n; i++)
+		if (!at(t, idx[i], col)->null)
+			d[k++] = idx[i];
+	sort_t = t;
+	sort_keys = &col;
+	sort_nkeys = 1;
+	if (k > 0)
+		qsort(d, k, sizeof(*d), row_cmp);
+	if (k == 0) {
+		out->null = true;
+	} else if (a->fn == CORE_AGG_QUANTILE_DISC) {
+		fi = (size_t)ceil((double)k * q);
+		fi = fi == 0 ? 0 : fi - 1;
+		*out = *at(t, d[fi < k ? fi : k - 1], col);
+		out->s = NULL;
+	} else {
+		rn = (double)(k - 1) * q;
+		fi = (size_t)floor(rn);
+		ci = (size_t)ceil(rn);
+		f = rn - (double)fi;
+		lo = at(t, d[fi], col);
+		hi = at(t, d[ci], col);
+		if (ty == CORE_TYPE_FLOAT64) {
+			out->f = lo->f + (hi->f - lo->f) * f;
+			if (ci == fi)
+				out->f = lo->f;
+		} else if (ty == CORE_TYPE_INT32 || ty == CORE_TYPE_INT64) {
+			out->f = (double)lo->i + ((double)hi->i -
+			    (double)lo->i) * f;
+		} else if (ty == CORE_TYPE_DECIMAL) {
+			out->i = lo->i + (int64_t)((double)(hi->i - lo->i) *
+			    f);
+		} else {
+			int64_t m = ty == CORE_TYPE_DATE ? 86400000000 : 1;
+
+			out->i = ci == fi ? lo->i * m : (int64_t)llround(
+			    (double)(lo->i * m) + ((double)(hi->i * m) -
+			    (double)(lo->i * m)) * f);
+		}
+	}
+	free(d);
+}
+
 /* Expected aggregate a over rows idx[0..n) of t; *tol the tolerance a
  * float result gets (0: exact), *anyv for any_value. */
 static void
@@ -471,6 +532,11 @@ ref_agg(const struct table *t, const size_t *idx, size_t n,
 	}
 	memset(out, 0, sizeof(*out));
 	*tol = 0;
+	if (a->fn == CORE_AGG_MEDIAN || a->fn == CORE_AGG_QUANTILE_CONT ||
+	    a->fn == CORE_AGG_QUANTILE_DISC) {
+		ref_quantile(t, idx, n, a, out);
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		const struct cell *x = a->arg >= 0 ?
 		    at(t, idx[i], (uint32_t)a->arg) : NULL;
@@ -569,9 +635,18 @@ struct tcase {
 	uint32_t naggs;
 };
 
-/* Every function over every value column that takes it. */
+static bool
+is_quantile(enum core_agg_fn fn)
+{
+	return fn == CORE_AGG_MEDIAN || fn == CORE_AGG_QUANTILE_CONT ||
+	    fn == CORE_AGG_QUANTILE_DISC;
+}
+
+/* Every function over every value column that takes it; median and the
+ * quantiles only when quantiles (with no keys they must hold the whole
+ * input's values, which tight budgets refuse). */
 static void
-all_aggs(struct tcase *tc)
+aggs_of(struct tcase *tc, bool quantiles)
 {
 	static const enum core_agg_fn fns[] = {
 		CORE_AGG_COUNT, CORE_AGG_SUM, CORE_AGG_AVG, CORE_AGG_MIN,
@@ -579,10 +654,19 @@ all_aggs(struct tcase *tc)
 		CORE_AGG_VAR_POP, CORE_AGG_STDDEV_SAMP, CORE_AGG_STDDEV_POP,
 		CORE_AGG_BOOL_AND, CORE_AGG_BOOL_OR,
 	};
+	/* The quantiles at both ends, between two values and on one. */
+	static const struct {
+		enum core_agg_fn fn;
+		double q;
+	} qs[] = {
+		{ CORE_AGG_MEDIAN, 0 }, { CORE_AGG_QUANTILE_CONT, 0.3 },
+		{ CORE_AGG_QUANTILE_CONT, 1 }, { CORE_AGG_QUANTILE_DISC, 0.3 },
+		{ CORE_AGG_QUANTILE_DISC, 0 }, { CORE_AGG_QUANTILE_DISC, 1 },
+	};
 	struct core_coltype rt;
 	uint32_t v, f;
 
-	tc->aggs = core_xcalloc(1 + NT * 12, sizeof(*tc->aggs));
+	tc->aggs = core_xcalloc(1 + NT * 18, sizeof(*tc->aggs));
 	tc->aggs[0].fn = CORE_AGG_COUNT_STAR;
 	tc->aggs[0].arg = -1;
 	tc->naggs = 1;
@@ -595,6 +679,22 @@ all_aggs(struct tcase *tc)
 			tc->aggs[tc->naggs].arg = (int32_t)COL_V(v);
 			tc->naggs++;
 		}
+	for (v = 0; v < NT && quantiles; v++)
+		for (f = 0; f < sizeof(qs) / sizeof(qs[0]); f++) {
+			if (core_agg_result_type(qs[f].fn, types[v], &rt, NULL)
+			    != 0)
+				continue;
+			tc->aggs[tc->naggs].fn = qs[f].fn;
+			tc->aggs[tc->naggs].q = qs[f].q;
+			tc->aggs[tc->naggs].arg = (int32_t)COL_V(v);
+			tc->naggs++;
+		}
+}
+
+static void
+all_aggs(struct tcase *tc)
+{
+	aggs_of(tc, true);
 }
 
 static bool
@@ -906,7 +1006,7 @@ test_plan_errors(void)
 {
 	struct table *t = table_new(0, 10, 0);
 	struct core_agg_call c = { CORE_AGG_SUM, (int32_t)COL_V(6), false,
-	    NULL };
+	    NULL, 0 };
 	uint32_t key = 0, badkey = NCOLS;
 	struct core_agg_spec spec = { &key, 1, &c, 1 };
 	struct core_agg_plan *p = NULL;
@@ -1027,6 +1127,56 @@ test_one_group_and_every_row(void)
 	free(tc.aggs);
 }
 
+/* Without keys, median and the quantiles over more values than limit
+ * holds: CORE_ELIMIT naming the aggregate, the group and the budget, and
+ * nothing left charged. */
+static bool
+quantiles_refused(const struct table *t, const struct tcase *tc,
+    uint64_t limit)
+{
+	struct core_agg_spec spec = { tc->keys, 0, tc->aggs, tc->naggs };
+	struct core_agg_plan *plan = NULL;
+	struct core_agg_options o;
+	struct core_agg_input in;
+	struct core_err err = { 0 };
+	struct core_mem mem;
+	struct src s;
+	struct rows got;
+	char want[64];
+	bool ok;
+	int rc;
+
+	if (core_agg_plan_new(&spec, t->schema, &plan, &err) != 0)
+		return false;
+	memset(&o, 0, sizeof(o));
+	o.plan = plan;
+	memset(&s, 0, sizeof(s));
+	s.t = t;
+	s.blen = 4096;
+	core_batch_init(&s.own, t->schema);
+	in.schema = t->schema;
+	in.next = src_next;
+	in.arg = &s;
+	in.size_hint = 0;
+	memset(&got, 0, sizeof(got));
+	got.ncols = tc->naggs;
+	core_mem_init(&mem, limit);
+	rc = core_agg_hash(&o, &mem, &in, emit_rows, &got, NULL, &err);
+	core_batch_release(&s.own);
+	snprintf(want, sizeof(want), "budget of %llu bytes",
+	    (unsigned long long)limit);
+	ok = rc == CORE_ELIMIT && strstr(err.msg, want) != NULL &&
+	    strstr(err.msg, "of 1 group") != NULL && got.n == 0 &&
+	    mem.used == 0;
+	if (!ok)
+		printf("# quantiles without keys under %llu: %d %s, %zu rows, "
+		    "%llu bytes left\n", (unsigned long long)limit, rc,
+		    err.msg, got.n, (unsigned long long)mem.used);
+	rows_free(&got);
+	core_agg_plan_free(plan);
+	return ok;
+}
+
 static void
 test_no_keys_and_empty(void)
 {
@@ -1037,7 +1187,15 @@ test_no_keys_and_empty(void)
 	memset(&tc, 0, sizeof(tc));
 	all_aggs(&tc);
 	CHECK(sweep_lengths(t, &tc, CORE_MEM_UNLIMITED, "no keys"));
+	CHECK(sweep_lengths(t, &tc, 16u << 20, "no keys, 16 MiB"));
+	CHECK(quantiles_refused(t, &tc, 256u << 10));
+	free(tc.aggs);
+	memset(&tc, 0, sizeof(tc));
+	aggs_of(&tc, false);
 	CHECK(sweep_lengths(t, &tc, 256u << 10, "no keys, 256 KiB"));
+	free(tc.aggs);
+	memset(&tc, 0, sizeof(tc));
+	all_aggs(&tc);
 	CHECK(check_case(e, &tc, 4096, CORE_MEM_UNLIMITED, "empty, no keys"));
 	tc.nkeys = 1;
 	CHECK(check_case(e, &tc, 4096, CORE_MEM_UNLIMITED, "empty, keys"));
@@ -1071,7 +1229,9 @@ test_budget_sweep(void)
 	bool ok = true;
 
 	memset(&tc, 0, sizeof(tc));
-	all_aggs(&tc);
+	/* So many states make a 256 KiB table of a few groups: the
+	 * quantiles' own sweep is test_quantile_spill. */
+	aggs_of(&tc, false);
 	tc.nkeys = 1;
 	nspilled = 0;
 	for (c = 0; c < ncases && ok; c++) {
@@ -1102,13 +1262,63 @@ test_budget_sweep(void)
 	free(tc.aggs);
 }
 
+/*
+ * median and the quantiles alone, every type, under budgets that spill
+ * their values: many small groups, a few big ones (a group's values in
+ * several partial aggregates merged), and the sorted path.
+ */
+static void
+test_quantile_spill(void)
+{
+	static const uint64_t limits[] = {
+		1u << 20, 4u << 20, CORE_MEM_UNLIMITED,
+	};
+	static const struct { uint32_t key; uint64_t card; } cases[] = {
+		{ 1, 8000 }, { 0, 20 },
+	};
+	struct tcase tc, all;
+	unsigned sp0 = nspilled;
+	char what[128];
+	size_t c, b, i;
+	bool ok = true;
+
+	memset(&all, 0, sizeof(all));
+	all_aggs(&all);
+	memset(&tc, 0, sizeof(tc));
+	tc.aggs = core_xcalloc(all.naggs + 1, sizeof(*tc.aggs));
+	for (i = 0; i < all.naggs; i++)
+		if (is_quantile(all.aggs[i].fn) && all.aggs[i].q != 1 &&
+		    (all.aggs[i].fn != CORE_AGG_QUANTILE_DISC ||
+		    all.aggs[i].q != 0))
+			tc.aggs[tc.naggs++] = all.aggs[i];
+	free(all.aggs);
+	tc.nkeys = 1;
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]) && ok; c++) {
+		struct table *t = table_new(20000, cases[c].card, 10);
+
+		tc.keys[0] = cases[c].key;
+		for (b = 0; b < sizeof(limits) / sizeof(limits[0]) && ok;
+		    b++) {
+			snprintf(what, sizeof(what), "quantiles by %s, budget "
+			    "%llu", t->schema->fields[cases[c].key].name,
+			    (unsigned long long)limits[b]);
+			ok = check_case(t, &tc, 4095, limits[b], what);
+		}
+		CHECK(ok);
+		table_free(t);
+	}
+	printf("# quantiles: %u runs spilled\n", nspilled - sp0);
+	CHECK(nspilled - sp0 >= 2);
+	free(tc.aggs);
+}
+
 static void
 test_overflow(void)
 {
 	struct table *t = table_new(3000, 3, 0);
 	struct core_agg_call c[2] = {
-		{ CORE_AGG_SUM, (int32_t)COL_V(1), false, NULL },
-		{ CORE_AGG_SUM, (int32_t)COL_V(3), false, NULL },
+		{ CORE_AGG_SUM, (int32_t)COL_V(1), false, NULL, 0 },
+		{ CORE_AGG_SUM, (int32_t)COL_V(3), false, NULL, 0 },
 	};
 	uint32_t key = 0;
 	struct core_agg_spec spec = { &key, 1, c, 1 };
@@ -1229,12 +1439,12 @@ test_wide_decimal(void)
 	struct core_coltype wt = core_type_decimal(30, 2);
 	struct core_schema *sc = core_schema_new(2);
 	struct core_agg_call c[6] = {
-		{ CORE_AGG_MIN, 1, false, NULL },
-		{ CORE_AGG_MAX, 1, false, NULL },
-		{ CORE_AGG_ANY_VALUE, 1, false, NULL },
-		{ CORE_AGG_SUM, 1, false, NULL },
-		{ CORE_AGG_COUNT, 1, false, NULL },
-		{ CORE_AGG_MAX, 1, true, NULL },
+		{ CORE_AGG_MIN, 1, false, NULL, 0 },
+		{ CORE_AGG_MAX, 1, false, NULL, 0 },
+		{ CORE_AGG_ANY_VALUE, 1, false, NULL, 0 },
+		{ CORE_AGG_SUM, 1, false, NULL, 0 },
+		{ CORE_AGG_COUNT, 1, false, NULL, 0 },
+		{ CORE_AGG_MAX, 1, true, NULL, 0 },
 	};
 	uint32_t key = 0, i, l;
 	struct core_agg_spec spec = { &key, 1, c, 5 };
@@ -1422,7 +1632,7 @@ test_sorted(void)
 		struct table *t = table_new(300, 1000, 0);
 		struct table *u;
 		struct core_agg_call c = { CORE_AGG_COUNT_STAR, -1, false,
-		    NULL };
+		    NULL, 0 };
 		uint32_t key = 1, blen;
 		struct core_agg_spec spec = { &key, 1, &c, 1 };
 		struct core_agg_plan *p = NULL;
@@ -1471,7 +1681,7 @@ static void
 test_spill_cap(void)
 {
 	struct table *t = table_new(20000, 0, 5);
-	struct core_agg_call c = { CORE_AGG_COUNT_STAR, -1, false, NULL };
+	struct core_agg_call c = { CORE_AGG_COUNT_STAR, -1, false, NULL, 0 };
 	uint32_t key = COL_ID;
 	struct core_agg_spec spec = { &key, 1, &c, 1 };
 	struct core_agg_plan *p = NULL;
@@ -1514,6 +1724,51 @@ test_spill_cap(void)
  * without DISTINCT, with keys of few and of many groups and without
  * keys, at budgets from 256 KiB (both phases spill) to unlimited.
  */
+/* Moves a[0..n)'s non-DISTINCT quantiles to its end, in order: the
+ * number of the others. */
+static uint32_t
+drop_plain_quantiles(struct core_agg_call *a, uint32_t n)
+{
+	struct core_agg_call *tmp = core_xcalloc(n + 1, sizeof(*tmp));
+	uint32_t i, k = 0, m;
+
+	for (i = 0; i < n; i++)
+		if (a[i].distinct || !is_quantile(a[i].fn))
+			tmp[k++] = a[i];
+	m = k;
+	for (i = 0; i < n; i++)
+		if (!a[i].distinct && is_quantile(a[i].fn))
+			tmp[k++] = a[i];
+	memcpy(a, tmp, n * sizeof(*a));
+	free(tmp);
+	return m;
+}
+
+/* tc's calls over value column v, DISTINCT and not, pairwise, then a sum
+ * over another column, as test_distinct makes them. */
+static void
+aggs_of_v(struct tcase *tc, uint32_t v)
+{
+	struct tcase all;
+	uint32_t i;
+
+	memset(&all, 0, sizeof(all));
+	all_aggs(&all);
+	tc->naggs = 0;
+	tc->aggs[tc->naggs++] = all.aggs[0];
+	for (i = 1; i < all.naggs; i++) {
+		if (all.aggs[i].arg != (int32_t)COL_V(v))
+			continue;
+		tc->aggs[tc->naggs] = all.aggs[i];
+		tc->aggs[tc->naggs++].distinct = true;
+		tc->aggs[tc->naggs++] = all.aggs[i];
+	}
+	tc->aggs[tc->naggs].fn = CORE_AGG_SUM;
+	tc->aggs[tc->naggs].distinct = false;
+	tc->aggs[tc->naggs++].arg = (int32_t)COL_V(v == 1 ? 0 : 1);
+	free(all.aggs);
+}
+
 static void
 test_distinct(void)
 {
@@ -1552,8 +1807,16 @@ test_distinct(void)
 		for (k = 0; k < sizeof(ks) / sizeof(ks[0]) && ok; k++) {
 			struct table *t = table_new(10000, ks[k].card, 10);
 
+			uint32_t na = tc.naggs;
+
 			tc.nkeys = ks[k].nkeys;
 			tc.keys[0] = ks[k].key;
+			/* Without keys the plain quantiles hold every value,
+			 * more than 256 KiB (quantiles_refused); the
+			 * DISTINCT ones hold 40. */
+			if (tc.nkeys == 0)
+				tc.naggs = drop_plain_quantiles(tc.aggs,
+				    tc.naggs);
 			for (l = 0; l < sizeof(limits) / sizeof(limits[0]) &&
 			    ok; l++) {
 				snprintf(what, sizeof(what), "DISTINCT v%u, "
@@ -1569,6 +1832,9 @@ test_distinct(void)
 				ok = check_case(t, &tc, 3, 256u << 10, what);
 				t->n = 10000;	/* table_free frees n rows */
 			}
+			tc.naggs = na;
+			if (tc.nkeys == 0)
+				aggs_of_v(&tc, v);
 			CHECK(ok);
 			table_free(t);
 		}
@@ -1590,6 +1856,7 @@ main(int argc, char **argv)
 	RUN_IF(test_one_group_and_every_row);
 	RUN_IF(test_no_keys_and_empty);
 	RUN_IF(test_budget_sweep);
+	RUN_IF(test_quantile_spill);
 	RUN_IF(test_overflow);
 	RUN_IF(test_spill_cap);
 	RUN_IF(test_sorted);
