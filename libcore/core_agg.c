@@ -798,7 +798,9 @@ f_less(double a, double b)
 static inline int
 s_cmp(const char *a, size_t la, const char *b, size_t lb)
 {
-	int c = memcmp(a, b, la < lb ? la : lb);
+	size_t n = la < lb ? la : lb;
+	/* An empty string may have no bytes at all (a NULL pointer). */
+	int c = n > 0 ? memcmp(a, b, n) : 0;
 
 	return c ? c : (la > lb) - (la < lb);
 }
