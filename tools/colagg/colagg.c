@@ -256,19 +256,6 @@ plan(struct run *r, struct core_err *err)
 	return 0;
 }
 
-static void
-view(struct core_column *dst, const struct core_column *c)
-{
-	if (dst->values_cap)
-		core_free_aligned(dst->values);
-	if (dst->offsets_cap)
-		core_free_aligned(dst->offsets);
-	dst->values_cap = dst->offsets_cap = 0;
-	dst->validity = c->validity;
-	dst->values = c->values;
-	dst->offsets = c->offsets;
-}
-
 /* The aggregation's input: the next batch, projected. */
 static int
 next(void *arg, struct core_batch *b, struct core_err *err)
@@ -297,7 +284,7 @@ next(void *arg, struct core_batch *b, struct core_err *err)
 		}
 	} while (p->nrows == 0);
 	for (i = 0; i < b->ncols; i++)
-		view(&b->cols[i], &p->cols[i]);
+		core_col_view(&b->cols[i], &p->cols[i]);
 	b->nrows = p->nrows;
 	return 0;
 }
