@@ -4,6 +4,9 @@
 #   MODE=release BUILD=build/release tests/run-all.sh
 #   SUITES="unit cli" tests/run-all.sh
 #                       (default: layers unit fuzz cli corpus oracle)
+#   JOBS=1 tests/run-all.sh
+#                       suites at once (default: the number of cores, at
+#                       most 4); each suite's line is printed when it ends
 #
 # Suites:
 #   layers  tests/layers.sh: the include rules between the layers
@@ -20,6 +23,10 @@
 # pass for a short success.  The last line of output is always
 # "N passed, M failed" (", K skipped" when K > 0); the exit status is 1 when
 # anything failed.  Every suite's full output is kept in $BUILD/test-logs/.
+#
+# Suites run JOBS at a time, the slowest of the last run first (its times
+# are kept in $BUILD/test-logs/times), so two cores finish together.  The
+# suites share nothing but the build: each makes its own temporary files.
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,6 +38,13 @@ case $BUILD in
 esac
 export MODE BUILD
 SUITES=${SUITES:-layers unit fuzz cli corpus oracle}
+if [ -z "${JOBS:-}" ]; then
+	JOBS=$(nproc 2>/dev/null || echo 1)
+	[ "$JOBS" -gt 4 ] && JOBS=4
+fi
+case $JOBS in
+'' | *[!0-9]* | 0) echo "run-all: JOBS must be a positive number, not '$JOBS'"; exit 2 ;;
+esac
 
 # Per-suite time limits in seconds.  ASan runs everything about three times
 # slower, so its limits are wider; the oracle drops its heavy parts there.
@@ -46,11 +60,16 @@ mkdir -p "$logdir" || exit 1
 total_pass=0 total_fail=0 total_skip=0
 
 # run_suite NAME LIMIT CMD... : runs CMD under a time limit with its output
-# in $logdir/NAME.tap, then counts and reports it.
+# in $logdir/NAME.tap, then counts it: the report goes to NAME.report and
+# the counts ("passed failed skipped seconds") to NAME.counts, written last
+# so that its presence means the suite has ended.
 run_suite() {
-	local name=$1 limit=$2 log rc start secs counts p f s planned seen
+	local name=$1 limit=$2 base log rc start secs counts p f s planned seen
 	shift 2
-	log=$logdir/$(printf '%s' "$name" | tr '/' '_').tap
+	base=$logdir/$(printf '%s' "$name" | tr '/' '_')
+	log=$base.tap
+	rm -f "$base.counts"
+	{
 	start=$(date +%s)
 	# -k: a suite that ignores SIGTERM is killed 10 seconds later.
 	timeout -k 10 "$limit" "$@" >"$log" 2>&1 </dev/null
@@ -91,10 +110,6 @@ EOF
 	fi
 	[ -n "$extra" ] && f=$((f + 1))
 
-	total_pass=$((total_pass + p))
-	total_fail=$((total_fail + f))
-	total_skip=$((total_skip + s))
-
 	local summary="$name: $p passed, $f failed"
 	[ "$s" -gt 0 ] && summary="$summary, $s skipped"
 	summary="$summary (${secs}s)"
@@ -124,19 +139,57 @@ EOF
 		fi
 		echo "    full output: $log"
 	fi
+	} >"$base.report"
+	echo "$p $f $s $secs" >"$base.counts.tmp" &&
+	    mv "$base.counts.tmp" "$base.counts"
+}
+
+# The queue: one "NAME LIMIT KIND ARG" line a suite, run by start_job.
+queue=()
+enqueue() { queue+=("$1 $2 $3 ${4:-}"); }
+
+# start_job NAME LIMIT KIND ARG: runs one queued suite in the background.
+start_job() {
+	local name=$1 limit=$2 kind=$3 arg=$4
+	case $kind in
+	layers) run_suite "$name" "$limit" "$top/tests/layers.sh" ;;
+	unit) run_suite "$name" "$limit" "$arg" ;;
+	cli) PATH=$BUILD/bin:$PATH run_suite "$name" "$limit" bats --tap "$arg" ;;
+	corpus) run_suite "$name" "$limit" "$top/tests/corpus/run.sh" ;;
+	oracle) run_suite "$name" "$limit" "$arg" ;;
+	fuzz)
+		local t=${arg##*/}
+		run_suite "$name" "$limit" "$top/tests/fuzz/replay.sh" "$arg" \
+		    "$top/tests/fuzz/corpus/${t#fuzz_}" \
+		    "$top/tests/fuzz/regressions/${t#fuzz_}"
+		;;
+	esac
+}
+
+# collect NAME: adds an ended suite's counts to the totals and prints its
+# report.
+collect() {
+	local base p f s secs
+	base=$logdir/$(printf '%s' "$1" | tr '/' '_')
+	read -r p f s secs <"$base.counts"
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	total_skip=$((total_skip + s))
+	cat "$base.report"
+	echo "$1 $secs" >>"$logdir/times.new"
 }
 
 for suite in $SUITES; do
 	case $suite in
 	layers)
-		run_suite layers "$t_unit" "$top/tests/layers.sh"
+		enqueue layers "$t_unit" layers
 		;;
 	unit)
 		found=0
 		for t in "$BUILD"/tests/test_*; do
 			[ -f "$t" ] && [ -x "$t" ] || continue
 			found=1
-			run_suite "unit/${t##*/}" "$t_unit" "$t"
+			enqueue "unit/${t##*/}" "$t_unit" unit "$t"
 		done
 		if [ $found -eq 0 ]; then
 			echo "unit: no test programs under $BUILD/tests"
@@ -154,19 +207,18 @@ for suite in $SUITES; do
 		for t in "$top"/tests/cli/*.bats; do
 			[ -f "$t" ] || continue
 			name=${t##*/}
-			PATH=$BUILD/bin:$PATH run_suite "cli/${name%.bats}" \
-			    "$t_cli" bats --tap "$t"
+			enqueue "cli/${name%.bats}" "$t_cli" cli "$t"
 		done
 		;;
 	corpus)
-		run_suite corpus "$t_corpus" "$top/tests/corpus/run.sh"
+		enqueue corpus "$t_corpus" corpus
 		;;
 	oracle)
 		# Every tests/oracle/*.sh is a suite of its own.
 		for t in "$top"/tests/oracle/*.sh; do
 			[ -f "$t" ] || continue
 			name=${t##*/}
-			run_suite "oracle/${name%.sh}" "$t_oracle" "$t"
+			enqueue "oracle/${name%.sh}" "$t_oracle" oracle "$t"
 		done
 		;;
 	fuzz)
@@ -177,10 +229,7 @@ for suite in $SUITES; do
 			[ -f "$t" ] && [ -x "$t" ] || continue
 			found=1
 			name=${t##*/}
-			run_suite "fuzz/${name#fuzz_}" "$t_unit" \
-			    "$top/tests/fuzz/replay.sh" "$t" \
-			    "$top/tests/fuzz/corpus/${name#fuzz_}" \
-			    "$top/tests/fuzz/regressions/${name#fuzz_}"
+			enqueue "fuzz/${name#fuzz_}" "$t_unit" fuzz "$t"
 		done
 		if [ $found -eq 0 ]; then
 			echo "fuzz: no fuzz targets under $BUILD/tests"
@@ -193,6 +242,62 @@ for suite in $SUITES; do
 		;;
 	esac
 done
+
+# The slowest suites of the last run first; new ones keep their place.
+if [ -f "$logdir/times" ] && [ "$JOBS" -gt 1 ]; then
+	mapfile -t queue < <(
+		for i in "${!queue[@]}"; do
+			set -- ${queue[$i]}
+			secs=$(awk -v n="$1" '$1 == n { s = $2 } END { print s + 0 }' \
+			    "$logdir/times")
+			printf '%s\t%s\t%s\n' "$secs" "$i" "${queue[$i]}"
+		done | sort -t "$(printf '\t')" -k1,1nr -k2,2n | cut -f3)
+fi
+rm -f "$logdir/times.new"
+
+# running: the names of the suites started and not yet collected.
+running=()
+reap() {
+	local keep=() n base
+	for n in "${running[@]}"; do
+		base=$logdir/$(printf '%s' "$n" | tr '/' '_')
+		if [ -f "$base.counts" ]; then
+			collect "$n"
+		else
+			keep+=("$n")
+		fi
+	done
+	running=("${keep[@]}")
+}
+for job in "${queue[@]}"; do
+	set -- $job
+	while [ "${#running[@]}" -ge "$JOBS" ]; do
+		wait -n 2>/dev/null || true
+		reap
+		# A suite whose shell died before writing its counts.
+		if [ "${#running[@]}" -ge "$JOBS" ] && [ -z "$(jobs -rp)" ]; then
+			break
+		fi
+	done
+	rm -f "$logdir/$(printf '%s' "$1" | tr '/' '_').counts"
+	start_job "$1" "$2" "$3" "${4:-}" &
+	running+=("$1")
+done
+wait
+reap
+for n in "${running[@]}"; do
+	echo "$n: ended without a report"
+	total_fail=$((total_fail + 1))
+done
+# This run's times replace the last run's; suites not run keep theirs.
+if [ -f "$logdir/times.new" ]; then
+	touch "$logdir/times"
+	awk 'NR == FNR { t[$1] = $2; next } !($1 in t) { print }
+	    END { for (n in t) print n, t[n] }' \
+	    "$logdir/times.new" "$logdir/times" >"$logdir/times.tmp" &&
+	    mv "$logdir/times.tmp" "$logdir/times"
+	rm -f "$logdir/times.new"
+fi
 
 line="$total_pass passed, $total_fail failed"
 [ "$total_skip" -gt 0 ] && line="$line, $total_skip skipped"
