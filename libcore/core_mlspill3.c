@@ -254,8 +254,18 @@ write_header(struct core_mlspill3_writer *w, struct core_err *err)
 	uint32_t i;
 	int r;
 
+	/* What the reader accepts, so no stream is written that no reader
+	 * takes back. */
+	if (s->ncols > CORE_COLUMNS_MAX)
+		return core_err_set(err, CORE_ELIMIT,
+		    "%s: %u columns, more than the limit of %u", w->name,
+		    s->ncols, CORE_COLUMNS_MAX);
 	for (i = 0; i < s->ncols; i++)
 		schema_len += 8 + strlen(s->fields[i].name);
+	if (schema_len > SCHEMA_MAX)
+		return core_err_set(err, CORE_ELIMIT,
+		    "%s: the column names take %zu bytes, more than the "
+		    "limit of %u", w->name, schema_len, SCHEMA_MAX);
 	len = header_len((uint32_t)schema_len);
 	h = core_xcalloc(1, len);
 	memcpy(h, CORE_MLSPILL3_MAGIC, 8);
@@ -733,6 +743,11 @@ read_stream_header(struct core_mlspill3_reader *r, struct core_err *err)
 		return core_err_set(err, CORE_ECORRUPT,
 		    "%s: corrupt stream header at byte %llu", r->name,
 		    (unsigned long long)r->offset);
+	if (ncols > CORE_COLUMNS_MAX)
+		return core_err_set(err, CORE_EDATA,
+		    "%s: stream header at byte %llu: %u columns, more than "
+		    "the limit of %u", r->name, (unsigned long long)r->offset,
+		    ncols, CORE_COLUMNS_MAX);
 	len = header_len(schema_len);
 	if ((k = ensure(r, len, err)) < 0)
 		return (int)k;

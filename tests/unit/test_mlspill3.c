@@ -1085,6 +1085,66 @@ test_zstd_declared_size(void)
 	core_schema_free(s);
 }
 
+/* The column limit on both sides: the writer refuses what the reader
+ * would, and a header declaring more columns than the limit is refused
+ * before its schema is read. */
+static void
+test_column_limit(void)
+{
+	uint32_t n = CORE_COLUMNS_MAX + 1, i;
+	struct core_schema *s = core_schema_new(n);
+	struct core_coltype t;
+	struct core_mlspill3_writer *w;
+	struct core_err err;
+	unsigned char h[24];
+	uint64_t rows;
+	char *name;
+	int fd;
+
+	core_type_parse("int32", 5, &t, NULL);
+	for (i = 0; i < n; i++)
+		core_schema_set(s, i, "c", t);
+	fd = memfd_create("wide", 0);
+	w = core_mlspill3_writer_new(fd, "wide", s, 0);
+	memset(&err, 0, sizeof(err));
+	CHECK_EQ_INT(core_mlspill3_writer_finish(w, &err), CORE_ELIMIT);
+	CHECK(strstr(err.msg, "1048577 columns, more than the limit of "
+	    "1048576") != NULL);
+	core_mlspill3_writer_free(w);
+	close(fd);
+	core_schema_free(s);
+
+	/* Two names of 33 MiB: more schema than a reader reads. */
+	s = core_schema_new(2);
+	name = core_xmalloc(33u << 20);
+	memset(name, 'a', (33u << 20) - 1);
+	name[(33u << 20) - 1] = '\0';
+	core_schema_set(s, 0, name, t);
+	name[0] = 'b';
+	core_schema_set(s, 1, name, t);
+	free(name);
+	fd = memfd_create("long", 0);
+	w = core_mlspill3_writer_new(fd, "long", s, 0);
+	memset(&err, 0, sizeof(err));
+	CHECK_EQ_INT(core_mlspill3_writer_finish(w, &err), CORE_ELIMIT);
+	CHECK(strstr(err.msg, "column names take") != NULL);
+	core_mlspill3_writer_free(w);
+	close(fd);
+	core_schema_free(s);
+
+	memcpy(h, CORE_MLSPILL3_MAGIC, 8);
+	h[8] = CORE_MLSPILL3_MAJOR, h[9] = 0, h[10] = 0, h[11] = 0;
+	memset(h + 12, 0, 4);
+	memcpy(h + 16, &n, 4);
+	i = 8 * n;
+	memcpy(h + 20, &i, 4);
+	fd = memfile(h, sizeof(h));
+	memset(&err, 0, sizeof(err));
+	CHECK_EQ_INT(read_all(fd, &rows, &err), CORE_EDATA);
+	CHECK(strstr(err.msg, "1048577 columns, more than the limit") != NULL);
+	close(fd);
+}
+
 int
 main(void)
 {
@@ -1106,5 +1166,6 @@ main(void)
 	RUN(test_async_writer);
 	RUN(test_strict_reader);
 	RUN(test_zstd_declared_size);
+	RUN(test_column_limit);
 	return unit_done();
 }
