@@ -645,7 +645,7 @@ function parseTsv(text) {
 function toTsvRows(file) {
 	const r = run(join(BIN, 'col2csv'), ['-f', 'tsv', '--no-header', file]);
 	if (r.status !== 0)
-		throw new Error(`col2csv: ${r.stderr}`);
+		throw new Error(`col2csv: ${r.error ? r.error.message : r.signal ? 'killed by ' + r.signal : r.stderr}`);
 	return parseTsv(r.stdout);
 }
 
@@ -658,8 +658,9 @@ function scanRows(args) {
 	if (r.status !== 0)
 		return res;
 	const c = spawnSync(join(BIN, 'col2csv'), ['-f', 'tsv', '--no-header'], { input: r.stdout, encoding: 'utf8', maxBuffer: 1 << 28 });
+	// A spawn that failed (c.error) or a signal has no stderr to show.
 	if (c.status !== 0)
-		throw new Error(`col2csv: ${c.stderr}`);
+		throw new Error(`col2csv: ${c.error ? c.error.message : c.signal ? 'killed by ' + c.signal : c.stderr}`);
 	res.rows = parseTsv(c.stdout);
 	return res;
 }
