@@ -698,6 +698,26 @@ sniff_numfmt(struct core_csv_reader *r, const struct csv_sample *s,
 	}
 }
 
+/*
+ * Takes the pages of a mapped member past its first chunk out of the
+ * resident set.  The sample's points and the chunk guesses each touch a
+ * few bytes far into the file, but the kernel maps whole large folios of
+ * the page cache on a fault (and reads ahead a sequential mapping), so
+ * the resident set would otherwise start at a good part of the file, not
+ * at the few chunks the parse holds.  Pages dropped are faulted in again
+ * from the page cache when next read, with the same bytes.
+ */
+static void
+drop_tail(struct core_csv_reader *r)
+{
+	const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t from = (r->pos + CSV_CHUNK_BYTES + pg - 1) & ~(pg - 1);
+
+	if (r->mapped && from < r->maplen)
+		(void)madvise((char *)r->map + from, r->maplen - from,
+		    MADV_DONTNEED);
+}
+
 static int
 build_schema(struct core_csv_reader *r, struct core_err *err)
 {
@@ -813,6 +833,7 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 			    at + CSV_CHUNK_BYTES < end ? at + CSV_CHUNK_BYTES :
 			    end, at + CSV_CHUNK_BYTES >= end, per, true,
 			    o->comment);
+			drop_tail(r);
 		}
 	}
 	if (o->trim)
@@ -929,6 +950,7 @@ out:
 	core_names_release(&taken);
 	csv_tok_release(&t);
 	csv_sample_release(&s);
+	drop_tail(r);
 	return rc;
 }
 
@@ -1200,6 +1222,7 @@ jobs_setup(struct core_csv_reader *r)
 		g = t;
 		while (g < end && buf[g] != '\n' && buf[g] != '\r')
 			g++;
+		drop_tail(r);
 		if (g < end)
 			g += (buf[g] == '\r' && g + 1 < end &&
 			    buf[g + 1] == '\n') ? 2 : 1;
