@@ -550,8 +550,11 @@ vbuild=$("$bin/csv2col" --version |
 git_sha=${vbuild%% *}
 [ -n "$git_sha" ] || git_sha=unknown
 tree_head=$(git rev-parse --short=12 HEAD 2>/dev/null || echo nocommit)
+# Dirty: the code measured or measuring differs from HEAD (not the
+# records or the README).
 if [ -n "$(git --no-optional-locks status --porcelain -- libcore tools \
-    harness GNUmakefile 2>/dev/null | head -n 1)" ]; then
+    GNUmakefile harness/*.sh harness/*.mjs harness/*.c harness/tpch \
+    harness/tpchgen 2>/dev/null | head -n 1)" ]; then
 	git_dirty=true
 else
 	git_dirty=false
