@@ -139,8 +139,10 @@ rows=$(($(wc -l <"$csv") - 1))
 # Only what the chosen families read: on a loaded machine every node
 # start-up is seconds.
 if want tpch; then
-	make -s -f harness/tpch/Makefile DATA="$D/csv" COL="$D/col" \
-	    BIN="$bin" tables >&2 || die 1 "csv2col of the tables failed"
+	# Not a sub-make of make bench's: its own jobs, no jobserver.
+	MAKEFLAGS= make -s -f harness/tpch/Makefile DATA="$D/csv" \
+	    COL="$D/col" BIN="$bin" tables >&2 ||
+	    die 1 "csv2col of the tables failed"
 else
 	mkdir -p "$D/col"
 	for t in lineitem orders; do
