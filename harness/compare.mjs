@@ -1,10 +1,13 @@
-// compare.mjs - compares two benchmark records written by harness/run.sh.
+// compare.mjs - compares two benchmark records written by harness/bench.sh
+// (or the older harness/run.sh).
 //
 //	node harness/compare.mjs OLD.json NEW.json [--force]
+//	harness/bench.sh --compare OLD.json      (the same, after the run)
 //
 // Refuses (exit 3) when the records were not taken under the same
 // conditions: machine (CPU model, cores, kernel, memory), data (SHA-256 of
-// the input), build mode and compiler, runs and warm-ups.  A difference
+// the input), build mode and compiler, runs and warm-ups, and for
+// bench.sh's records the budgets the cases ran under.  A difference
 // there is the machine or the input, not the code; --force prints the
 // deltas anyway for a reader who knows what moved.  Clock, governor, load
 // and the temporary file system are shown as advisory lines: they move
@@ -54,6 +57,8 @@ const conditions = [
 	['build.compiler', (r) => r.build?.compiler],
 	['method.runs', (r) => r.method?.runs],
 	['method.warmups', (r) => r.method?.warmups],
+	['method.budgets', (r) => r.method?.budgets === undefined ? undefined :
+	    JSON.stringify(r.method.budgets)],
 ];
 let mismatch = 0;
 for (const [name, get] of conditions) {
@@ -88,7 +93,7 @@ const lpad = (s, n) => String(s).padStart(n);
 const f1 = (x) => (typeof x === 'number' ? x.toFixed(1) : '-');
 const spread = (c) => (c.max_wall_ms - c.best_wall_ms) / c.best_wall_ms;
 
-console.log(pad('case', 17) + lpad('best old', 10) + lpad('best new', 10) +
+console.log(pad('case', 26) + lpad('best old', 10) + lpad('best new', 10) +
     lpad('delta', 9) + lpad('med old', 10) + lpad('med new', 10) +
     lpad('cpu old', 10) + lpad('cpu new', 10) + lpad('RSS old', 9) +
     lpad('RSS new', 9) + '  verdict');
@@ -100,7 +105,7 @@ const ids = [...new Set([...ca.keys(), ...cb.keys()])];
 for (const id of ids) {
 	const x = ca.get(id), y = cb.get(id);
 	if (!x || !y) {
-		console.log(pad(id, 17) + `  only in ${x ? 'old' : 'new'} record`);
+		console.log(pad(id, 26) + `  only in ${x ? 'old' : 'new'} record`);
 		changed++;
 		continue;
 	}
@@ -117,7 +122,7 @@ for (const id of ids) {
 		moved++;
 	}
 	const pct = `${d >= 0 ? '+' : ''}${(d * 100).toFixed(1)}%`;
-	console.log(pad(id, 17) + lpad(f1(x.best_wall_ms), 10) +
+	console.log(pad(id, 26) + lpad(f1(x.best_wall_ms), 10) +
 	    lpad(f1(y.best_wall_ms), 10) + lpad(pct, 9) +
 	    lpad(f1(x.median_wall_ms), 10) + lpad(f1(y.median_wall_ms), 10) +
 	    lpad(f1(x.median_cpu_ms), 10) + lpad(f1(y.median_cpu_ms), 10) +

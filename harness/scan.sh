@@ -66,39 +66,12 @@
 # run, 2 a missing binary or tool.
 set -eu
 
-top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
-BUILD=${BUILD:-build/release}
-case $BUILD in /*) ;; *) BUILD="$top/$BUILD" ;; esac
+. "$(dirname "$0")/lib.sh"
 SCALE=${SCALE:-1}
 RUNS=${RUNS:-3}
-shared=${COLPIPE_SHARED:-../shared}
-case $shared in /*) ;; *) shared="$top/$shared" ;; esac
-zst="$shared/data/tpch/sf0.1/lineitem.csv.zst"
-bin=$BUILD/bin
-export LC_ALL=C
-
-say() { printf '%s\n' "$*" >&2; }
-die() { st=$1; shift; say "scan bench: $*"; exit "$st"; }
-jget() { printf '%s' "$1" | sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p"; }
-
-[ -r "$zst" ] || { say "scan bench: skipped: $zst not found"; exit 0; }
-for t in csv2col col2csv colscan col2parquet; do
-	[ -x "$bin/$t" ] || die 2 "$bin/$t: not built"
-done
-command -v zstd >/dev/null || die 2 "zstd: not found (make deps)"
-command -v node >/dev/null &&
-    [ -d tests/oracle/node_modules/@duckdb/node-api ] ||
-    die 2 "node or DuckDB missing (make deps): nothing to check against"
-timer="$BUILD/harness/timer"
-mkdir -p "$BUILD/harness"
-${CC:-cc} -std=c17 -O2 -Wall -Wextra -Werror -o "$timer" harness/timer.c ||
-    die 2 "cannot build harness/timer.c"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/colpipe-scanbench.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+bench_init scan
+need_tools csv2col col2csv colscan col2parquet
+need_duckdb
 
 # The conditions, spelt once and given as they are to colscan and to
 # DuckDB; exported so the pipelines the timer runs under sh -c see them.
@@ -108,20 +81,7 @@ SCAN_WIDE="l_quantity < 5 AND l_shipmode = 'AIR'"
 export SCAN_Q6 SCAN_WIDE
 
 # ---- data: CSV, MLSPILL3, colpipe's Parquet, DuckDB's Parquet ----
-zstd -q -dc "$zst" >"$tmp/one.csv"
-if [ "$SCALE" -le 1 ]; then
-	mv "$tmp/one.csv" "$tmp/li.csv"
-else
-	{
-		cat "$tmp/one.csv"
-		i=1
-		while [ $i -lt "$SCALE" ]; do
-			tail -n +2 "$tmp/one.csv"
-			i=$((i + 1))
-		done
-	} >"$tmp/li.csv"
-	rm "$tmp/one.csv"
-fi
+bench_lineitem
 csv="$tmp/li.csv" col="$tmp/li.col" cpq="$tmp/li.parquet" dpq="$tmp/dd.parquet"
 "$bin/csv2col" "$csv" >"$col" || die 1 "csv2col failed"
 "$bin/col2parquet" -o "$cpq" "$col" || die 1 "col2parquet failed"

@@ -1,0 +1,672 @@
+#!/bin/sh
+# bench.sh - colpipe's benchmark: one table of cases over TPC-H data,
+# every answer checked before anything is timed, the peers (DuckDB, GNU
+# sort, the raw floors) timed in the same run, one JSON record per run.
+#
+#	make bench [SF=0.1|1|...] [CASES=family,...] [RUNS=N]
+#	BUILD=build/release harness/bench.sh [--compare OLD.json]
+#
+# Environment: BUILD (whose bin/ is measured), SF (scale factor, default
+# 0.1: $COLPIPE_SHARED/data/tpch/sf0.1 when it is there, else generated
+# like every other SF by $BUILD/harness/bin/tpchgen -s SF), CASES (a
+# comma-separated list of families, default all: startup scan filter
+# pipe join agg sort parquet tpch), RUNS (timed runs per case, default
+# 3), WARMUPS (untimed runs before them, default 1), QUERIES (the TPC-H
+# query numbers, default 1 to 22), MEM (the in-memory budget of coljoin
+# and colagg, default 1G), SMALL (their spilling budget, default 8M),
+# SORTMEM (colsort's and GNU sort's budget, default 64M: at SF0.1 that
+# spills; below SF 0.1 the two default to 256K and 2M), RECORDS (where
+# the record goes, default harness/records), BENCH_EXTRA (a file of
+# more case lines, sourced after the table: how tests/cli/bench.bats adds
+# a deliberately wrong peer), COLPIPE_SHARED, TMPDIR (data, outputs and
+# spill files: about four times the CSV).
+#
+# Order of work:
+#  1. Data, untimed: the eight tables as CSV, their .col files, Parquet
+#     files of lineitem (col2parquet's and DuckDB's), whatever the chosen
+#     families read; each file's SHA-256 goes in the record.
+#  2. Answers: every case runs once with its output kept, and its check
+#     (a shell test against DuckDB's answer on the same files, or a byte
+#     comparison with the input of a round trip) must pass; a spill case
+#     must also say on --stats that it spilled, and leave its temporary
+#     directory empty.  One wrong answer stops the run with status 1,
+#     before anything is timed and without a record.
+#  3. Times: harness/timer runs each case WARMUPS + RUNS times as one
+#     whole process (sh -c COMMAND): wall, CPU and peak RSS from wait4.
+#     A failed run stops everything; spill directories are checked empty
+#     again after each case.
+#  4. The record, $RECORDS/<UTC date>-<sha>[-SF<sf>].json, and the table
+#     (harness/bench_report.mjs): each case's best and median, CPU, peak
+#     RSS and its ratio to its peer (colpipe over peer: below 1 is
+#     colpipe faster).  With --compare OLD.json, harness/compare.mjs then
+#     holds the new record against OLD.
+#
+# A case line:   c ID PEER 'CHECK' 'COMMAND' 'WHAT'
+# ID is FAMILY/NAME; PEER the id of the case it is held against, or -.
+# COMMAND is run by sh -c with B (the tools), H (harness/), D (the data
+# directory: csv/, col/, li.parquet, dd.parquet, li.tbl, tpch.duckdb) and
+# T (the case's scratch directory, T/spill its temporary directory;
+# a file the case writes is T/o) in its environment.  CHECK is run by
+# this shell after the answer run, with OUT the file of the command's
+# standard output (or T/o when the command wrote one).
+#
+# Exit status: 0 recorded, 1 a wrong answer or a failed run, 2 a missing
+# binary, tool or data, or a usage error.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+usage()
+{
+	say "usage: harness/bench.sh [--compare OLD.json]"
+	say "  (SF, CASES, RUNS, WARMUPS, QUERIES from the environment;" \
+	    "see the comment at the top)"
+	exit 2
+}
+compare=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--compare)
+		[ $# -ge 2 ] || usage
+		compare=$2
+		shift 2
+		;;
+	*) usage ;;
+	esac
+done
+[ -z "$compare" ] || [ -r "$compare" ] || {
+	say "bench: --compare $compare: no such record"
+	exit 2
+}
+SF=${SF:-0.1}
+RUNS=${RUNS:-3}
+WARMUPS=${WARMUPS:-1}
+MEM=${MEM:-1G}
+# The spilling budgets must be smaller than the data: below SF 0.1
+# (the self-test's SF 0.01) they shrink with it.
+if awk -v s="$SF" 'BEGIN { exit !(s < 0.1) }'; then
+	SMALL=${SMALL:-256K}
+	SORTMEM=${SORTMEM:-2M}
+else
+	SMALL=${SMALL:-8M}
+	SORTMEM=${SORTMEM:-64M}
+fi
+QUERIES=${QUERIES:-$(seq 1 22)}
+ALL="startup scan filter pipe join agg sort parquet tpch"
+CASES=${CASES:-all}
+[ "$CASES" = all ] && CASES=$ALL
+CASES=$(echo "$CASES" | tr ',' ' ')
+for f in $CASES; do
+	case " $ALL " in
+	*" $f "*) ;;
+	*) say "bench: CASES: no family $f (families: $ALL)"; exit 2 ;;
+	esac
+done
+bench_init bench
+RECORDS=${RECORDS:-harness/records}
+need_tools csv2col col2csv colscan colagg coljoin colsort col2parquet
+need_duckdb
+command -v zstd >/dev/null || die 2 "zstd: not found (make deps)"
+command -v sort >/dev/null || die 2 "sort: not found"
+tpchgen=$BUILD/harness/bin/tpchgen
+
+PATH=$bin:$PATH
+export PATH
+want() { case " $CASES " in *" $1 "*) return 0 ;; esac; return 1; }
+
+B=$bin H=$top/harness D=$tmp/data T=$tmp/w
+export B H D T MEM SMALL SORTMEM
+mkdir -p "$D/csv" "$tmp/cases" "$tmp/ans"
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+say "bench: families: $CASES; SF $SF; $RUNS runs after $WARMUPS" \
+    "warm-up(s); load average $load_start"
+
+# ---- 1. data ----
+tables="region nation supplier customer part partsupp orders lineitem"
+src="$shared/data/tpch/sf0.1"
+if [ "$SF" = 0.1 ] && [ -r "$src/lineitem.csv.zst" ]; then
+	for t in $tables; do
+		zstd -q -dc "$src/$t.csv.zst" >"$D/csv/$t.csv" ||
+		    die 2 "$src/$t.csv.zst: cannot decompress"
+	done
+	data_from="$src/*.csv.zst (decompressed)"
+else
+	[ -x "$tpchgen" ] || die 2 "$tpchgen: not built (make)"
+	"$tpchgen" -s "$SF" -o "$D/csv" || die 1 "tpchgen -s $SF failed"
+	data_from="tpchgen -s $SF"
+fi
+csv=$D/csv/lineitem.csv
+rows=$(($(wc -l <"$csv") - 1))
+# Only what the chosen families read: on a loaded machine every node
+# start-up is seconds.
+if want tpch; then
+	# Not a sub-make of make bench's: its own jobs, no jobserver.
+	MAKEFLAGS= make -s -f harness/tpch/Makefile DATA="$D/csv" \
+	    COL="$D/col" BIN="$bin" tables >&2 ||
+	    die 1 "csv2col of the tables failed"
+else
+	mkdir -p "$D/col"
+	for t in lineitem orders; do
+		"$bin/csv2col" "$D/csv/$t.csv" >"$D/col/$t.col" ||
+		    die 1 "csv2col $t.csv failed"
+	done
+fi
+if want scan || want filter || want parquet; then
+	"$bin/col2parquet" -o "$D/li.parquet" "$D/col/lineitem.col" ||
+	    die 1 "col2parquet of lineitem failed"
+fi
+if want scan || want filter || want agg; then
+	node harness/scan_duckdb.mjs copy "$csv" "$D/dd.parquet" ||
+	    die 1 "DuckDB cannot write lineitem as Parquet"
+fi
+if want sort; then
+	"$bin/col2csv" -f tsv --no-header "$D/col/lineitem.col" |
+	    tr '\t' '|' >"$D/li.tbl"
+fi
+if want tpch; then
+	node harness/tpch_duckdb.mjs load "$D/csv" "$D/tpch.duckdb" ||
+	    die 1 "DuckDB cannot load the tables"
+fi
+say "bench: data from $data_from: lineitem $rows rows," \
+    "$(du -sm "$D/csv" | cut -f1) MB of CSV"
+
+# ---- the reference answers, from DuckDB over the CSV ----
+qty=$("$bin/colagg" "sum(l_quantity) AS s" "$D/col/lineitem.col" |
+    "$bin/col2csv" --no-header | sed 's/\.00*$//')
+if want scan || want parquet; then
+	dd_li=$(node harness/parquet_duckdb.mjs answer "$csv") ||
+	    die 1 "DuckDB cannot read lineitem.csv"
+	case $dd_li in
+	"rows=$rows sum_qty=$qty.00 "*) ;;
+	*) die 1 "lineitem: DuckDB reads $dd_li, colagg sums l_quantity" \
+	    "to $qty over $rows rows" ;;
+	esac
+fi
+# The conditions, spelt once, given as they are to colscan and DuckDB.
+SCAN_Q6="l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01'"
+SCAN_Q6="$SCAN_Q6 AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24"
+SCAN_WIDE="l_quantity < 5 AND l_shipmode = 'AIR'"
+SCAN_SEL="l_extendedprice, l_discount"
+AGG_Q1W="l_shipdate <= DATE '1998-09-02'"
+AGG_Q1K="l_returnflag, l_linestatus"
+AGG_Q1="sum(l_quantity) AS sum_qty, sum(l_extendedprice) AS sum_base_price,
+    sum(l_extendedprice * (1 - l_discount)) AS sum_disc_price,
+    sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS sum_charge,
+    avg(l_quantity) AS avg_qty, avg(l_extendedprice) AS avg_price,
+    avg(l_discount) AS avg_disc, count(*) AS count_order"
+AGG_HC="count(*) AS n, sum(l_quantity) AS q, sum(l_extendedprice) AS p,
+    max(l_shipdate) AS last"
+export SCAN_Q6 SCAN_WIDE SCAN_SEL AGG_Q1W AGG_Q1K AGG_Q1 AGG_HC
+if want scan || want filter; then
+	q6_ans=$(node harness/scan_duckdb.mjs check "$csv" "$SCAN_Q6") ||
+	    die 1 "DuckDB: q6 failed"
+	wide_ans=$(node harness/scan_duckdb.mjs check "$csv" "$SCAN_WIDE") ||
+	    die 1 "DuckDB: wide failed"
+	q6_rows=${q6_ans%% *} q6_rows=${q6_rows#rows=}
+	q6_sum=${q6_ans#* sum=}
+	wide_rows=${wide_ans%% *} wide_rows=${wide_rows#rows=}
+fi
+if want agg; then
+	q1_ans=$(node harness/agg_duckdb.mjs check q1 "$csv") ||
+	    die 1 "DuckDB: q1 failed"
+	hc_ans=$(node harness/agg_duckdb.mjs check hc "$csv") ||
+	    die 1 "DuckDB: hc failed"
+fi
+sort_limit=none
+if want sort; then
+	sort -t'|' -k11,11 -k1,1n -S "$SORTMEM" -T "$tmp" "$D/li.tbl" |
+	    cut -d'|' -f1,11 >"$tmp/sort.want"
+	# DuckDB at SORTMEM when it accepts it, else the smallest of these
+	# that completes (recorded in the case's command).
+	sort_limit=
+	mb=$(echo "$SORTMEM" | sed -n 's/^\([0-9]*\)[Mm].*/\1/p')
+	for lim in ${mb:+${mb}MB} 96MB 128MB 256MB 512MB 1GB 4GB; do
+		if node harness/sort_duckdb.mjs "$csv" "$tmp/dd.sorted" "$lim" \
+		    2>/dev/null; then
+			sort_limit=$lim
+			break
+		fi
+	done
+	rm -rf "$tmp/dd.sorted" "$tmp/duckdb.tmp"
+	[ -n "$sort_limit" ] || die 1 "DuckDB cannot sort lineitem at 4GB"
+fi
+
+# ---- the checks the case table uses (OUT: the answer run's output) ----
+# same FILE: OUT is FILE byte for byte.
+same() { cmp -s "$OUT" "$1"; }
+# lines N: OUT has N lines.
+lines() { [ "$(wc -l <"$OUT")" -eq "$1" ]; }
+# count N: OUT, an MLSPILL3 stream, has N rows.
+count() { [ "$("$bin/colscan" --count "$OUT")" = "$1" ]; }
+# q6sum: OUT (MLSPILL3 of l_extendedprice, l_discount) has DuckDB's q6
+# rows, and their products sum to its sum, in cents exactly.
+q6sum() {
+	got=$("$bin/col2csv" --no-header "$OUT" | awk -F, '
+	function c(x) { return int(x * 100 + (x < 0 ? -0.5 : 0.5)) }
+	{ n++; s += c($1) * c($2) }
+	END { printf "%d %.0f\n", n, s }')
+	[ "$got" = "$q6_rows $(echo "$q6_sum" | tr -d .)" ]
+}
+# near X: OUT holds one number within a relative 1e-9 of X (DuckDB's
+# DOUBLE sums add in a thread-dependent order).
+near() {
+	awk -v x="$1" 'NR == 1 { d = $1 - x; if (d < 0) d = -d
+	    ok = d <= 1e-9 * (x < 0 ? -x : x) } END { exit !(NR == 1 && ok) }' \
+	    "$OUT"
+}
+fix4() {
+	awk -F, -v OFS=, '{ for (i = 1; i <= NF; i++)
+	    if ($i ~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/) $i = sprintf("%.4f", $i)
+	    print }'
+}
+# q1: OUT (colagg's Q1 groups) sorted is DuckDB's Q1, to 4 decimals.
+q1() {
+	[ "$("$bin/colsort" -k l_returnflag -k l_linestatus "$OUT" |
+	    "$bin/col2csv" --no-header | fix4)" = "$q1_ans" ]
+}
+# hc: OUT (lineitem by l_orderkey) has DuckDB's groups and sums.
+hc() {
+	[ "$("$bin/colagg" "count(*), sum(n), sum(q), sum(p)" "$OUT" |
+	    "$bin/col2csv" --no-header | fix4)" = "$hc_ans" ]
+}
+# ddagg CASE FILE: DuckDB's answer to CASE over FILE is the CSV's.
+ddagg() {
+	eval "w=\$${1}_ans"
+	[ "$(node harness/agg_duckdb.mjs check "$1" "$2")" = "$w" ]
+}
+# widecsv: OUT is CSV with a header and DuckDB's wide rows.
+widecsv() { lines $((wide_rows + 1)); }
+# sorted TSV|CSV|TBL: OUT's (l_orderkey, l_shipdate) sequence is GNU
+# sort's: OUT as MLSPILL3, CSV without a header, or '|' text.
+sorted() {
+	case $1 in
+	col) "$bin/col2csv" -f tsv --no-header "$OUT" | cut -f1,11 |
+	    tr '\t' '|' ;;
+	csv) tr -d '"' <"$OUT" | awk -F, '{ print $1 "|" $11 }' ;;
+	tbl) cut -d'|' -f1,11 "$OUT" ;;
+	esac | cmp -s - "$tmp/sort.want"
+}
+# spilled: the case's --stats (T/stats) reports temporary files written.
+spilled() {
+	grep -Eq ' [1-9][0-9]* (runs|partitions)' "$T/stats" &&
+	    ! grep -q ' 0\.0 MB spilled' "$T/stats"
+}
+# pq FILE: DuckDB reads FILE (Parquet) as the same rows as lineitem.csv.
+pq() { [ "$(node harness/parquet_duckdb.mjs answer "$1")" = "$dd_li" ]; }
+# tpchans SIDE NN: keeps OUT for the TPC-H check after the answer runs.
+tpchans() { cp "$OUT" "$tmp/ans/q$2.$1.csv"; }
+
+# ---- 2. the case table ----
+ncase=0
+c() {
+	fam=${1%%/*}
+	want "$fam" || return 0
+	ncase=$((ncase + 1))
+	n=$(printf '%03d' $ncase)
+	printf '%s\n' "$1" >"$tmp/cases/$n.id"
+	printf '%s\n' "$2" >"$tmp/cases/$n.peer"
+	printf '%s\n' "$3" >"$tmp/cases/$n.check"
+	printf '%s\n' "$4" >"$tmp/cases/$n.cmd"
+	printf '%s\n' "$5" >"$tmp/cases/$n.what"
+}
+# Shorthands the commands use (exported, so the record shows the command
+# as it was typed and method.variables says what the names are).
+LCSV=$D/csv/lineitem.csv OCSV=$D/csv/orders.csv
+LCOL=$D/col/lineitem.col OCOL=$D/col/orders.col
+ON='--on l_orderkey=o_orderkey' KEYS='-k l_shipdate -k l_orderkey'
+export LCSV OCSV LCOL OCOL ON KEYS
+L='"$LCSV"'
+
+# Start-up: a process that reads nothing.  bash -c true is the floor of
+# every case (each runs under bash -c).
+c startup/bash - ':' 'true' 'bash -c true: the shell every case runs under'
+for t in csv2col col2csv colscan colagg coljoin colsort col2parquet; do
+	c "startup/$t" startup/duckdb "grep -q '^$t ' \"\$OUT\"" \
+	    "\"\$B/$t\" --version" "$t --version"
+done
+c startup/duckdb - '[ ! -s "$OUT" ]' 'node "$H/tpch_duckdb.mjs" startup' \
+    'node loads DuckDB and connects, 2 threads'
+
+# Scan: the bytes, the CSV parse, colscan over each stored form.
+c scan/cat - "same $L" 'cat "$LCSV"' 'cat lineitem.csv: the floor of a reader'
+c scan/csv2col scan/duckdb_csv '"$B/col2csv" "$OUT" | cmp -s - "$LCSV"' \
+    '"$B/csv2col" "$LCSV"' 'csv2col lineitem.csv (round trip checked)'
+c scan/duckdb_csv - \
+    "[ \"\$(cat \"\$OUT\")\" = 'rows=$rows sum_l_quantity=$qty' ]" \
+    'node "$H/duckdb_csv.mjs" "$LCSV"' \
+    'DuckDB CREATE TABLE AS read_csv(lineitem.csv), count and sum'
+c scan/q6_csv scan/duckdb_q6_csv q6sum \
+    '"$B/csv2col" "$LCSV" | "$B/colscan" -w "$SCAN_Q6" -s "$SCAN_SEL"' \
+    'Q6 filter: csv2col | colscan'
+c scan/q6_col scan/duckdb_q6_parquet q6sum \
+    '"$B/colscan" -w "$SCAN_Q6" -s "$SCAN_SEL" "$LCOL"' \
+    'Q6 filter: colscan lineitem.col'
+c scan/q6_parquet scan/duckdb_q6_parquet q6sum \
+    '"$B/colscan" -w "$SCAN_Q6" -s "$SCAN_SEL" "$D/li.parquet"' \
+    'Q6 filter: colscan li.parquet (col2parquet)'
+c scan/q6_ddparquet scan/duckdb_q6_parquet q6sum \
+    '"$B/colscan" -w "$SCAN_Q6" -s "$SCAN_SEL" "$D/dd.parquet"' \
+    "Q6 filter: colscan dd.parquet (DuckDB's)"
+c scan/duckdb_q6_csv - 'near "$q6_sum"' \
+    'node "$H/scan_duckdb.mjs" q6 "$LCSV" "$SCAN_Q6"' \
+    'DuckDB Q6 with its sum over lineitem.csv'
+c scan/duckdb_q6_parquet - 'near "$q6_sum"' \
+    'node "$H/scan_duckdb.mjs" q6 "$D/dd.parquet" "$SCAN_Q6"' \
+    'DuckDB Q6 with its sum over dd.parquet'
+c scan/count_col scan/duckdb_count "[ \"\$(cat \"\$OUT\")\" = $rows ]" \
+    '"$B/colscan" --count "$LCOL"' 'colscan --count .col'
+c scan/count_parquet scan/duckdb_count "[ \"\$(cat \"\$OUT\")\" = $rows ]" \
+    '"$B/colscan" --count "$D/li.parquet"' 'colscan --count Parquet'
+c scan/duckdb_count - "[ \"\$(cat \"\$OUT\")\" = $rows ]" \
+    'node "$H/scan_duckdb.mjs" count "$D/li.parquet"' \
+    'DuckDB count(*) of the Parquet file'
+
+# Filter: a selective condition, every column out as CSV.
+c filter/wide_csv filter/duckdb_csv widecsv \
+    '"$B/csv2col" "$LCSV" | "$B/colscan" -w "$SCAN_WIDE" | "$B/col2csv"' \
+    'l_quantity < 5 AND AIR, SELECT *: csv2col | colscan | col2csv'
+c filter/wide_col filter/duckdb_parquet widecsv \
+    '"$B/colscan" -w "$SCAN_WIDE" "$LCOL" | "$B/col2csv"' \
+    'the same from lineitem.col'
+c filter/wide_parquet filter/duckdb_parquet widecsv \
+    '"$B/colscan" -w "$SCAN_WIDE" "$D/li.parquet" | "$B/col2csv"' \
+    'the same from li.parquet'
+c filter/duckdb_csv - widecsv \
+    'node "$H/scan_duckdb.mjs" wide "$LCSV" "$SCAN_WIDE" "$T/o"' \
+    'DuckDB COPY (SELECT * ... WHERE) TO csv from lineitem.csv'
+c filter/duckdb_parquet - widecsv \
+    'node "$H/scan_duckdb.mjs" wide "$D/dd.parquet" "$SCAN_WIDE" "$T/o"' \
+    'the same from dd.parquet'
+
+# Pipe: what a stage costs.  The floors are cat and a pipe hop.
+c pipe/hop pipe/cat "same $L" 'cat "$LCSV" | cat' 'cat | cat: a pipe hop'
+c pipe/cat - "same $L" 'cat "$LCSV"' 'cat lineitem.csv'
+c pipe/two pipe/hop "same $L" '"$B/csv2col" "$LCSV" | "$B/col2csv"' \
+    'csv2col | col2csv (round trip, byte for byte)'
+c pipe/three pipe/two "same $L" \
+    '"$B/csv2col" "$LCSV" | "$B/colscan" | "$B/col2csv"' \
+    'csv2col | colscan | col2csv: one more pass-through stage'
+
+# Join: lineitem with orders; every line item has its order.
+c join/col_mem join/duckdb_csv "count $rows" \
+    '"$B/coljoin" -T "$T/spill" -m "$MEM" $ON "$LCOL" "$OCOL"' \
+    'coljoin lineitem.col orders.col at MEM'
+c join/col_spill join/col_mem "count $rows && spilled" \
+    '"$B/coljoin" --stats -T "$T/spill" -m "$SMALL" $ON "$LCOL" "$OCOL" \
+    2>"$T/stats"' 'the same at SMALL: partitions spilled'
+c join/csv join/duckdb_csv "lines $rows" \
+    '"$B/coljoin" -T "$T/spill" -m "$MEM" $ON <("$B/csv2col" "$LCSV") \
+    <("$B/csv2col" "$OCSV") | "$B/col2csv" --no-header' \
+    'end to end: coljoin of two csv2col pipes | col2csv'
+c join/duckdb_csv - "lines $rows" \
+    'node "$H/join_duckdb.mjs" csv "$LCSV" "$OCSV" "$T/o" 1GB' \
+    'DuckDB COPY (read_csv JOIN read_csv) TO csv, memory_limit 1GB'
+
+# Aggregate: TPC-H Q1 and a high-cardinality group-by.
+c agg/q1_col agg/duckdb_q1_parquet q1 \
+    '"$B/colscan" -w "$AGG_Q1W" "$LCOL" |
+    "$B/colagg" -m "$MEM" --by "$AGG_Q1K" "$AGG_Q1"' \
+    'Q1: colscan lineitem.col | colagg'
+c agg/q1_csv agg/duckdb_q1_csv q1 \
+    '"$B/csv2col" "$LCSV" | "$B/colscan" -w "$AGG_Q1W" |
+    "$B/colagg" -m "$MEM" --by "$AGG_Q1K" "$AGG_Q1"' \
+    'Q1: csv2col | colscan | colagg'
+c agg/duckdb_q1_csv - 'ddagg q1 "$LCSV"' \
+    'node "$H/agg_duckdb.mjs" run q1 "$LCSV"' 'DuckDB Q1 over lineitem.csv'
+c agg/duckdb_q1_parquet - 'ddagg q1 "$D/dd.parquet"' \
+    'node "$H/agg_duckdb.mjs" run q1 "$D/dd.parquet"' \
+    'DuckDB Q1 over dd.parquet'
+c agg/hc_col agg/duckdb_hc_parquet hc \
+    '"$B/colagg" -m "$MEM" --by l_orderkey "$AGG_HC" "$LCOL"' \
+    'lineitem by l_orderkey (a group an order) at MEM'
+c agg/hc_spill agg/hc_col 'hc && spilled' \
+    '"$B/colagg" --stats -m "$SMALL" -T "$T/spill" --by l_orderkey \
+    "$AGG_HC" "$LCOL" 2>"$T/stats"' 'the same at SMALL: partitions spilled'
+c agg/duckdb_hc_parquet - 'ddagg hc "$D/dd.parquet"' \
+    'node "$H/agg_duckdb.mjs" run hc "$D/dd.parquet"' \
+    'DuckDB by l_orderkey over dd.parquet'
+
+# Sort: lineitem by (l_shipdate, l_orderkey) under SORTMEM, which spills.
+c sort/col sort/gnu 'sorted col && spilled' \
+    '"$B/colsort" --stats -m "$SORTMEM" -T "$T/spill" $KEYS "$LCOL" \
+    2>"$T/stats"' 'colsort lineitem.col at SORTMEM: runs spilled'
+c sort/csv sort/duckdb 'sorted csv' \
+    '"$B/csv2col" "$LCSV" | "$B/colsort" -m "$SORTMEM" -T "$T/spill" $KEYS |
+    "$B/col2csv" --no-header' 'csv2col | colsort | col2csv at SORTMEM'
+c sort/gnu - 'sorted tbl' \
+    'sort -t"|" -k11,11 -k1,1n -S "$SORTMEM" -T "$T/spill" "$D/li.tbl"' \
+    "GNU sort of the same rows as '|' text, -S SORTMEM"
+c sort/duckdb - 'sorted csv' \
+    "node \"\$H/sort_duckdb.mjs\" \"\$LCSV\" \"\$T/o\" $sort_limit" \
+    "DuckDB COPY (read_csv ORDER BY) TO csv, memory_limit $sort_limit"
+
+# Parquet: write (snappy) and read back whole.
+c parquet/write parquet/duckdb_write 'pq "$OUT"' \
+    '"$B/csv2col" "$LCSV" | "$B/col2parquet" -c snappy -o "$T/o"' \
+    'csv2col | col2parquet -c snappy'
+c parquet/write_col parquet/duckdb_write 'pq "$OUT"' \
+    '"$B/col2parquet" -c snappy -o "$T/o" "$LCOL"' 'col2parquet lineitem.col'
+c parquet/duckdb_write - 'pq "$OUT"' \
+    'node "$H/parquet_duckdb.mjs" copy "$LCSV" "$T/o" snappy' \
+    'DuckDB COPY (read_csv) TO parquet, snappy'
+c parquet/read parquet/duckdb_read "same $L" \
+    '"$B/colscan" "$D/li.parquet" | "$B/col2csv"' \
+    'colscan li.parquet | col2csv: every value back, byte for byte'
+c parquet/duckdb_read - "lines $((rows + 1))" \
+    'node "$H/scan_duckdb.mjs" wide "$D/li.parquet" true "$T/o"' \
+    'DuckDB COPY (read_parquet) TO csv'
+
+# TPC-H: the 22 queries as pipelines and DuckDB's official SQL.
+for q in $QUERIES; do
+	nn=$(printf '%02d' "$q")
+	c "tpch/q${nn}_csv" "tpch/q${nn}_duckdb_csv" "tpchans csv $nn" \
+	    "\"\$H/tpch/q$nn.sh\" \"\$D/csv\"" "Q$nn pipeline from CSV"
+	c "tpch/q${nn}_col" "tpch/q${nn}_duckdb_db" "tpchans col $nn" \
+	    "\"\$H/tpch/q$nn.sh\" \"\$D/col\"" "Q$nn pipeline from .col"
+	c "tpch/q${nn}_duckdb_csv" - : \
+	    "node \"\$H/tpch_duckdb.mjs\" csv $nn \"\$D/csv\"" \
+	    "Q$nn DuckDB over read_csv views"
+	c "tpch/q${nn}_duckdb_db" - : \
+	    "node \"\$H/tpch_duckdb.mjs\" db $nn \"\$D/tpch.duckdb\"" \
+	    "Q$nn DuckDB over its own tables"
+done
+
+if [ -n "${BENCH_EXTRA:-}" ]; then
+	# shellcheck disable=SC1090
+	. "$BENCH_EXTRA"
+fi
+[ $ncase -gt 0 ] || die 2 "no cases selected"
+
+# ---- answers ----
+# fresh: an empty scratch directory for the next case.
+fresh() { rm -rf "$T"; mkdir -p "$T/spill"; }
+# spill_empty ID: the case left nothing in its temporary directory.
+spill_empty() {
+	[ -z "$(ls -A "$T/spill")" ] ||
+	    die 1 "$1: left files in its temporary directory:" \
+	    "$(ls -A "$T/spill" | head -n 3)"
+}
+say "bench: checking $ncase answers"
+for f in "$tmp"/cases/*.id; do
+	n=${f%.id}
+	id=$(cat "$f")
+	fresh
+	if ! bash -c "$(cat "$n.cmd")" >"$tmp/out" 2>"$tmp/err" </dev/null
+	then
+		die 1 "$id: failed: $(head -n 3 "$tmp/err")"
+	fi
+	OUT=$tmp/out
+	[ -e "$T/o" ] && OUT=$T/o
+	eval "$(cat "$n.check")" ||
+	    die 1 "$id: WRONG ANSWER (check: $(cat "$n.check")); nothing timed"
+	spill_empty "$id"
+	sha <"$OUT" >"$n.sha"
+done
+if want tpch; then
+	nns=
+	for q in $QUERIES; do nns="$nns $(printf '%02d' "$q")"; done
+	# shellcheck disable=SC2086
+	node harness/tpch_duckdb.mjs check "$D/tpch.duckdb" "$D/csv" \
+	    "$tmp/ans" $nns >"$tmp/tpch.check" || {
+		grep -v ' ok$' "$tmp/tpch.check" >&2
+		die 1 "TPC-H: WRONG ANSWER; nothing timed"
+	}
+fi
+say "bench: answers right"
+
+# ---- 3. times ----
+for f in "$tmp"/cases/*.id; do
+	n=${f%.id}
+	id=$(cat "$f")
+	fresh
+	say "bench: timing $id"
+	# bash, not sh: the end-to-end join reads two process substitutions.
+	"$timer" -n "$RUNS" -w "$WARMUPS" -- bash -c "$(cat "$n.cmd")" \
+	    >"$n.time" || die 1 "$id: a run failed; nothing recorded"
+	spill_empty "$id"
+done
+rm -rf "$T"
+load_end=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# ---- 4. the record ----
+json_str()
+{
+	printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' |
+	    tr '\t\n' '  ')"
+}
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+mhz=$(sed -n 's/^cpu MHz[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+gov=$(cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor \
+    2>/dev/null || echo unknown)
+flags=$(cat "$BUILD/.flags" 2>/dev/null || echo unknown)
+case $flags in
+*-fsanitize=*) mode=asan ;;
+*-O0*) mode=debug ;;
+*-O2*) mode=release ;;
+*) mode=unknown ;;
+esac
+[ "$mode" = release ] || say "bench: warning: $BUILD is a $mode build"
+ccbin=${flags%% *}
+compiler=$($ccbin --version 2>/dev/null | head -n 1 || echo unknown)
+vbuild=$("$bin/csv2col" --version |
+    sed -n 's/^build \([^,]*\), \([a-z]*\) mode$/\1 \2/p')
+git_sha=${vbuild%% *}
+[ -n "$git_sha" ] || git_sha=unknown
+tree_head=$(git rev-parse --short=12 HEAD 2>/dev/null || echo nocommit)
+# Dirty: the code measured or measuring differs from HEAD (not the
+# records or the README).
+if [ -n "$(git --no-optional-locks status --porcelain -- libcore tools \
+    GNUmakefile harness/*.sh harness/*.mjs harness/*.c harness/tpch \
+    harness/tpchgen 2>/dev/null | head -n 1)" ]; then
+	git_dirty=true
+else
+	git_dirty=false
+fi
+bins=
+for f in "$bin"/* "$tpchgen" "$timer"; do
+	[ -f "$f" ] || continue
+	bins="$bins${bins:+,}
+      $(json_str "${f##*/}"): \"$(sha <"$f")\""
+done
+files=
+for f in "$D"/csv/*.csv "$D/li.parquet" "$D/dd.parquet"; do
+	[ -f "$f" ] || continue
+	fsha=$(sha <"$f")
+	fbytes=$(wc -c <"$f" | tr -d ' ')
+	files="$files${files:+,}
+      $(json_str "${f#"$D"/}"): {\"sha256\": \"$fsha\", \"bytes\": $fbytes}"
+done
+# One hash for the data: the CSV files' hashes in name order.
+data_sha=$(for f in "$D"/csv/*.csv; do sha <"$f"; done | sha)
+cases=
+for f in "$tmp"/cases/*.id; do
+	n=${f%.id}
+	cases="$cases${cases:+,}
+    {\"id\": $(json_str "$(cat "$f")"),
+     \"peer\": $(json_str "$(cat "$n.peer")"),
+     \"what\": $(json_str "$(cat "$n.what")"),
+     \"command\": $(json_str "$(cat "$n.cmd")"),
+     \"check\": $(json_str "$(cat "$n.check")"),
+     \"output_sha256\": \"$(cat "$n.sha")\", $(sed 's/^{//' "$n.time")"
+done
+tmpfs=$(stat -f -c %T "$tmp" 2>/dev/null || echo unknown)
+ddver=$(node harness/duckdb_csv.mjs --startup | sed 's/^duckdb=//')
+mkdir -p "$RECORDS"
+sfx=
+[ "$SF" = 0.1 ] || sfx="-sf$SF"
+rec="$RECORDS/$(date -u +%Y-%m-%d)-$git_sha$sfx.json"
+k=2
+while [ -e "$rec" ]; do
+	rec="$RECORDS/$(date -u +%Y-%m-%d)-$git_sha$sfx-$k.json"
+	k=$((k + 1))
+done
+cat >"$tmp/record.json" <<EOF
+{
+  "schema": "colpipe-bench/2",
+  "taken_utc": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
+  "machine": {
+    "cpu": $(json_str "$cpu"),
+    "cores": $(nproc),
+    "kernel": $(json_str "$(uname -sr)"),
+    "mem_kb": $(sed -n 's/^MemTotal: *\([0-9]*\) kB/\1/p' /proc/meminfo),
+    "advisory": {
+      "cpu_mhz_at_start": $(json_str "$mhz"),
+      "governor": $(json_str "$gov"),
+      "loadavg_start": $(json_str "$load_start"),
+      "loadavg_end": $(json_str "$load_end"),
+      "tmp_fs": $(json_str "$tmpfs")
+    }
+  },
+  "build": {
+    "mode": "$mode",
+    "compiler": $(json_str "$compiler"),
+    "flags": $(json_str "$flags"),
+    "git_sha": "$git_sha",
+    "tree_head": "$tree_head",
+    "git_dirty": $git_dirty,
+    "version": $(json_str "$("$bin/csv2col" --version | head -n 1)"),
+    "binaries_sha256": {$bins
+    }
+  },
+  "toolchain": {
+    "node": $(json_str "$(node --version)"),
+    "duckdb": $(json_str "$ddver"),
+    "sort": $(json_str "$(sort --version | head -n 1)")
+  },
+  "data": {
+    "name": "tpch-sf$SF",
+    "from": $(json_str "$data_from"),
+    "sf": $(json_str "$SF"),
+    "sha256": "$data_sha",
+    "lineitem_rows": $rows,
+    "files": {$files
+    }
+  },
+  "method": {
+    "runs": $RUNS,
+    "warmups": $WARMUPS,
+    "families": $(json_str "$CASES"),
+    "queries": $(json_str "$(echo $QUERIES)"),
+    "budgets": {"MEM": "$MEM", "SMALL": "$SMALL", "SORTMEM": "$SORTMEM"},
+    "threads": "DuckDB 2 threads; its memory limit where a case gives one",
+    "timer": "harness/timer.c: bash -c COMMAND by posix_spawn, rusage of wait4",
+    "output_hash": "sha256 of stdout (or T/o, the file written), answer run",
+    "variables": {"B": "the build's bin/", "H": "harness/",
+      "D": "the data: csv/, col/, li.parquet, dd.parquet, li.tbl, tpch.duckdb",
+      "T": "the case's scratch directory; T/spill its temporary directory",
+      "LCSV": "D/csv/lineitem.csv", "OCSV": "D/csv/orders.csv",
+      "LCOL": "D/col/lineitem.col", "OCOL": "D/col/orders.col",
+      "ON": "$ON", "KEYS": "$KEYS"}
+  },
+  "cases": [$cases
+  ]
+}
+EOF
+node harness/bench_report.mjs "$tmp/record.json" >"$tmp/table" ||
+    die 1 "bench_report.mjs failed"
+mv "$tmp/record.json" "$rec"
+cat "$tmp/table"
+printf 'record: %s\n' "$rec"
+if [ -n "$compare" ]; then
+	echo
+	node harness/compare.mjs "$compare" "$rec"
+fi
