@@ -104,6 +104,56 @@ $(diff want.csv got.csv | head -5)"
 	[[ $stderr == *" 0 skipped"* ]] || fail "skipped without stats: $stderr"
 }
 
+@test "pages ruled out by the page index are skipped, and the answers are the same without pruning" {
+	# One row group of many small pages: only the page index can prune.
+	col2parquet --row-group-rows 100000 --page-bytes 2K -o p.parquet t.col
+	for w in "k < 700" "k >= 4200" "k BETWEEN 2100 AND 2200" \
+	    "k IN (7, 4999)" "k = 3001 AND amount > 0" \
+	    "k > 4000 AND k < 4100 AND label LIKE 'label 1%'" \
+	    "day >= DATE '1999-12-01' AND k < 2000"; do
+		for sel in "*" "label, k" "score"; do
+			run --separate-stderr colscan --stats --select "$sel" \
+			    --where "$w" p.parquet
+			status_is 0
+			[[ $stderr =~ ([0-9]+)\ pages\ read,\ ([0-9]+)\ skipped ]] ||
+			    fail "$w: no page counts in: $stderr"
+			[ "${BASH_REMATCH[2]}" -gt 0 ] ||
+			    fail "$w: no page skipped: $stderr"
+			colscan --select "$sel" --where "$w" p.parquet |
+			    col2csv >pruned.csv
+			colscan --no-prune --select "$sel" --where "$w" \
+			    p.parquet | col2csv >all.csv
+			colscan --select "$sel" --where "$w" t.col |
+			    col2csv >col.csv
+			cmp pruned.csv all.csv ||
+			    fail "$w / $sel: pruning changed the answer"
+			cmp pruned.csv col.csv ||
+			    fail "$w / $sel: differs from the .col scan"
+			colscan -j1 --select "$sel" --where "$w" p.parquet |
+			    col2csv >j1.csv
+			cmp pruned.csv j1.csv || fail "$w / $sel: -j1 differs"
+		done
+		run colscan --count --where "$w" p.parquet
+		[ "$output" = "$(colscan --count --where "$w" t.col)" ] ||
+		    fail "$w: counts differ"
+	done
+	# Fewer bytes read than the whole file, and none without a match.
+	run --separate-stderr colscan --stats --where "k = 2500" p.parquet
+	[[ $stderr =~ \ ([0-9.]+)\ MB\ in ]] || fail "no bytes: $stderr"
+	run --separate-stderr colscan --stats --no-prune --where "k = 2500" \
+	    p.parquet
+	[[ $stderr == *" 0 skipped, "*" 0 skipped, "* ]] ||
+	    fail "--no-prune skipped: $stderr"
+	# Without statistics there is no ColumnIndex to prune with.
+	col2parquet --no-statistics --row-group-rows 100000 --page-bytes 2K \
+	    -o n.parquet t.col
+	run --separate-stderr colscan --stats --count --where "k < 700" \
+	    n.parquet
+	[ "$output" = 699 ] || fail "no statistics: count $output"
+	[[ $stderr =~ \ 0\ skipped,\ [0-9.]+\ MB ]] ||
+	    fail "pages skipped without stats: $stderr"
+}
+
 @test "Parquet and MLSPILL3 inputs are one table; different columns name the first difference" {
 	colscan t.parquet t.col - <t.col | colscan --count >n
 	[ "$(cat n)" = 15000 ] || fail "three inputs: $(cat n) rows"
