@@ -154,6 +154,43 @@ $(diff want.csv got.csv | head -5)"
 	    fail "pages skipped without stats: $stderr"
 }
 
+@test "a parquet-mr file's page index prunes pages with the same answers" {
+	f=${COLPIPE_SHARED:-$TOP/../shared}/corpora/parquet/parquet-testing/data/alltypes_tiny_pages.parquet
+	[ -f "$f" ] || skip "no shared Parquet corpus ($f)"
+	for w in "id < 100" "id BETWEEN 3000 AND 3100" \
+	    "int_col = 3 AND id > 7000" "date_string_col = '01/01/09'" \
+	    "tinyint_col IN (1, 2) AND month = 3"; do
+		run --separate-stderr colscan --stats --where "$w" "$f"
+		status_is 0
+		[[ $stderr =~ ([0-9]+)\ pages\ read,\ ([0-9]+)\ skipped ]] &&
+		    [ "${BASH_REMATCH[2]}" -gt 0 ] ||
+		    fail "$w: no page skipped: $stderr"
+		colscan --where "$w" "$f" | col2csv >pruned.csv
+		colscan --no-prune --where "$w" "$f" | col2csv >all.csv
+		cmp pruned.csv all.csv || fail "$w: pruning changed the answer"
+	done
+}
+
+@test "a page index that does not fit its chunk is exit 3 naming the row group and column" {
+	col2parquet --row-group-rows 100000 --page-bytes 2K -o p.parquet t.col
+	# The first OffsetIndex follows k's chunk: a list field (0x19),
+	# its header, then the first PageLocation's offset field (0x16)
+	# holding 4 (zigzag varint 0x08), the chunk's first page.  Make
+	# that offset 63 (0x7e), inside no page's place.
+	pos=$(LC_ALL=C grep -obUaP '\x19[\x1c-\xfc][\x01-\x7f]?\x16\K\x08' \
+	    p.parquet | head -1 | cut -d: -f1)
+	[ -n "$pos" ] || fail "no OffsetIndex found"
+	cp p.parquet bad.parquet
+	printf '\176' | dd of=bad.parquet bs=1 seek=$pos conv=notrunc \
+	    status=none
+	run --separate-stderr colscan --where "k < 100" bad.parquet
+	status_is 3
+	stderr_has "bad.parquet: row group 0, column k: corrupt offset index"
+	# Without a filter the page index is not read.
+	run colscan --count bad.parquet
+	status_is 0
+}
+
 @test "Parquet and MLSPILL3 inputs are one table; different columns name the first difference" {
 	colscan t.parquet t.col - <t.col | colscan --count >n
 	[ "$(cat n)" = 15000 ] || fail "three inputs: $(cat n) rows"
