@@ -1900,6 +1900,25 @@ be_int(const uint8_t *p, uint32_t n, int64_t *v)
 	return n <= 8 || ((p[n - 9] & 0x80) != 0) == (*v < 0);
 }
 
+/* The same into 128 bits (sign-extension bytes in front allowed). */
+static bool
+be_int128(const uint8_t *p, uint32_t n, core_i128 *v)
+{
+	uint8_t sign = (n > 0 && (p[0] & 0x80)) ? 0xff : 0;
+	unsigned __int128 x = sign ? ~(unsigned __int128)0 : 0;
+	uint32_t i;
+
+	if (n == 0)
+		return false;
+	for (i = 0; i + 16 < n; i++)
+		if (p[i] != sign)
+			return false;	/* wider than 128 bits */
+	for (i = n > 16 ? n - 16 : 0; i < n; i++)
+		x = x << 8 | p[i];
+	*v = (core_i128)x;
+	return n <= 16 || ((p[n - 17] & 0x80) != 0) == (*v < 0);
+}
+
 /* One bound of a column's statistics in colpipe's domain. */
 static bool
 stat_value(const struct pq_leaf *l, bool legacy, const uint8_t *p,
@@ -1969,6 +1988,13 @@ minmax_of(const struct pq_leaf *l, bool legacy, const uint8_t *min,
 		out->smax = (const char *)max;
 		out->sminlen = minlen;
 		out->smaxlen = maxlen;
+	} else if (l->type.id == CORE_TYPE_DECIMAL128) {
+		/* Decimals order as signed numbers only in the exact
+		 * fields. */
+		out->has_minmax = !legacy && l->conv == PQ_CONV_DEC_BE &&
+		    be_int128(min, minlen, &out->wmin) &&
+		    be_int128(max, maxlen, &out->wmax) &&
+		    out->wmin <= out->wmax;
 	} else {
 		out->has_minmax = stat_value(l, legacy, min, minlen,
 		    &out->imin) && stat_value(l, legacy, max, maxlen,

@@ -18,7 +18,7 @@
  *   INT64_MAX is an error); DATE -> date; DECIMAL(p<=18,s) in INT32,
  *   INT64, FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY -> decimal(p,s), and
  *   DECIMAL(19<=p<=38,s) in the byte arrays -> decimal(p,s) as
- *   decimal128 (no row-group pruning on those yet);
+ *   decimal128;
  *   TIMESTAMP(MILLIS|MICROS|NANOS) and INT96 -> timestamp (microseconds;
  *   nanoseconds round towards minus infinity; local and UTC alike; INT96
  *   computed modulo 2^64 as Spark writes it);
@@ -167,8 +167,9 @@ void core_parquet_scan_stats(const struct core_parquet_scan *s,
  * The statistics of column col's chunk in row group rg, in colpipe's
  * domain (core_prune.h): the NULL count when the file has it, min and
  * max when the file has them in a form that orders as colpipe orders the
- * column's values (integers, dates, timestamps, decimals of up to 18
- * digits; strings from the exact min_value/max_value fields only).
+ * column's values (integers, dates, timestamps, decimals; decimals in
+ * byte arrays and strings from the exact min_value/max_value fields
+ * only).
  * Returns whether anything is known; rows is always set.  Strings are
  * borrowed from f.
  */

@@ -191,6 +191,29 @@ $(diff want.csv got.csv | head -5)"
 	status_is 0
 }
 
+@test "decimal(38,2) row groups are pruned on their statistics with the same answers" {
+	awk 'BEGIN { print "k,d"
+		for (i = 1; i <= 6000; i++)
+			printf "%d,%d%018d.%02d\n", i, i, i * 7, i % 100 }' >w.csv
+	csv2col -s k:int64,d:decimal\(38,2\) w.csv >w.col
+	col2parquet --row-group-rows 1000 -o w.parquet w.col
+	for w in "d < 100000000000000000000.00" \
+	    "d > 5000000000000000034993.00" "d = 2000000000000000014000.00" \
+	    "d IN (3000000000000000021000.00, 7.5)" "d < 0.5" \
+	    "d >= 99999999999999999999999999999999999.99"; do
+		run --separate-stderr colscan --stats --where "$w" w.parquet
+		status_is 0
+		[[ $stderr =~ ([0-9]+)\ row\ groups\ read,\ ([0-9]+)\ skipped ]] &&
+		    [ "${BASH_REMATCH[2]}" -ge 4 ] ||
+		    fail "$w: too few row groups skipped: $stderr"
+		colscan --where "$w" w.parquet | col2csv >pruned.csv
+		colscan --no-prune --where "$w" w.parquet | col2csv >all.csv
+		colscan --where "$w" w.col | col2csv >col.csv
+		cmp pruned.csv all.csv || fail "$w: pruning changed the answer"
+		cmp pruned.csv col.csv || fail "$w: differs from the .col scan"
+	done
+}
+
 @test "Parquet and MLSPILL3 inputs are one table; different columns name the first difference" {
 	colscan t.parquet t.col - <t.col | colscan --count >n
 	[ "$(cat n)" = 15000 ] || fail "three inputs: $(cat n) rows"

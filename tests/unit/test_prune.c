@@ -21,7 +21,7 @@
 #include "core_prune.h"
 #include "unit.h"
 
-enum { C_I, C_L, C_D, C_DT, C_TS, C_S, C_F, NCOLS };
+enum { C_I, C_L, C_D, C_DT, C_TS, C_S, C_F, C_W, NCOLS };
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -59,7 +59,17 @@ make_schema(void)
 	    0, 0 });
 	core_schema_set(s, C_F, "f", (struct core_coltype){
 	    CORE_TYPE_FLOAT64, 0, 0 });
+	core_schema_set(s, C_W, "w", (struct core_coltype){
+	    CORE_TYPE_DECIMAL128, 30, 2 });
 	return s;
+}
+
+/* Decimal128 values of the column w: v * 10^20 + v (scaled), so that
+ * they pass 64 bits and keep v's order. */
+static core_i128
+W(int64_t v)
+{
+	return (core_i128)v * (core_i128)10000000000 * 10000000000 + v;
 }
 
 static const char *const words[] = { "", "a", "ab", "abc", "b", "ba",
@@ -104,6 +114,9 @@ fill(struct core_batch *b, uint32_t n, int64_t lo, int64_t span, int nul)
 			}
 			case CORE_TYPE_TIMESTAMP:
 				((int64_t *)col->values)[r] = v * 86400000000ll;
+				break;
+			case CORE_TYPE_DECIMAL128:
+				((core_i128 *)col->values)[r] = W(v);
 				break;
 			default:
 				((int64_t *)col->values)[r] = v;
@@ -163,6 +176,17 @@ stats_range(const struct core_batch *b, uint32_t from, uint32_t to,
 				first = false;
 				continue;
 			}
+			if (col->type.id == CORE_TYPE_DECIMAL128) {
+				core_i128 w = ((const core_i128 *)
+				    col->values)[r];
+
+				if (first || w < x->wmin)
+					x->wmin = w;
+				if (first || w > x->wmax)
+					x->wmax = w;
+				first = false;
+				continue;
+			}
 			switch (col->type.id) {
 			case CORE_TYPE_INT32:
 			case CORE_TYPE_DATE:
@@ -208,7 +232,7 @@ make_filter(char *buf, size_t cap, int64_t lo, int64_t span)
 		const char *op = ops[rnd() % 6];
 		char term[160];
 
-		switch (rnd() % 12) {
+		switch (rnd() % 15) {
 		case 0:
 			snprintf(term, sizeof(term), "i %s %lld", op,
 			    (long long)k);
@@ -258,6 +282,27 @@ make_filter(char *buf, size_t cap, int64_t lo, int64_t span)
 		case 10:
 			snprintf(term, sizeof(term), "(i < %lld OR l > %lld)",
 			    (long long)k, (long long)k);
+			break;
+		case 12:
+			/* The value W(k) or one next to it, written out
+			 * with its two fraction digits: k * 10^18 + k/100. */
+			snprintf(term, sizeof(term), "w %s %s%lld%018lld.%02d",
+			    op, k < 0 ? "-" : "", (long long)llabs(k),
+			    (long long)(llabs(k) / 100 + rnd() % 2),
+			    (int)(llabs(k) % 100));
+			if (k == 0)
+				snprintf(term, sizeof(term), "w %s 0.0%d", op,
+				    (int)(rnd() % 2));
+			break;
+		case 13:
+			snprintf(term, sizeof(term), "w IN (%lld%018lld.%02d, "
+			    "%lld.5)", (long long)(k > 0 ? k : 1),
+			    (long long)((k > 0 ? k : 1) / 100),
+			    (int)((k > 0 ? k : 1) % 100), (long long)k);
+			break;
+		case 14:
+			snprintf(term, sizeof(term), "w %s %lld", op,
+			    (long long)k);
 			break;
 		default:
 			snprintf(term, sizeof(term), "f %s %lld", op,
