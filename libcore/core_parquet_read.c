@@ -1501,7 +1501,8 @@ plan_rows(struct core_parquet_scan *s, struct core_err *err)
 		}
 		memset(st, 0, sizeof(*st));
 	}
-	qsort(s->ex, s->nex, sizeof(*s->ex), cmp_range);
+	if (s->nex > 1)
+		qsort(s->ex, s->nex, sizeof(*s->ex), cmp_range);
 	for (k = 0; k < s->nex; k++) {
 		if (s->ex[k].lo > at)
 			add_range(&s->keep, &s->nkeep, &s->keep_cap, at,
