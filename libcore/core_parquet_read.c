@@ -5,8 +5,9 @@
  * Opening reads the last 8 bytes (footer length, "PAR1"), then the footer,
  * and parses FileMetaData into what a scan needs: the schema elements
  * reduced to the top-level columns, and per row group its row count and
- * per leaf column where its chunk lies and how it is compressed.  Nothing
- * else of the footer is kept (statistics, key/value metadata).
+ * per leaf column where its chunk lies, how it is compressed, its
+ * statistics and where its page index is.  Nothing else of the footer is
+ * kept (key/value metadata, encodings).
  *
  * Trust: the footer length must fit in the file; every list count in it
  * is bounded by the footer's bytes (core_thrift); the schema tree must be
@@ -22,6 +23,18 @@
  * then batches of at most CORE_PARQUET_READ_BATCH_ROWS rows decoded from
  * all of them.  Workload: files of a few to thousands of row groups of
  * up to millions of rows, scanned front to back.
+ *
+ * Page pruning (core_parquet_scan_prune): before a row group's chunks
+ * are read, the ColumnIndex and OffsetIndex of each pruned column give
+ * the row ranges of its pages that no row of can pass; what is left is
+ * keep, the ranges handed out.  Each selected column with an OffsetIndex
+ * reads only its pages that overlap keep (and the bytes before its first
+ * data page: the dictionary), so columns hold different rows: each
+ * cursor's colpages says which, and before every batch a cursor drops
+ * the rows of its pages between where it is and the batch's first row.
+ * So the columns of a batch stay aligned on the same rows, whatever
+ * their pages' boundaries.  Every page location is checked against its
+ * chunk's byte range and the row group's rows before it is used.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -71,6 +84,10 @@ struct chunk {
 	int64_t csize;
 	bool external;			/* in another file */
 	struct stats st;
+	/* The page index: OffsetIndex and ColumnIndex places, len 0 when
+	 * the file has none. */
+	int64_t oi_off, ci_off;
+	int32_t oi_len, ci_len;
 };
 
 struct row_group {
@@ -91,6 +108,36 @@ struct core_parquet_file {
 	uint64_t nrows;
 };
 
+/* Rows lo..hi-1 of a row group. */
+struct rrange {
+	uint64_t lo, hi;
+};
+
+/* A page of an OffsetIndex, checked against its chunk. */
+struct pageloc {
+	int64_t off;
+	int32_t size;
+	int64_t first;
+};
+
+/* A ColumnIndex's lists, as many entries as its OffsetIndex has pages;
+ * min and max point into the scan's ix. */
+struct colidx {
+	uint8_t *null_page;
+	struct pq_sv *min, *max;
+	int64_t *nulls;			/* entries < 0: not known */
+	size_t cap;
+};
+
+/* What a column's cursor holds of its row group: the row ranges of the
+ * pages read, in order; at the first that may lie past cpos, the row
+ * its cursor is at (the rows of those ranges before it are decoded). */
+struct colpages {
+	struct rrange *r;		/* owned */
+	size_t n, cap, at;
+	uint64_t cpos;
+};
+
 struct core_parquet_scan {
 	struct core_parquet_file *f;	/* borrowed */
 	struct core_schema *schema;	/* owned */
@@ -109,6 +156,28 @@ struct core_parquet_scan {
 	const bool *pending;		/* next_cols' first, until next_rest */
 	bool started, done;
 	struct core_parquet_scan_stats stats;
+
+	/* Page-level pruning (all borrowed): the pruner, over a schema of
+	 * prune_n columns, column j of which is the file's prune_map[j]. */
+	const struct core_prune *prune;
+	const uint32_t *prune_map;
+	uint32_t prune_n;
+	struct core_colstats *pst;	/* owned, prune_n: one page's */
+
+	/* The rows of the row group handed out: keep[0..nkeep) in order,
+	 * ki the current range, pos the next row.  Without a page ruled
+	 * out it is the one range of all rows. */
+	struct rrange *keep;		/* owned */
+	size_t nkeep, keep_cap, ki;
+	uint64_t pos;
+	struct rrange *ex;		/* owned scratch: rows ruled out */
+	size_t nex, ex_cap;
+	struct colpages *cp;		/* owned, ncols */
+	struct pageloc *pl;		/* owned scratch: an OffsetIndex */
+	size_t npl, pl_cap;
+	struct colidx ci;		/* owned scratch: a ColumnIndex */
+	uint8_t *ix;			/* owned: page index bytes */
+	size_t ix_cap;
 };
 
 /* ---- footer ---- */
@@ -407,6 +476,7 @@ parse_chunk(struct parse *ps, struct chunk *c)
 	int16_t id;
 	uint8_t t;
 	int rc;
+	int64_t v;
 
 	memset(c, 0, sizeof(*c));
 	c->type = -1;
@@ -421,6 +491,14 @@ parse_chunk(struct parse *ps, struct chunk *c)
 		} else if (id == 3 && t == CORE_THRIFT_STRUCT) {
 			if (parse_col_meta(ps, c) != 0)
 				return CORE_ECORRUPT;
+		} else if ((id == 4 || id == 6) && t == CORE_THRIFT_I64) {
+			if (get_i(ps, t, 0, INT64_MAX, &v) != 0)
+				return CORE_ECORRUPT;
+			*(id == 4 ? &c->oi_off : &c->ci_off) = v;
+		} else if ((id == 5 || id == 7) && t == CORE_THRIFT_I32) {
+			if (get_i(ps, t, 0, INT32_MAX, &v) != 0)
+				return CORE_ECORRUPT;
+			*(id == 5 ? &c->oi_len : &c->ci_len) = (int32_t)v;
 		} else {
 			SKIP();
 		}
@@ -997,6 +1075,7 @@ core_parquet_scan_new(struct core_parquet_file *f, const uint32_t *cols,
 	s->cur = core_xcalloc(ncols ? ncols : 1, sizeof(*s->cur));
 	s->buf = core_xcalloc(ncols ? ncols : 1, sizeof(*s->buf));
 	s->buf_cap = core_xcalloc(ncols ? ncols : 1, sizeof(*s->buf_cap));
+	s->cp = core_xcalloc(ncols ? ncols : 1, sizeof(*s->cp));
 	s->schema = core_schema_new(ncols);
 	s->cx = core_codec_ctx_new();
 	for (i = 0; i < ncols; i++) {
@@ -1042,7 +1121,18 @@ core_parquet_scan_free(struct core_parquet_scan *s)
 	for (i = 0; i < s->ncols; i++) {
 		pq_cursor_release(&s->cur[i]);
 		free(s->buf[i]);
+		free(s->cp[i].r);
 	}
+	free(s->cp);
+	free(s->pst);
+	free(s->keep);
+	free(s->ex);
+	free(s->pl);
+	free(s->ci.null_page);
+	free(s->ci.min);
+	free(s->ci.max);
+	free(s->ci.nulls);
+	free(s->ix);
 	free(s->cur);
 	free(s->buf);
 	free(s->buf_cap);
@@ -1088,21 +1178,434 @@ codec_of(int codec, enum core_codec *out)
 	return 0;
 }
 
-/* Reads the chunks of row group s->rg and starts the cursors. */
+/* Where chunk c of row group rg lies: *start, and c->csize bytes. */
+static int
+chunk_span(const struct core_parquet_file *f, uint32_t rg,
+    const struct chunk *c, const char *cname, int64_t *startp,
+    struct core_err *err)
+{
+	int64_t start;
+
+	/* The chunk starts at its first page: the dictionary's when there
+	 * is one.  Writers record 0 for an offset they do not have, the
+	 * dictionary's or even the data's. */
+	start = c->data_off;
+	if (c->dict_off >= 4 && (c->dict_off < start || start < 4))
+		start = c->dict_off;
+	if (start < 4 || (uint64_t)start > f->size ||
+	    (uint64_t)c->csize > f->size - (uint64_t)start)
+		return core_err_set(err, CORE_ECORRUPT,
+		    "%s: row group %u, column %s: column chunk at "
+		    "%lld (%lld bytes) outside the file's data",
+		    f->name, rg, cname, (long long)start,
+		    (long long)c->csize);
+	*startp = start;
+	return 0;
+}
+
+/* Reads len bytes of page index at off into s->ix; what names it. */
+static int
+read_index(struct core_parquet_scan *s, int64_t off, int32_t len,
+    const char *what, const char *cname, struct core_err *err)
+{
+	struct core_parquet_file *f = s->f;
+
+	/* Its size is justified only by lying within the file's data. */
+	if (off < 4 || len <= 0 || (uint64_t)off > f->size ||
+	    (uint64_t)len > f->size - (uint64_t)off)
+		return core_err_set(err, CORE_ECORRUPT,
+		    "%s: row group %u, column %s: %s at %lld (%d bytes) "
+		    "outside the file's data", f->name, s->rg, cname, what,
+		    (long long)off, (int)len);
+	if (s->ix_cap < (size_t)len) {
+		free(s->ix);
+		s->ix_cap = (size_t)len;
+		s->ix = core_xmalloc(s->ix_cap);
+	}
+	s->stats.bytes += (uint64_t)len;
+	return pread_all(f->fd, s->ix, (size_t)len, (uint64_t)off, f->name,
+	    err);
+}
+
+static int
+index_corrupt(struct core_parquet_scan *s, const char *cname,
+    const char *what, const char *why, struct core_err *err)
+{
+	return core_err_set(err, CORE_ECORRUPT, "%s: row group %u, column "
+	    "%s: corrupt %s (%s)", s->f->name, s->rg, cname, what, why);
+}
+
+/* Reads and checks chunk c's OffsetIndex into s->pl: pages in order,
+ * inside the chunk (start, csize), the first at row 0, rows rising and
+ * below nrows. */
+static int
+load_offset_index(struct core_parquet_scan *s, const struct chunk *c,
+    int64_t start, uint64_t nrows, const char *cname, struct core_err *err)
+{
+	static const char what[] = "offset index";
+	struct core_thrift_reader r;
+	int16_t id, id2;
+	uint8_t t, et;
+	uint32_t n, k;
+	int rc;
+	int64_t v;
+	bool have = false;
+
+	if ((rc = read_index(s, c->oi_off, c->oi_len, what, cname, err)))
+		return rc;
+	s->npl = 0;
+	core_thrift_reader_init(&r, s->ix, (size_t)c->oi_len);
+	while ((rc = core_thrift_read_field(&r, &id, &t)) > 0) {
+		if (id != 1 || t != CORE_THRIFT_LIST || have) {
+			if (core_thrift_skip(&r, t) != 0)
+				goto bad;
+			continue;
+		}
+		if (core_thrift_read_list(&r, &et, &n) != 0 ||
+		    et != CORE_THRIFT_STRUCT)
+			goto bad;
+		/* n is bounded by the index's bytes (core_thrift). */
+		s->pl = core_grow(s->pl, &s->pl_cap, n ? n : 1,
+		    sizeof(*s->pl), 16);
+		for (k = 0; k < n; k++) {
+			struct pageloc *p = &s->pl[k];
+
+			p->off = p->first = -1;
+			p->size = -1;
+			if (core_thrift_read_struct(&r) != 0)
+				goto bad;
+			while ((rc = core_thrift_read_field(&r, &id2, &t)) >
+			    0) {
+				if (id2 >= 1 && id2 <= 3 && t != CORE_THRIFT_I32 &&
+				    t != CORE_THRIFT_I64)
+					goto bad;
+				if (id2 >= 1 && id2 <= 3) {
+					if (core_thrift_read_int(&r, t, &v))
+						goto bad;
+					if (id2 == 1)
+						p->off = v;
+					else if (id2 == 2)
+						p->size = v < 0 || v >
+						    INT32_MAX ? -1 :
+						    (int32_t)v;
+					else
+						p->first = v;
+				} else if (core_thrift_skip(&r, t) != 0) {
+					goto bad;
+				}
+			}
+			if (rc < 0)
+				goto bad;
+		}
+		s->npl = n;
+		have = true;
+	}
+	if (rc < 0)
+		goto bad;
+	if (s->npl == 0)
+		return index_corrupt(s, cname, what, "no pages", err);
+	for (k = 0; k < s->npl; k++) {
+		const struct pageloc *p = &s->pl[k];
+
+		if (p->first < 0 || p->size <= 0 || p->off < start ||
+		    p->off > start + c->csize ||
+		    p->size > start + c->csize - p->off)
+			return index_corrupt(s, cname, what, "a page outside "
+			    "its column chunk", err);
+		if ((k == 0 && p->first != 0) || (uint64_t)p->first >= nrows ||
+		    (k > 0 && (p->first <= p[-1].first ||
+		    p->off < p[-1].off + p[-1].size)))
+			return index_corrupt(s, cname, what, "pages or rows "
+			    "out of order", err);
+	}
+	return 0;
+bad:
+	return index_corrupt(s, cname, what, r.why != NULL ? r.why :
+	    "bad structure", err);
+}
+
+/* Reads chunk c's ColumnIndex into s->ci, for the s->npl pages of its
+ * OffsetIndex. */
+static int
+load_column_index(struct core_parquet_scan *s, const struct chunk *c,
+    const char *cname, struct core_err *err)
+{
+	static const char what[] = "column index";
+	struct colidx *ci = &s->ci;
+	struct core_thrift_reader r;
+	const uint8_t *b;
+	size_t blen;
+	int16_t id;
+	uint8_t t, et;
+	uint32_t n, k;
+	int rc;
+	int64_t v;
+	unsigned seen = 0;
+
+	if ((rc = read_index(s, c->ci_off, c->ci_len, what, cname, err)))
+		return rc;
+	if (ci->cap < s->npl) {
+		free(ci->null_page);
+		free(ci->min);
+		free(ci->max);
+		free(ci->nulls);
+		ci->cap = s->npl;
+		ci->null_page = core_xmalloc(ci->cap);
+		ci->min = core_xmalloc(core_mul_size(ci->cap,
+		    sizeof(*ci->min)));
+		ci->max = core_xmalloc(core_mul_size(ci->cap,
+		    sizeof(*ci->max)));
+		ci->nulls = core_xmalloc(core_mul_size(ci->cap,
+		    sizeof(*ci->nulls)));
+	}
+	for (k = 0; k < s->npl; k++)
+		ci->nulls[k] = -1;
+	core_thrift_reader_init(&r, s->ix, (size_t)c->ci_len);
+	while ((rc = core_thrift_read_field(&r, &id, &t)) > 0) {
+		if (id < 1 || id > 5 || id == 4 || t != CORE_THRIFT_LIST ||
+		    (seen & 1u << id)) {
+			if (core_thrift_skip(&r, t) != 0)
+				goto bad;
+			continue;
+		}
+		seen |= 1u << id;
+		if (core_thrift_read_list(&r, &et, &n) != 0)
+			goto bad;
+		if (n != s->npl)
+			return index_corrupt(s, cname, what, "not one entry "
+			    "a page", err);
+		for (k = 0; k < n; k++) {
+			if (id == 1) {
+				if ((et != CORE_THRIFT_TRUE &&
+				    et != CORE_THRIFT_FALSE) ||
+				    core_thrift_read_int(&r, CORE_THRIFT_BYTE,
+				    &v) != 0)
+					goto bad;
+				ci->null_page[k] = v == 1;
+			} else if (id == 5) {
+				if (core_thrift_read_int(&r, et, &v) != 0)
+					goto bad;
+				ci->nulls[k] = v;
+			} else {
+				if (et != CORE_THRIFT_BINARY ||
+				    core_thrift_read_binary(&r, &b, &blen) !=
+				    0 || blen > UINT32_MAX)
+					goto bad;
+				(id == 2 ? ci->min : ci->max)[k] =
+				    (struct pq_sv){ b, (uint32_t)blen };
+			}
+		}
+	}
+	if (rc < 0)
+		goto bad;
+	if ((seen & 0xe) != 0xe)
+		return index_corrupt(s, cname, what, "without null pages, "
+		    "minimums or maximums", err);
+	return 0;
+bad:
+	return index_corrupt(s, cname, what, r.why != NULL ? r.why :
+	    "bad structure", err);
+}
+
+static bool minmax_of(const struct pq_leaf *l, bool legacy,
+    const uint8_t *min, uint32_t minlen, const uint8_t *max,
+    uint32_t maxlen, struct core_colstats *out);
+
+static void
+add_range(struct rrange **a, size_t *n, size_t *cap, uint64_t lo,
+    uint64_t hi)
+{
+	if (*n > 0 && (*a)[*n - 1].hi == lo) {
+		(*a)[*n - 1].hi = hi;
+		return;
+	}
+	*a = core_grow(*a, cap, *n + 1, sizeof(**a), 16);
+	(*a)[(*n)++] = (struct rrange){ lo, hi };
+}
+
+static int
+cmp_range(const void *a, const void *b)
+{
+	const struct rrange *x = a, *y = b;
+
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/* Rows of a page k of s->pl in a row group of nrows. */
+static uint64_t
+page_rows(const struct core_parquet_scan *s, size_t k, uint64_t nrows)
+{
+	return (k + 1 < s->npl ? (uint64_t)s->pl[k + 1].first : nrows) -
+	    (uint64_t)s->pl[k].first;
+}
+
+/*
+ * s->keep: the rows of row group s->rg that the pages' statistics of
+ * the pruned columns leave in.  A row is out when a page holding it
+ * in one column is ruled out: the conjuncts must all hold, and each
+ * page's verdict is taken with only its own column known.
+ */
+static int
+plan_rows(struct core_parquet_scan *s, struct core_err *err)
+{
+	struct core_parquet_file *f = s->f;
+	const struct row_group *g = &f->rgs[s->rg];
+	uint64_t nrows = (uint64_t)g->nrows, at = 0;
+	const bool *pcols;
+	uint32_t j;
+	size_t k;
+	int rc;
+
+	s->nkeep = s->nex = 0;
+	s->ki = 0;
+	s->pos = 0;
+	if (s->prune == NULL) {
+		add_range(&s->keep, &s->nkeep, &s->keep_cap, 0, nrows);
+		return 0;
+	}
+	pcols = core_prune_columns(s->prune);
+	for (j = 0; j < s->prune_n; j++) {
+		uint32_t fc = s->prune_map[j];
+		const struct chunk *c = &g->chunks[f->leaves[fc].chunk];
+		const char *cname = f->cols[fc].name;
+		struct core_colstats *st = &s->pst[j];
+		int64_t start;
+
+		if (!pcols[j] || !f->cols[fc].supported || c->external ||
+		    c->type < 0 || c->oi_len <= 0 || c->ci_len <= 0)
+			continue;
+		if ((rc = chunk_span(f, s->rg, c, cname, &start, err)) != 0 ||
+		    (rc = load_offset_index(s, c, start, nrows, cname,
+		    err)) != 0 ||
+		    (rc = load_column_index(s, c, cname, err)) != 0)
+			return rc;
+		for (k = 0; k < s->npl; k++) {
+			memset(st, 0, sizeof(*st));
+			st->rows = page_rows(s, k, nrows);
+			if (s->ci.nulls[k] >= 0) {
+				st->has_null_count = true;
+				st->null_count = (uint64_t)s->ci.nulls[k];
+			}
+			if (s->ci.null_page[k]) {
+				st->has_null_count = true;
+				st->null_count = st->rows;
+			} else {
+				(void)minmax_of(&f->leaves[fc], false,
+				    s->ci.min[k].p, s->ci.min[k].len,
+				    s->ci.max[k].p, s->ci.max[k].len, st);
+			}
+			if (!core_prune_may_match(s->prune, s->pst))
+				add_range(&s->ex, &s->nex, &s->ex_cap,
+				    (uint64_t)s->pl[k].first,
+				    (uint64_t)s->pl[k].first + st->rows);
+		}
+		memset(st, 0, sizeof(*st));
+	}
+	if (s->nex > 1)
+		qsort(s->ex, s->nex, sizeof(*s->ex), cmp_range);
+	for (k = 0; k < s->nex; k++) {
+		if (s->ex[k].lo > at)
+			add_range(&s->keep, &s->nkeep, &s->keep_cap, at,
+			    s->ex[k].lo);
+		if (s->ex[k].hi > at)
+			at = s->ex[k].hi;
+	}
+	if (at < nrows)
+		add_range(&s->keep, &s->nkeep, &s->keep_cap, at, nrows);
+	return 0;
+}
+
+/* Reads the pages of column i's chunk c that hold rows of s->keep (its
+ * dictionary page too), into s->buf[i] one after the other; their row
+ * ranges go to s->cp[i], *len and *rows get their bytes and rows. */
+static int
+read_pages(struct core_parquet_scan *s, uint32_t i, const struct chunk *c,
+    int64_t start, const char *cname, size_t *len, uint64_t *rows,
+    struct core_err *err)
+{
+	struct core_parquet_file *f = s->f;
+	struct colpages *cp = &s->cp[i];
+	uint64_t nrows = (uint64_t)f->rgs[s->rg].nrows;
+	size_t k, r = 0, used;
+	int64_t seg_off, seg_end;
+	int rc;
+
+	if ((rc = load_offset_index(s, c, start, nrows, cname, err)) != 0)
+		return rc;
+	/* The bytes before the first data page: a dictionary page. */
+	seg_off = start;
+	seg_end = s->pl[0].off;
+	used = 0;
+	*rows = 0;
+	for (k = 0; k <= s->npl; k++) {
+		uint64_t lo = 0, hi = 0;
+		bool need = false;
+
+		if (k < s->npl) {
+			lo = (uint64_t)s->pl[k].first;
+			hi = lo + page_rows(s, k, nrows);
+			while (r < s->nkeep && s->keep[r].hi <= lo)
+				r++;
+			need = r < s->nkeep && s->keep[r].lo < hi;
+		}
+		if (need && s->pl[k].off == seg_end) {
+			seg_end += s->pl[k].size;
+		} else if (k == s->npl || need) {
+			/* The segment ends: read it. */
+			if (seg_end > seg_off) {
+				rc = pread_all(f->fd, s->buf[i] + used,
+				    (size_t)(seg_end - seg_off),
+				    (uint64_t)seg_off, f->name, err);
+				if (rc != 0)
+					return rc;
+				used += (size_t)(seg_end - seg_off);
+				s->stats.bytes += (uint64_t)(seg_end -
+				    seg_off);
+			}
+			if (k < s->npl) {
+				seg_off = s->pl[k].off;
+				seg_end = seg_off + s->pl[k].size;
+			}
+		}
+		if (need) {
+			add_range(&cp->r, &cp->n, &cp->cap, lo, hi);
+			*rows += hi - lo;
+		} else if (k < s->npl) {
+			s->stats.pages_skipped++;
+		}
+	}
+	*len = used;
+	return 0;
+}
+
+/* Reads the chunks of row group s->rg (their pages that hold rows of
+ * s->keep) and starts the cursors. */
 static int
 start_row_group(struct core_parquet_scan *s, struct core_err *err)
 {
 	struct core_parquet_file *f = s->f;
 	const struct row_group *g = &f->rgs[s->rg];
+	uint64_t nrows = (uint64_t)g->nrows, left = 0;
+	bool all;
 	uint32_t i;
+	size_t k;
 	int rc;
 
+	if ((rc = plan_rows(s, err)) != 0)
+		return rc;
+	for (k = 0; k < s->nkeep; k++)
+		left += s->keep[k].hi - s->keep[k].lo;
+	if (left == 0)
+		return 1;		/* every row ruled out */
+	all = left == nrows;
 	for (i = 0; i < s->ncols; i++) {
 		const struct pq_leaf *l = &f->leaves[s->cols[i]];
 		const struct chunk *c = &g->chunks[l->chunk];
 		const char *cname = f->cols[s->cols[i]].name;
 		enum core_codec codec;
 		int64_t start;
+		size_t len = (size_t)c->csize;
+		uint64_t rows = nrows;
 
 		if (c->external || c->type < 0)
 			return core_err_set(err, CORE_EDATA,
@@ -1114,35 +1617,52 @@ start_row_group(struct core_parquet_scan *s, struct core_err *err)
 			return core_err_set(err, CORE_EDATA,
 			    "%s: row group %u, column %s: unsupported codec "
 			    "%d", f->name, s->rg, cname, c->codec);
-		/* The chunk starts at its first page: the dictionary's
-		 * when there is one.  Writers record 0 for an offset they do
-		 * not have, the dictionary's or even the data's. */
-		start = c->data_off;
-		if (c->dict_off >= 4 && (c->dict_off < start || start < 4))
-			start = c->dict_off;
-		if (start < 4 || (uint64_t)start > f->size ||
-		    (uint64_t)c->csize > f->size - (uint64_t)start)
-			return core_err_set(err, CORE_ECORRUPT,
-			    "%s: row group %u, column %s: column chunk at "
-			    "%lld (%lld bytes) outside the file's data",
-			    f->name, s->rg, cname, (long long)start,
-			    (long long)c->csize);
+		if ((rc = chunk_span(f, s->rg, c, cname, &start, err)) != 0)
+			return rc;
 		if (s->buf_cap[i] < (size_t)c->csize) {
 			free(s->buf[i]);
 			s->buf_cap[i] = (size_t)c->csize;
 			s->buf[i] = core_xmalloc(s->buf_cap[i]);
 		}
-		rc = pread_all(f->fd, s->buf[i], (size_t)c->csize,
-		    (uint64_t)start, f->name, err);
+		s->cp[i].n = s->cp[i].at = 0;
+		s->cp[i].cpos = 0;
+		if (!all && c->oi_len > 0) {
+			rc = read_pages(s, i, c, start, cname, &len, &rows,
+			    err);
+		} else {
+			add_range(&s->cp[i].r, &s->cp[i].n, &s->cp[i].cap, 0,
+			    nrows);
+			rc = pread_all(f->fd, s->buf[i], len, (uint64_t)start,
+			    f->name, err);
+			s->stats.bytes += (uint64_t)len;
+		}
 		if (rc != 0)
 			return rc;
-		s->stats.bytes += (uint64_t)c->csize;
-		pq_cursor_start(&s->cur[i], s->buf[i], (size_t)c->csize,
-		    codec, (uint64_t)g->nrows);
+		pq_cursor_start(&s->cur[i], s->buf[i], len, codec, rows);
 	}
-	s->rg_left = (uint64_t)g->nrows;
+	s->rg_left = left;
 	s->stats.row_groups++;
 	return 0;
+}
+
+/* Rows of column i's pages from its cursor's row to row to, which it
+ * must decode and drop to get there; the cursor is then at to. */
+static uint64_t
+rows_to(struct colpages *cp, uint64_t to)
+{
+	uint64_t n = 0;
+
+	while (cp->at < cp->n && cp->r[cp->at].hi <= cp->cpos)
+		cp->at++;
+	for (size_t k = cp->at; k < cp->n && cp->r[k].lo < to; k++) {
+		uint64_t lo = cp->r[k].lo > cp->cpos ? cp->r[k].lo : cp->cpos;
+		uint64_t hi = cp->r[k].hi < to ? cp->r[k].hi : to;
+
+		if (hi > lo)
+			n += hi - lo;
+	}
+	cp->cpos = to;
+	return n;
 }
 
 static void
@@ -1260,7 +1780,7 @@ core_parquet_scan_next_cols(struct core_parquet_scan *s,
     struct core_batch *b, const bool *first, struct core_err *err)
 {
 	struct core_parquet_file *f = s->f;
-	uint32_t n;
+	uint32_t n, i;
 	int rc;
 
 	if (s->done)
@@ -1284,13 +1804,31 @@ core_parquet_scan_next_cols(struct core_parquet_scan *s,
 			continue;
 		}
 		rc = start_row_group(s, err);
-		if (rc != 0) {
+		if (rc < 0) {
 			s->done = true;
 			return rc;
 		}
+		if (rc > 0) {
+			s->stats.row_groups_skipped++;
+			s->rg_left = 0;
+		}
 	}
-	n = s->rg_left < CORE_PARQUET_READ_BATCH_ROWS ?
-	    (uint32_t)s->rg_left : CORE_PARQUET_READ_BATCH_ROWS;
+	/* The next rows of the current range, each column's cursor first
+	 * made to drop the rows of its pages before them. */
+	if (s->pos >= s->keep[s->ki].hi) {
+		s->ki++;
+		s->pos = s->keep[s->ki].lo;
+	}
+	if (s->pos < s->keep[s->ki].lo)
+		s->pos = s->keep[s->ki].lo;
+	n = s->keep[s->ki].hi - s->pos < CORE_PARQUET_READ_BATCH_ROWS ?
+	    (uint32_t)(s->keep[s->ki].hi - s->pos) :
+	    CORE_PARQUET_READ_BATCH_ROWS;
+	for (i = 0; i < s->ncols; i++) {
+		s->cur[i].skip += rows_to(&s->cp[i], s->pos);
+		s->cp[i].cpos = s->pos + n;
+	}
+	s->pos += n;
 	core_batch_reserve(b, n, 0);
 	if ((rc = decode_cols(s, b, n, first, true, err)) != 0)
 		return rc;
@@ -1363,9 +1901,28 @@ be_int(const uint8_t *p, uint32_t n, int64_t *v)
 	return n <= 8 || ((p[n - 9] & 0x80) != 0) == (*v < 0);
 }
 
+/* The same into 128 bits (sign-extension bytes in front allowed). */
+static bool
+be_int128(const uint8_t *p, uint32_t n, core_i128 *v)
+{
+	uint8_t sign = (n > 0 && (p[0] & 0x80)) ? 0xff : 0;
+	unsigned __int128 x = sign ? ~(unsigned __int128)0 : 0;
+	uint32_t i;
+
+	if (n == 0)
+		return false;
+	for (i = 0; i + 16 < n; i++)
+		if (p[i] != sign)
+			return false;	/* wider than 128 bits */
+	for (i = n > 16 ? n - 16 : 0; i < n; i++)
+		x = x << 8 | p[i];
+	*v = (core_i128)x;
+	return n <= 16 || ((p[n - 17] & 0x80) != 0) == (*v < 0);
+}
+
 /* One bound of a column's statistics in colpipe's domain. */
 static bool
-stat_value(const struct pq_leaf *l, const struct stats *st, const uint8_t *p,
+stat_value(const struct pq_leaf *l, bool legacy, const uint8_t *p,
     uint32_t n, int64_t *v)
 {
 	switch (l->conv) {
@@ -1387,7 +1944,7 @@ stat_value(const struct pq_leaf *l, const struct stats *st, const uint8_t *p,
 			*v = *v / 1000 - (*v % 1000 < 0);
 		return true;
 	case PQ_CONV_DEC_BE:
-		return !st->legacy && l->type.id == CORE_TYPE_DECIMAL &&
+		return !legacy && l->type.id == CORE_TYPE_DECIMAL &&
 		    be_int(p, n, v);
 	default:
 		return false;
@@ -1410,24 +1967,41 @@ core_parquet_file_colstats(const struct core_parquet_file *f, uint32_t rg,
 	st = &c->st;
 	out->has_null_count = st->has_nc;
 	out->null_count = (uint64_t)st->null_count;
-	if (st->min != NULL && st->max != NULL) {
-		if (l->conv == PQ_CONV_STRING) {
-			/* Bytes compare as the engine compares strings only
-			 * in the exact fields (the deprecated ones were
-			 * ordered as signed bytes by old writers). */
-			out->has_minmax = !st->legacy;
-			out->smin = (const char *)st->min;
-			out->smax = (const char *)st->max;
-			out->sminlen = st->minlen;
-			out->smaxlen = st->maxlen;
-		} else {
-			out->has_minmax = stat_value(l, st, st->min,
-			    st->minlen, &out->imin) && stat_value(l, st,
-			    st->max, st->maxlen, &out->imax) &&
-			    out->imin <= out->imax;
-		}
-	}
+	if (st->min != NULL && st->max != NULL)
+		(void)minmax_of(l, st->legacy, st->min, st->minlen, st->max,
+		    st->maxlen, out);
 	return out->has_null_count || out->has_minmax;
+}
+
+/* out's min and max from a chunk's or a page's bounds, when they order
+ * as colpipe orders the column's values. */
+static bool
+minmax_of(const struct pq_leaf *l, bool legacy, const uint8_t *min,
+    uint32_t minlen, const uint8_t *max, uint32_t maxlen,
+    struct core_colstats *out)
+{
+	if (l->conv == PQ_CONV_STRING) {
+		/* Bytes compare as the engine compares strings only in the
+		 * exact fields (the deprecated ones were ordered as signed
+		 * bytes by old writers). */
+		out->has_minmax = !legacy;
+		out->smin = (const char *)min;
+		out->smax = (const char *)max;
+		out->sminlen = minlen;
+		out->smaxlen = maxlen;
+	} else if (l->type.id == CORE_TYPE_DECIMAL128) {
+		/* Decimals order as signed numbers only in the exact
+		 * fields. */
+		out->has_minmax = !legacy && l->conv == PQ_CONV_DEC_BE &&
+		    be_int128(min, minlen, &out->wmin) &&
+		    be_int128(max, maxlen, &out->wmax) &&
+		    out->wmin <= out->wmax;
+	} else {
+		out->has_minmax = stat_value(l, legacy, min, minlen,
+		    &out->imin) && stat_value(l, legacy, max, maxlen,
+		    &out->imax) && out->imin <= out->imax;
+	}
+	return out->has_minmax;
 }
 
 void
@@ -1439,4 +2013,17 @@ core_parquet_scan_skip(struct core_parquet_scan *s, const bool *skip)
 		s->skip = core_xmalloc(s->f->nrg ? s->f->nrg : 1);
 		memcpy(s->skip, skip, s->f->nrg);
 	}
+}
+
+void
+core_parquet_scan_prune(struct core_parquet_scan *s,
+    const struct core_prune *p, const uint32_t *map, uint32_t n)
+{
+	free(s->pst);
+	s->pst = NULL;
+	s->prune = p;
+	s->prune_map = map;
+	s->prune_n = n;
+	if (p != NULL)
+		s->pst = core_xcalloc(n ? n : 1, sizeof(*s->pst));
 }

@@ -18,7 +18,7 @@
  *   INT64_MAX is an error); DATE -> date; DECIMAL(p<=18,s) in INT32,
  *   INT64, FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY -> decimal(p,s), and
  *   DECIMAL(19<=p<=38,s) in the byte arrays -> decimal(p,s) as
- *   decimal128 (no row-group pruning on those yet);
+ *   decimal128;
  *   TIMESTAMP(MILLIS|MICROS|NANOS) and INT96 -> timestamp (microseconds;
  *   nanoseconds round towards minus infinity; local and UTC alike; INT96
  *   computed modulo 2^64 as Spark writes it);
@@ -35,8 +35,9 @@
  * DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT values; definition levels in RLE or
  * the old BIT_PACKED encoding; codecs uncompressed, snappy, gzip, zstd,
  * brotli, lz4_raw and lz4 (Hadoop's framing, or a raw block).  Page
- * checksums and page indexes are not read; the column chunks' statistics
- * are, for a caller to skip row groups with (core_parquet_scan_skip).
+ * checksums are not read; the column chunks' statistics are, for a
+ * caller to skip row groups with (core_parquet_scan_skip), and the page
+ * index (ColumnIndex, OffsetIndex) for pages (core_parquet_scan_prune).
  *
  * Bad files: every length, offset, count and dictionary index read from
  * the file is checked before it is used; a file that fails a check gives
@@ -156,7 +157,8 @@ struct core_parquet_scan_stats {
 	uint64_t row_groups;	/* row groups read */
 	uint64_t row_groups_skipped;	/* by core_parquet_scan_skip */
 	uint64_t pages;		/* data and dictionary pages decoded */
-	uint64_t bytes;		/* file bytes read for column chunks */
+	uint64_t pages_skipped;	/* data pages ruled out by a page index */
+	uint64_t bytes;		/* file bytes read: chunks, page indexes */
 };
 void core_parquet_scan_stats(const struct core_parquet_scan *s,
     struct core_parquet_scan_stats *st);
@@ -165,8 +167,9 @@ void core_parquet_scan_stats(const struct core_parquet_scan *s,
  * The statistics of column col's chunk in row group rg, in colpipe's
  * domain (core_prune.h): the NULL count when the file has it, min and
  * max when the file has them in a form that orders as colpipe orders the
- * column's values (integers, dates, timestamps, decimals of up to 18
- * digits; strings from the exact min_value/max_value fields only).
+ * column's values (integers, dates, timestamps, decimals; decimals in
+ * byte arrays and strings from the exact min_value/max_value fields
+ * only).
  * Returns whether anything is known; rows is always set.  Strings are
  * borrowed from f.
  */
@@ -176,5 +179,20 @@ bool core_parquet_file_colstats(const struct core_parquet_file *f,
 /* Row groups with skip[rg] set (nrow_groups flags, copied; NULL: none)
  * are passed over without a byte of them read.  Before the first next. */
 void core_parquet_scan_skip(struct core_parquet_scan *s, const bool *skip);
+
+/*
+ * Pages too: in each row group read, the pages of the columns p reads
+ * (core_prune_columns) whose ColumnIndex min, max and NULL counts prove
+ * that no row of theirs passes are ruled out, and the scan hands out
+ * only the other rows (the batches then hold fewer rows than the row
+ * group; the answers of a filter over them are the same).  p is over a
+ * schema of n columns, its column j the file's column map[j]; p and map
+ * are borrowed for the scan's life (NULL p: no page pruning).  Of the
+ * scan's columns with an OffsetIndex, only the pages holding rows left
+ * are read.  A page index that does not fit its chunk is CORE_ECORRUPT
+ * naming the file, row group and column.  Before the first next.
+ */
+void core_parquet_scan_prune(struct core_parquet_scan *s,
+    const struct core_prune *p, const uint32_t *map, uint32_t n);
 
 #endif

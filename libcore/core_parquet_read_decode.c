@@ -1484,6 +1484,49 @@ read_slice(struct pq_cursor *c, struct core_column *out, uint32_t row0,
 	return 0;
 }
 
+/* Decodes c->skip rows into scratch and drops them.  A mask of no rows
+ * keeps strings from being copied; the values are decoded all the same,
+ * since a page's encodings give no way past a value but through it. */
+static int
+skip_rows(struct pq_cursor *c, struct core_err *err)
+{
+	static const uint8_t none[NB];
+	const uint8_t *mask = c->mask;
+	struct core_column *s = c->skipcol;
+	uint32_t k;
+	int rc = 0;
+
+	if (s == NULL) {
+		s = c->skipcol = core_xcalloc(1, sizeof(*s));
+		s->type = c->leaf->type;
+		s->values_cap = (size_t)NB * 16;
+		s->values = core_xmalloc_aligned(s->values_cap);
+		s->offsets_cap = ((size_t)NB + 1) * sizeof(int32_t);
+		s->offsets = core_xmalloc(s->offsets_cap);
+		s->validity_cap = NB / 8 + 8;
+		s->validity_buf = core_xmalloc(s->validity_cap);
+	}
+	c->mask = none;
+	while (c->skip > 0) {
+		size_t used = 0;
+		bool nulls = false;
+
+		if (c->page_left == 0 && (rc = next_page(c, err)) != 0)
+			break;
+		k = c->skip < c->page_left ? (uint32_t)c->skip : c->page_left;
+		if (k > NB)
+			k = NB;
+		s->offsets[0] = 0;
+		memset(s->validity_buf, 0xff, s->validity_cap);
+		if ((rc = read_slice(c, s, 0, k, &used, &nulls, err)) != 0)
+			break;
+		c->page_left -= k;
+		c->skip -= k;
+	}
+	c->mask = mask;
+	return rc;
+}
+
 int
 pq_cursor_read(struct pq_cursor *c, struct core_column *out, uint32_t row0,
     uint32_t n, size_t *str_used, bool *nulls, struct core_err *err)
@@ -1491,6 +1534,8 @@ pq_cursor_read(struct pq_cursor *c, struct core_column *out, uint32_t row0,
 	uint32_t k;
 	int rc;
 
+	if (c->skip > 0 && (rc = skip_rows(c, err)) != 0)
+		return rc;
 	while (n > 0) {
 		if (c->page_left == 0) {
 			rc = next_page(c, err);
@@ -1539,6 +1584,12 @@ pq_cursor_release(struct pq_cursor *c)
 	free(c->u64buf);
 	free(c->sv);
 	free(c->arena);
+	if (c->skipcol != NULL) {
+		core_free_aligned(c->skipcol->values);
+		free(c->skipcol->offsets);
+		free(c->skipcol->validity_buf);
+		free(c->skipcol);
+	}
 	memset(c, 0, sizeof(*c));
 }
 
@@ -1552,6 +1603,7 @@ pq_cursor_start(struct pq_cursor *c, const uint8_t *chunk, size_t len,
 	c->codec = codec;
 	c->rows_left = nrows;
 	c->page_left = 0;
+	c->skip = 0;
 	c->has_dict = false;
 	c->dict_n = 0;
 	c->pages = 0;

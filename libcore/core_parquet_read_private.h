@@ -131,6 +131,12 @@ struct pq_cursor {
 	size_t prev_len, prev_cap;
 	uint64_t bss_n, bss_i;		/* BYTE_STREAM_SPLIT stride, next */
 
+	/* Rows to decode and drop before the next read's: the part of a
+	 * page that lies before the rows a page index leaves in, and
+	 * scratch they are decoded into (owned; allocated on first use). */
+	uint64_t skip;
+	struct core_column *skipcol;
+
 	/* Rows of the batch being read whose strings are wanted (borrowed,
 	 * indexed by the batch row); NULL: every row.  The others come
 	 * out as empty strings. */
@@ -153,7 +159,8 @@ void pq_cursor_release(struct pq_cursor *c);
 /* Starts a column chunk of nrows rows: chunk (borrowed) holds its pages. */
 void pq_cursor_start(struct pq_cursor *c, const uint8_t *chunk, size_t len,
     enum core_codec codec, uint64_t nrows);
-/* Decodes the next n rows (n <= CORE_PARQUET_READ_BATCH_ROWS) into rows
+/* Decodes the next n rows (n <= CORE_PARQUET_READ_BATCH_ROWS), after
+ * dropping c->skip rows (then 0), into rows
  * row0.. of out (owned buffers, reserved for row0 + n rows; validity_buf
  * already holds a bitmap for them, all ones) and sets *nulls when one of
  * them is NULL.  *str_used: bytes of a string column used so far.  0 or

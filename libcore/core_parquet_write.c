@@ -5,6 +5,7 @@
  * File layout written front to back:
  *   "PAR1"
  *   per row group, per column: [dictionary page] data page...
+ *     OffsetIndex [ColumnIndex]
  *   FileMetaData (Thrift compact), its length (u32 LE), "PAR1"
  * A page is a PageHeader (Thrift compact) followed by its body, the body
  * compressed as a whole.  A data page V1 body is: definition levels (u32 LE
@@ -86,6 +87,17 @@ struct buf {
 	size_t len, cap;
 };
 
+/* A data page of the open chunk, as its OffsetIndex and ColumnIndex
+ * describe it: where it starts in the chunk buffer, its bytes (header
+ * included), its first row, and for integer columns its min and max. */
+struct pgrec {
+	uint64_t off, first_row;
+	uint32_t size;
+	bool all_null;
+	int64_t imin, imax;
+	uint64_t nulls;
+};
+
 struct col {
 	const char *name;	/* borrowed from the schema */
 	struct core_coltype type;
@@ -130,6 +142,10 @@ struct col {
 	uint64_t chunk_raw;	/* same, with bodies uncompressed */
 	uint64_t nvalues;
 	uint32_t npages_dict, npages_plain;
+
+	/* The chunk's data pages, for its page index. */
+	struct pgrec *pg;	/* owned, npg of pg_cap */
+	size_t npg, pg_cap;
 
 	/* Statistics of the chunk. */
 	uint64_t nulls, nans;
@@ -862,6 +878,56 @@ put_page(struct core_parquet_writer *w, struct enc *e, struct col *c,
 	return 0;
 }
 
+/* Whether a column's pages get a ColumnIndex: integer-domain columns,
+ * whose page min and max the writer takes from the page's values. */
+static bool
+page_minmax_kind(const struct col *c)
+{
+	return c->kind == K_I32 || c->kind == K_I64 || c->kind == K_DEC32;
+}
+
+/* Appends the record of the open page, about to be put at the end of the
+ * chunk buffer, with its min and max read from its values (from the
+ * dictionary entries its indices name, or from its PLAIN values): one
+ * pass over a page already built, not a compare per value put. */
+static struct pgrec *
+page_record(struct col *c, bool as_dict)
+{
+	struct pgrec *pg;
+	uint32_t nvalid = c->page_nvals - c->page_nnulls, k;
+
+	if (c->npg == c->pg_cap)
+		c->pg = core_grow(c->pg, &c->pg_cap, c->npg + 1,
+		    sizeof(*c->pg), 16);
+	pg = &c->pg[c->npg++];
+	memset(pg, 0, sizeof(*pg));
+	pg->off = c->chunk.len;
+	pg->first_row = c->nvalues;
+	pg->nulls = c->page_nnulls;
+	pg->all_null = nvalid == 0;
+	if (!page_minmax_kind(c) || nvalid == 0)
+		return pg;
+	for (k = 0; k < nvalid; k++) {
+		const uint8_t *p = as_dict ? c->dict.p + (size_t)c->idx[k] *
+		    c->width : c->plain.p + (size_t)k * c->width;
+		int64_t v;
+
+		if (c->width == 4) {
+			int32_t v32;
+
+			memcpy(&v32, p, 4);
+			v = v32;
+		} else {
+			memcpy(&v, p, 8);
+		}
+		if (k == 0 || v < pg->imin)
+			pg->imin = v;
+		if (k == 0 || v > pg->imax)
+			pg->imax = v;
+	}
+	return pg;
+}
+
 /* Writes the open page (if it has any level) into the chunk buffer. */
 static int
 flush_page(struct core_parquet_writer *w, struct enc *e, struct col *c,
@@ -872,6 +938,7 @@ flush_page(struct core_parquet_writer *w, struct enc *e, struct col *c,
 	uint32_t nvalid;
 	bool as_dict;
 	uint64_t dict_cost;
+	struct pgrec *pg;
 	int bw, rc;
 
 	if (c->page_nvals == 0)
@@ -908,11 +975,13 @@ flush_page(struct core_parquet_writer *w, struct enc *e, struct col *c,
 	} else {
 		buf_put(b, c->plain.p, c->plain.len);
 	}
+	pg = page_record(c, as_dict);
 	rc = put_page(w, e, c, PAGE_DATA, c->page_nvals,
 	    as_dict ? ENC_RLE_DICTIONARY : ENC_PLAIN, b->p, b->len, false,
 	    err);
 	if (rc != 0)
 		return rc;
+	pg->size = (uint32_t)(c->chunk.len - pg->off);
 	if (as_dict)
 		c->npages_dict++;
 	else
@@ -1680,11 +1749,75 @@ chunk_reset(struct col *c)
 	/* Given back, so that what buffered() counts is this row group's
 	 * pages and not the largest row group's slack. */
 	buf_free(&c->chunk);
+	c->npg = 0;
 	c->chunk_raw = 0;
 	c->nvalues = 0;
 	c->npages_dict = c->npages_plain = 0;
 	c->nulls = c->nans = 0;
 	c->has_minmax = false;
+}
+
+/*
+ * Writes the chunk's OffsetIndex (every column) and, with statistics on,
+ * its ColumnIndex (integer columns), data_off being where the chunk's
+ * data pages start; *oi and *ci get each one's place and length (ci
+ * length 0: none).  They follow the chunk at once rather than gathering
+ * before the footer: a reader finds them by their offsets either way,
+ * and nothing of a row group is then held past it.
+ */
+static int
+put_page_index(struct core_parquet_writer *w, struct col *c,
+    uint64_t data_off, uint64_t oi[2], uint64_t ci[2], struct core_err *err)
+{
+	struct core_thrift *t = &w->enc[0].hdr;
+	size_t k;
+	int rc;
+
+	core_thrift_reset(t);
+	core_thrift_field_list(t, 1, CORE_THRIFT_STRUCT, (uint32_t)c->npg);
+	for (k = 0; k < c->npg; k++) {
+		core_thrift_elem_struct(t);		/* PageLocation */
+		core_thrift_field_i64(t, 1, (int64_t)(data_off + c->pg[k].off));
+		core_thrift_field_i32(t, 2, (int32_t)c->pg[k].size);
+		core_thrift_field_i64(t, 3, (int64_t)c->pg[k].first_row);
+		core_thrift_struct_end(t);
+	}
+	core_thrift_struct_end(t);
+	oi[0] = w->pos;
+	oi[1] = t->len;
+	if ((rc = emit(w, t->buf, t->len, err)) != 0)
+		return rc;
+	ci[0] = ci[1] = 0;
+	if (!w->o.statistics || !page_minmax_kind(c))
+		return 0;
+	core_thrift_reset(t);
+	core_thrift_field_list(t, 1, CORE_THRIFT_TRUE, (uint32_t)c->npg);
+	for (k = 0; k < c->npg; k++)
+		core_thrift_raw(t, &(uint8_t){ c->pg[k].all_null ? 1 : 2 }, 1);
+	for (int which = 0; which < 2; which++) {
+		core_thrift_field_list(t, (int16_t)(2 + which),
+		    CORE_THRIFT_BINARY, (uint32_t)c->npg);
+		for (k = 0; k < c->npg; k++) {
+			int64_t v = which ? c->pg[k].imax : c->pg[k].imin;
+			int32_t v32 = (int32_t)v;
+
+			if (c->pg[k].all_null)
+				core_thrift_elem_binary(t, "", 0);
+			else if (c->width == 4)
+				core_thrift_elem_binary(t, &v32, 4);
+			else
+				core_thrift_elem_binary(t, &v, 8);
+		}
+	}
+	core_thrift_field_i32(t, 4, 0);			/* UNORDERED */
+	core_thrift_field_list(t, 5, CORE_THRIFT_I64, (uint32_t)c->npg);
+	for (k = 0; k < c->npg; k++)
+		core_thrift_put_varint(t, core_thrift_zigzag(
+		    (int64_t)c->pg[k].nulls));
+	core_thrift_struct_end(t);
+	ci[0] = w->pos;
+	ci[1] = t->len;
+	return emit(w, t->buf, t->len, err);
 }
 
 /* Writes the open row group and appends its RowGroup struct to w->rg. */
@@ -1709,7 +1842,8 @@ flush_row_group(struct core_parquet_writer *w, struct core_err *err)
 	core_thrift_field_list(t, 1, CORE_THRIFT_STRUCT, w->ncols);
 	for (i = 0; i < w->ncols; i++) {
 		struct col *c = &w->cols[i];
-		uint64_t start = w->pos, dict_off = 0, data_off;
+		uint64_t start = w->pos, dict_off = 0, data_off, chunk_end;
+		uint64_t oi[2], ci[2];
 		bool has_dict = c->npages_dict > 0;
 
 		if (has_dict) {
@@ -1725,6 +1859,9 @@ flush_row_group(struct core_parquet_writer *w, struct core_err *err)
 			return rc;
 		total_raw += c->chunk_raw;
 		total_comp += w->pos - start;
+		chunk_end = w->pos;
+		if ((rc = put_page_index(w, c, data_off, oi, ci, err)) != 0)
+			return rc;
 
 		core_thrift_elem_struct(t);		/* ColumnChunk */
 		core_thrift_field_i64(t, 2, 0);		/* file_offset */
@@ -1742,7 +1879,7 @@ flush_row_group(struct core_parquet_writer *w, struct core_err *err)
 		core_thrift_field_i32(t, 4, w->o.codec);
 		core_thrift_field_i64(t, 5, (int64_t)c->nvalues);
 		core_thrift_field_i64(t, 6, (int64_t)c->chunk_raw);
-		core_thrift_field_i64(t, 7, (int64_t)(w->pos - start));
+		core_thrift_field_i64(t, 7, (int64_t)(chunk_end - start));
 		core_thrift_field_i64(t, 9, (int64_t)data_off);
 		if (has_dict)
 			core_thrift_field_i64(t, 11, (int64_t)dict_off);
@@ -1773,6 +1910,12 @@ flush_row_group(struct core_parquet_writer *w, struct core_err *err)
 			core_thrift_struct_end(t);
 		}
 		core_thrift_struct_end(t);		/* ColumnMetaData */
+		core_thrift_field_i64(t, 4, (int64_t)oi[0]);
+		core_thrift_field_i32(t, 5, (int32_t)oi[1]);
+		if (ci[1] > 0) {
+			core_thrift_field_i64(t, 6, (int64_t)ci[0]);
+			core_thrift_field_i32(t, 7, (int32_t)ci[1]);
+		}
 		core_thrift_struct_end(t);		/* ColumnChunk */
 		chunk_reset(c);
 	}
@@ -2186,6 +2329,7 @@ core_parquet_writer_free(struct core_parquet_writer *w)
 		free(c->slots);
 		free(c->dmap);
 		buf_free(&c->chunk);
+		free(c->pg);
 		buf_free(&c->smin);
 		buf_free(&c->smax);
 	}

@@ -24,7 +24,11 @@
  *     column_orders TypeDefinedOrder; a string longer than
  *     CORE_PARQUET_STATS_MAX cut to a bound, see core_parquet_stats_lower),
  *     is_min_value_exact/is_max_value_exact, null_count and, for DOUBLE,
- *     nan_count.
+ *     nan_count;
+ *   - a page index after each column chunk: its OffsetIndex (every
+ *     column) and, with statistics on, its ColumnIndex for INT32 and
+ *     INT64 columns (per page min, max, NULL count, all-NULL flag), so a
+ *     reader can skip pages as well as row groups.
  *
  * Memory: the open row group's compressed pages are held until it is
  * written; they and the dictionaries to come count towards

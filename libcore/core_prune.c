@@ -6,7 +6,8 @@
  * of it, so the statistics (in the column's domain) compare with the
  * constant exactly as the evaluator compares rows: integer-domain values
  * as col * fa against k * fb in 128 bits (fa, fb are the bound node's
- * scale factors), strings bytewise.
+ * scale factors), decimal128 ones as col * wfa against k * wfb with the
+ * evaluator's rule for products past 128 bits, strings bytewise.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@ struct term {
 	enum term_kind kind;
 	int col;
 	bool str;			/* a string column */
+	bool wide;			/* a decimal128 column */
+	core_i128 wk, wfa, wfb;		/* T_CMP wide: col * wfa op wk * wfb */
 	enum core_expr_op op;		/* T_CMP: col op k */
 	__int128 k, fa;			/* T_CMP integers: col * fa op k */
 	const char *s;			/* T_CMP strings: borrowed */
@@ -55,7 +58,8 @@ static bool
 is_prunable_col(const struct core_bnode *n)
 {
 	return n->kind == CORE_BN_COLUMN && (n->phys == CORE_PHYS_I64 ||
-	    n->phys == CORE_PHYS_STR) && n->type.id != CORE_TYPE_BOOL;
+	    n->phys == CORE_PHYS_STR || n->phys == CORE_PHYS_I128) &&
+	    n->type.id != CORE_TYPE_BOOL;
 }
 
 static struct term *
@@ -91,18 +95,29 @@ collect(struct core_prune *p, const struct core_bnode *n)
 			t->op = n->op;
 			t->k = (__int128)b->k.i * n->fb;
 			t->fa = n->fa;
+			t->wk = b->k.w;
+			t->wfa = n->wfa;
+			t->wfb = n->wfb;
 		} else if (is_prunable_col(b) && a->kind == CORE_BN_CONST &&
 		    !a->k.null) {
 			t = add(p);
 			t->op = flip(n->op);
 			t->k = (__int128)a->k.i * n->fa;
 			t->fa = n->fb;
+			t->wk = a->k.w;
+			t->wfa = n->wfb;
+			t->wfb = n->wfa;
 			a = b;
 			b = n->kids[0];
 		} else {
 			return;
 		}
 		t->kind = T_CMP;
+		t->wide = a->phys == CORE_PHYS_I128;
+		if (t->wide && b->phys != CORE_PHYS_I128) {
+			p->n--;		/* not widened alike: keep out */
+			return;
+		}
 		t->col = a->col;
 		t->str = a->phys == CORE_PHYS_STR;
 		t->s = b->k.s;
@@ -126,6 +141,7 @@ collect(struct core_prune *p, const struct core_bnode *n)
 		t->kind = T_IN;
 		t->col = a->col;
 		t->str = a->phys == CORE_PHYS_STR;
+		t->wide = a->phys == CORE_PHYS_I128;
 		t->set = &n->set;
 		return;
 	default:
@@ -210,6 +226,21 @@ icmp(__int128 x, __int128 y)
 	return (x > y) - (x < y);
 }
 
+/* x * fa against y * fb (fa, fb > 0) as the evaluator compares
+ * decimal128 values: a product past 128 bits is beyond any value the
+ * other side can hold, so its sign decides. */
+static int
+wcmp(core_i128 x, core_i128 fa, core_i128 y, core_i128 fb)
+{
+	core_i128 p, q;
+
+	if (__builtin_mul_overflow(x, fa, &p))
+		return x > 0 ? 1 : -1;
+	if (__builtin_mul_overflow(y, fb, &q))
+		return y > 0 ? -1 : 1;
+	return (p > q) - (p < q);
+}
+
 /* Whether some item of the sorted set lies in [min, max]. */
 static bool
 set_may(const struct term *t, const struct core_colstats *st)
@@ -221,7 +252,8 @@ set_may(const struct term *t, const struct core_colstats *st)
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 		bool below = t->str ? scmp(set->s[mid].p, set->s[mid].n,
-		    st->smin, st->sminlen) < 0 : set->i[mid] < st->imin;
+		    st->smin, st->sminlen) < 0 : t->wide ?
+		    set->w[mid] < st->wmin : set->i[mid] < st->imin;
 
 		if (below)
 			lo = mid + 1;
@@ -230,6 +262,8 @@ set_may(const struct term *t, const struct core_colstats *st)
 	}
 	if (lo == set->n)
 		return false;
+	if (t->wide)
+		return set->w[lo] <= st->wmax;
 	return t->str ? scmp(set->s[lo].p, set->s[lo].n, st->smax,
 	    st->smaxlen) <= 0 : set->i[lo] <= st->imax;
 }
@@ -257,6 +291,9 @@ term_may(const struct term *t, const struct core_colstats *st)
 			return range_may(t->op, scmp(st->smin, st->sminlen,
 			    t->s, t->slen), scmp(st->smax, st->smaxlen, t->s,
 			    t->slen));
+		if (t->wide)
+			return range_may(t->op, wcmp(st->wmin, t->wfa, t->wk,
+			    t->wfb), wcmp(st->wmax, t->wfa, t->wk, t->wfb));
 		return range_may(t->op, icmp((__int128)st->imin * t->fa, t->k),
 		    icmp((__int128)st->imax * t->fa, t->k));
 	}

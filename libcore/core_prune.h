@@ -13,7 +13,8 @@
  *
  * Statistics are in the column's evaluation domain: int32, int64, date
  * (days), timestamp (microseconds) and decimal (scaled by the column's
- * scale) values as int64; strings as bytes, compared bytewise.  Floats
+ * scale) values as int64, decimal128 ones as core_i128; strings as
+ * bytes, compared bytewise.  Floats
  * and bools are not pruned on (a NaN has no place in min/max, and DuckDB
  * orders it above every number).
  *
@@ -35,6 +36,7 @@ struct core_colstats {
 	uint64_t null_count;
 	bool has_minmax;	/* over the non-NULL values */
 	int64_t imin, imax;	/* integer-domain columns */
+	core_i128 wmin, wmax;	/* decimal128 columns */
 	const char *smin, *smax;	/* strings; borrowed */
 	uint32_t sminlen, smaxlen;
 };

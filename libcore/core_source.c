@@ -351,8 +351,11 @@ parquet_start(struct core_source *s, struct core_err *err)
 	if (rc == 0) {
 		core_batch_init(&s->pb, core_parquet_scan_schema(s->ps));
 		core_parquet_scan_pool(s->ps, s->pool);
-		if (s->prune != NULL)
+		if (s->prune != NULL) {
 			parquet_skip(s);
+			core_parquet_scan_prune(s->ps, s->prune, s->pq_col,
+			    s->schema->ncols);
+		}
 	}
 	return rc;
 }
@@ -535,6 +538,8 @@ core_source_stats(const struct core_source *s, struct core_source_stats *st)
 			st->bytes += p.bytes;
 			st->row_groups += p.row_groups;
 			st->row_groups_skipped += p.row_groups_skipped;
+			st->pages += p.pages;
+			st->pages_skipped += p.pages_skipped;
 		}
 	}
 }

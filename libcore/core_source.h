@@ -119,6 +119,8 @@ struct core_source_stats {
 	uint64_t frames;	/* MLSPILL3 frames */
 	uint64_t row_groups;	/* Parquet row groups read */
 	uint64_t row_groups_skipped;	/* ruled out by statistics */
+	uint64_t pages;		/* Parquet pages decoded */
+	uint64_t pages_skipped;	/* ruled out by a page index */
 };
 void core_source_stats(const struct core_source *s,
     struct core_source_stats *st);

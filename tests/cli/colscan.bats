@@ -580,7 +580,7 @@ EOF
 @test "--stats prints rows in and out" {
 	run --separate-stderr colscan --stats -w "k <= 1500" -o out.col big.col
 	status_is 0
-	stderr_matches "^colscan: 30000 rows in, 1500 rows out, 1 inputs, 30 frames, 0 row groups read, 0 skipped, [0-9.]+ MB in, [0-9.]+ s, peak memory [0-9.]+ MB$"
+	stderr_matches "^colscan: 30000 rows in, 1500 rows out, 1 inputs, 30 frames, 0 row groups read, 0 skipped, 0 pages read, 0 skipped, [0-9.]+ MB in, [0-9.]+ s, peak memory [0-9.]+ MB$"
 	run --separate-stderr colscan --stats -c big.col
 	status_is 0
 	assert_output 30000

@@ -69,9 +69,9 @@ usage(FILE *fp)
 	    "      --schema         print the output columns, one name:type "
 	    "a line,\n"
 	    "                       without reading any row\n"
-	    "      --no-prune       read every Parquet row group, even those "
-	    "whose\n"
-	    "                       statistics rule out every row\n",
+	    "      --no-prune       read every Parquet row group and page, "
+	    "even those\n"
+	    "                       whose statistics rule out every row\n",
 	    tool.name);
 	fe_usage_shared(fp);
 	fprintf(fp, "\n"
@@ -442,9 +442,10 @@ print_stats(const struct run *r)
 	core_source_stats(r->src, &st);
 	fprintf(stderr, "%s: %" PRIu64 " rows in, %" PRIu64 " rows out, "
 	    "%" PRIu64 " inputs, %" PRIu64 " frames, %" PRIu64 " row groups "
-	    "read, %" PRIu64 " skipped, %.1f MB in, %.3f s, peak memory "
-	    "%.1f MB\n", fe_prog(), st.rows, r->rows_out, st.inputs,
-	    st.frames, st.row_groups, st.row_groups_skipped,
+	    "read, %" PRIu64 " skipped, %" PRIu64 " pages read, %" PRIu64
+	    " skipped, %.1f MB in, %.3f s, peak memory %.1f MB\n", fe_prog(),
+	    st.rows, r->rows_out, st.inputs, st.frames, st.row_groups,
+	    st.row_groups_skipped, st.pages, st.pages_skipped,
 	    (double)st.bytes / 1e6, fe_elapsed(),
 	    (double)fe_peak_rss() / 1e6);
 }
