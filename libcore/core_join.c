@@ -66,6 +66,8 @@ enum conv {
 	CONV_NONE = 0,
 	CONV_TO_FLOAT,		/* integer-like or decimal -> float64 */
 	CONV_DATE_TS,		/* date -> timestamp (microseconds) */
+	CONV_WIDE,		/* exact number -> its 16 bytes at the
+				   common scale, as a string */
 };
 
 /* One side's key preparation. */
@@ -77,6 +79,8 @@ struct side {
 	uint32_t conv_col[CORE_HASH_MAX_KEYS];	/* source column */
 	uint8_t conv_kind[CORE_HASH_MAX_KEYS];	/* enum conv */
 	uint8_t conv_scale[CORE_HASH_MAX_KEYS];	/* decimal's scale */
+	uint8_t conv_up[CORE_HASH_MAX_KEYS];	/* CONV_WIDE: common scale
+						   minus own */
 	struct core_hash_keys hk;
 	struct core_batch inb;		/* the batch the input fills */
 	struct core_batch ab;		/* augmented view of an input batch */
@@ -84,6 +88,9 @@ struct side {
 	size_t conv_cap[CORE_HASH_MAX_KEYS];
 	uint8_t *conv_valid[CORE_HASH_MAX_KEYS];	/* owned bitmaps */
 	size_t conv_vcap[CORE_HASH_MAX_KEYS];
+	/* Owned: CONV_WIDE's offsets, 16 apart. */
+	int32_t *conv_off[CORE_HASH_MAX_KEYS];
+	size_t conv_ocap[CORE_HASH_MAX_KEYS];
 };
 
 /* A batch of the store: a copy of an input batch, or a spill frame. */
@@ -202,6 +209,8 @@ side_init(struct join *J, int s, struct core_err *err)
 		else if (key->common.id == CORE_TYPE_TIMESTAMP &&
 		    t.id == CORE_TYPE_DATE)
 			cv = CONV_DATE_TS;
+		else if (key->common.id == CORE_TYPE_DECIMAL128)
+			cv = CONV_WIDE;
 		cols[k] = c;
 		scales[k] = 0;
 		if (cv != CONV_NONE) {
@@ -209,6 +218,8 @@ side_init(struct join *J, int s, struct core_err *err)
 			sd->conv_kind[sd->nconv] = (uint8_t)cv;
 			sd->conv_scale[sd->nconv] =
 			    core_type_is_decimal(t.id) ? t.scale : 0;
+			sd->conv_up[sd->nconv] = (uint8_t)(key->common.scale -
+			    sd->conv_scale[sd->nconv]);
 			cols[k] = sd->schema->ncols + sd->nconv;
 			sd->nconv++;
 		} else if (key->common.id != CORE_TYPE_FLOAT64 &&
@@ -227,7 +238,8 @@ side_init(struct join *J, int s, struct core_err *err)
 			char name[32];
 
 			t.id = sd->conv_kind[i] == CONV_TO_FLOAT ?
-			    CORE_TYPE_FLOAT64 : CORE_TYPE_TIMESTAMP;
+			    CORE_TYPE_FLOAT64 : sd->conv_kind[i] == CONV_WIDE ?
+			    CORE_TYPE_STRING : CORE_TYPE_TIMESTAMP;
 			snprintf(name, sizeof(name), " join key %u", i + 1);
 			core_schema_set(sd->aug, sd->schema->ncols + i, name, t);
 		}
@@ -252,6 +264,7 @@ side_release(struct side *sd)
 	for (i = 0; i < sd->nconv; i++) {
 		core_free_aligned(sd->conv_buf[i]);
 		core_free_aligned(sd->conv_valid[i]);
+		free(sd->conv_off[i]);
 	}
 	/* The augmented batch's columns are views. */
 	free(sd->ab.cols);
@@ -266,6 +279,78 @@ static const double pow10d[39] = {
 	1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31, 1e32, 1e33, 1e34,
 	1e35, 1e36, 1e37, 1e38,
 };
+
+/* v * m, wrapping: a NULL's value may be anything. */
+static inline core_i128
+wide_mul(core_i128 v, core_i128 m)
+{
+	__extension__ typedef unsigned __int128 u128;
+
+	return (core_i128)((u128)v * (u128)m);
+}
+
+/*
+ * Key conversion i of sd (CONV_WIDE) of column c's n rows into d: the
+ * number each value stands for times 10^common scale, as a 128-bit
+ * integer, its 16 bytes a string.  The plan's common type has room for
+ * both sides' digits, so the product is exact and equal numbers give
+ * equal bytes whatever their type and scale; a NULL's bytes are zero.
+ */
+static void
+wide_key(struct side *sd, uint32_t i, const struct core_column *c,
+    struct core_column *d, uint32_t n)
+{
+	core_i128 mul = 1;
+	char *o;
+	uint32_t r;
+
+	for (r = 0; r < sd->conv_up[i]; r++)
+		mul *= 10;
+	core_grow_aligned(&sd->conv_buf[i], &sd->conv_cap[i],
+	    (size_t)(n ? n : 1) * 16);
+	o = sd->conv_buf[i];
+	d->values = o;
+	if ((size_t)n + 1 > sd->conv_ocap[i]) {
+		size_t cap = (size_t)n + 1, j;
+
+		free(sd->conv_off[i]);
+		sd->conv_off[i] = core_xmalloc(cap * sizeof(int32_t));
+		for (j = 0; j < cap; j++)
+			sd->conv_off[i][j] = (int32_t)(16 * j);
+		sd->conv_ocap[i] = cap;
+	}
+	d->offsets = sd->conv_off[i];
+	switch (c->type.id) {
+	case CORE_TYPE_INT32: {
+		const int32_t *v = c->values;
+
+		for (r = 0; r < n; r++)
+			core_i128_store(o + 16 * (size_t)r,
+			    wide_mul(v[r], mul));
+		break;
+	}
+	case CORE_TYPE_DECIMAL128: {
+		const char *v = c->values;
+
+		for (r = 0; r < n; r++)
+			core_i128_store(o + 16 * (size_t)r,
+			    wide_mul(core_i128_load(v + 16 * (size_t)r), mul));
+		break;
+	}
+	default: {	/* int64, decimal */
+		const int64_t *v = c->values;
+
+		for (r = 0; r < n; r++)
+			core_i128_store(o + 16 * (size_t)r,
+			    wide_mul(v[r], mul));
+		break;
+	}
+	}
+	if (d->validity != NULL)
+		for (r = 0; r < n; r++)
+			if (!core_col_is_valid(d, r))
+				memset(o + 16 * (size_t)r, 0, 16);
+}
 
 /* The augmented view of input batch b: its columns, then its keys
  * converted.  Valid until the next call for the side. */
@@ -300,6 +385,10 @@ side_augment(struct side *sd, const struct core_batch *b)
 			memcpy(sd->conv_valid[i], c->validity,
 			    core_bitmap_bytes(n));
 			d->validity = sd->conv_valid[i];
+		}
+		if (sd->conv_kind[i] == CONV_WIDE) {
+			wide_key(sd, i, c, d, n);
+			continue;
 		}
 		if (sd->conv_kind[i] == CONV_DATE_TS) {
 			const int32_t *v = c->values;

@@ -15,7 +15,9 @@
  * Keys of different but compatible types compare as SQL compares them,
  * in a common type: int32 with int64 as int64; decimals of different
  * scales (and integers with decimals) as one decimal of the larger scale
- * with room for both sides' integer digits, when that fits in 18 digits;
+ * with room for both sides' integer digits, when that fits in 38 digits
+ * (past 18, a decimal128, whose keys the join compares as 128-bit
+ * integers at the common scale);
  * a float64 with any number as float64; a date with a timestamp as a
  * timestamp.  Strings join only strings, booleans only booleans.
  */

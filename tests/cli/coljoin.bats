@@ -216,6 +216,41 @@ INNER='2,b,2,x 2,b,2,y 2,c,2,x 2,c,2,y 3,d,3,z'
 	want '2000-02-29,b,2000-02-29,x'
 }
 
+@test "decimal(19..38) keys join by value, with narrow decimals too" {
+	# 12345678901234567890.5 needs 21 digits: a 128-bit decimal.
+	printf '%s\n' 'p,v' '12345678901234567890.50,a' '1.5,b' '-7,c' \
+	    ',d' '99999999999999999999.99,e' >wl.csv
+	printf '%s\n' 'q,w' '1.500,x' '-7.000,y' '1.501,n' ',m' >nr.csv
+	printf '%s\n' 'q,w' '12345678901234567890.5,x' \
+	    '12345678901234567890.6,n' '-7,y' >wr.csv
+	csv2col -s 'p:decimal(22,2)' wl.csv >wl.col
+	csv2col -s 'q:decimal(10,3)' nr.csv >nr.col
+	csv2col -s 'q:decimal(25,1)' wr.csv >wr.col
+	join_rows --on p=q wl.col nr.col
+	status_is 0
+	want '1.50,b,1.500,x' '-7.00,c,-7.000,y'
+	join_rows --on p=q wl.col wr.col
+	status_is 0
+	want '12345678901234567890.50,a,12345678901234567890.5,x' \
+	    '-7.00,c,-7.0,y'
+	join_rows --type anti --on p=q wl.col wr.col
+	status_is 0
+	want '1.50,b' ',d' '99999999999999999999.99,e'
+	# The merge join gives the same rows.
+	colsort -k p wl.col >wls.col
+	colsort -k q wr.col >wrs.col
+	join_rows --sorted --type full --on p=q wls.col wrs.col
+	status_is 0
+	want '12345678901234567890.50,a,12345678901234567890.5,x' \
+	    '-7.00,c,-7.0,y' '1.50,b,,' ',d,,' '99999999999999999999.99,e,,' \
+	    ',,12345678901234567890.6,n'
+	# Past 38 digits there is no common type.
+	printf '%s\n' 'q' '1' | csv2col -s 'q:decimal(38,0)' >w38.col
+	run --separate-stderr coljoin --on p=q wl.col w38.col
+	status_is 2
+	stderr_has "need 40 digits"
+}
+
 @test "usage errors: exit 2 before any row is read, saying what is wrong" {
 	run --separate-stderr coljoin --on nosuch=rk left.col right.col
 	status_is 2

@@ -6,7 +6,8 @@
  * reference joins them as SQL says, comparing keys with its own code
  * written from core_join.h (a NULL key matches nothing; int32 with int64
  * as int64; decimal(15,2) with decimal(12,1) at scale 2; an int64 with a
- * float64 as doubles; a date with a timestamp as microseconds), and the
+ * float64 as doubles; a date with a timestamp as microseconds; a
+ * decimal(25,4), a decimal128, with a decimal(12,1) at scale 4), and the
  * join's output batches, copied out as they are emitted, must hold the
  * same multiset of rows: every row of either is spelt as one string,
  * both lists are sorted and must be equal.  For tables too big for a
@@ -19,7 +20,7 @@
  * poisons first) on every call, at lengths 0, 1, 2, 3, 17, 4095, 4096,
  * 4097 and random ones, sometimes with a validity bitmap marking no
  * NULL, so that a join keeping a view past the next call reads garbage.
- * Cases: every join type (and NOT IN's anti join) times eight kinds of
+ * Cases: every join type (and NOT IN's anti join) times nine kinds of
  * keys, NULL keys on either side, duplicates, empty sides, one-row
  * sides, both sides built, payload columns of every type with NULLs;
  * one giant key on the build side; a sweep of budgets over inputs of
@@ -62,9 +63,19 @@ rnd(void)
 
 /* ---- key kinds and tables ---- */
 
+__extension__ typedef __int128 wide;
+__extension__ typedef unsigned __int128 uwide;
+
+/* A decimal128 cell's value. */
+static wide
+cell_wide(int64_t lo, int64_t hi)
+{
+	return (wide)((uwide)(uint64_t)hi << 64 | (uint64_t)lo);
+}
+
 enum kind {
 	K_I64, K_I32_I64, K_TWO32, K_TWO64, K_STR, K_DEC, K_INT_F64,
-	K_DATE_TS, NKINDS
+	K_DATE_TS, K_WIDE, NKINDS
 };
 
 static const struct kind_def {
@@ -90,6 +101,9 @@ static const struct kind_def {
 	    { { CORE_TYPE_FLOAT64, 0, 0 } } },
 	{ "date=timestamp", 1, { { CORE_TYPE_DATE, 0, 0 } },
 	    { { CORE_TYPE_TIMESTAMP, 0, 0 } } },
+	{ "decimal(25,4)=decimal(12,1)", 1,
+	    { { CORE_TYPE_DECIMAL128, 25, 4 } },
+	    { { CORE_TYPE_DECIMAL, 12, 1 } } },
 };
 
 static const struct core_coltype ptypes[] = {
@@ -104,7 +118,9 @@ static const struct core_coltype ptypes[] = {
 
 struct cell {
 	bool null;
-	int64_t i;	/* every type but float64 and string */
+	int64_t i;	/* every type but float64 and string; a
+			   decimal128's low 64 bits */
+	int64_t hi;	/* a decimal128's high 64 bits */
 	double f;
 	size_t soff;	/* string: offset in the table's bytes */
 	uint32_t slen;
@@ -304,6 +320,29 @@ gen_key(struct table *t, struct cell *c, uint64_t k)
 		}
 		c[0].i = v;
 		break;
+	case K_WIDE:
+		/* Right in tenths, left a decimal128 in ten-thousandths:
+		 * near misses a unit off, or 2^64 off (the high word
+		 * alone differs); key 1 is far past int64 on the left. */
+		v = (int64_t)k * 7 - 40000;
+		if (right) {
+			c[0].i = k == 2 ? -999999999999ll : v;
+			break;
+		}
+		{
+			wide x = (wide)(k == 2 ? -999999999999ll : v) * 1000;
+
+			if (k == 1)
+				x = (wide)4000000000000000000ll *
+				    1000000000000000ll + 3;
+			if (rnd() % 16 == 0)
+				x += 1;
+			if (rnd() % 16 == 0)
+				x += (wide)1 << 64;
+			c[0].i = (int64_t)(uint64_t)x;
+			c[0].hi = (int64_t)(x >> 64);
+		}
+		break;
 	default:
 		break;
 	}
@@ -371,6 +410,7 @@ add_row(struct table *t, uint64_t k, unsigned nullmask)
 		if (nullmask >> i & 1) {
 			c->null = true;
 			c->i = 0;
+			c->hi = 0;
 			c->f = 0;
 			c->slen = 0;
 		}
@@ -415,6 +455,8 @@ ref_key_eq(enum kind kind, const struct table *lt, const struct cell *l,
 		return (double)l->i == r->f;
 	case K_DATE_TS:
 		return l->i * DAY_US == r->i;
+	case K_WIDE:
+		return cell_wide(l->i, l->hi) == (wide)r->i * 1000;
 	default:
 		return l->i == r->i;
 	}
@@ -478,6 +520,13 @@ norm_key(const struct table *t, size_t row, struct unit_buf *out)
 		case K_DATE_TS:
 			v = t->side ? v : v * DAY_US;
 			break;
+		case K_WIDE: {
+			wide w = t->side ? (wide)c->i * 1000 :
+			    cell_wide(c->i, c->hi);
+
+			unit_buf_add(out, &w, sizeof(w));
+			continue;
+		}
 		default:
 			break;
 		}
@@ -676,7 +725,7 @@ struct rows {
  * integer, or the double's) or the string's bytes in hex; then "|". */
 static void
 spell_value(struct unit_buf *b, struct core_coltype type, bool null,
-    int64_t i, double f, const char *s, size_t slen)
+    int64_t i, int64_t hi, double f, const char *s, size_t slen)
 {
 	static const char hex[] = "0123456789abcdef";
 	char buf[256];
@@ -705,6 +754,11 @@ spell_value(struct unit_buf *b, struct core_coltype type, bool null,
 	if (type.id == CORE_TYPE_FLOAT64) {
 		memcpy(&bits, &f, 8);
 		buf[n++] = 'f';
+	}
+	if (type.id == CORE_TYPE_DECIMAL128) {
+		buf[n++] = 'w';
+		for (k = 60; k >= 0; k -= 4)
+			buf[n++] = hex[(uint64_t)hi >> k & 15];
 	}
 	for (k = 60; k >= 0; k -= 4)
 		buf[n++] = hex[bits >> k & 15];
@@ -745,8 +799,8 @@ rows_of_pairs(struct rows *rs, const struct pairs *ps,
 			}
 			x = cell_at(t, (size_t)row, plan->src[c].col);
 			spell_value(&rs->text, t->schema->fields[
-			    plan->src[c].col].type, x->null, x->i, x->f,
-			    cell_str(t, x), x->slen);
+			    plan->src[c].col].type, x->null, x->i, x->hi,
+			    x->f, cell_str(t, x), x->slen);
 		}
 		rows_end(rs, start);
 	}
@@ -762,7 +816,7 @@ rows_of_batch(struct rows *rs, const struct core_batch *b, uint32_t r)
 	for (c = 0; c < b->ncols; c++) {
 		const struct core_column *col = &b->cols[c];
 		bool null = !core_col_is_valid(col, r);
-		int64_t i = 0;
+		int64_t i = 0, hi = 0;
 		double f = 0;
 		const char *s = NULL;
 		size_t slen = 0;
@@ -782,11 +836,15 @@ rows_of_batch(struct rows *rs, const struct core_batch *b, uint32_t r)
 			s = (const char *)col->values + col->offsets[r];
 			slen = (size_t)(col->offsets[r + 1] - col->offsets[r]);
 			break;
+		case CORE_TYPE_DECIMAL128:
+			i = ((const int64_t *)col->values)[2 * (size_t)r];
+			hi = ((const int64_t *)col->values)[2 * (size_t)r + 1];
+			break;
 		default:
 			i = ((const int64_t *)col->values)[r];
 			break;
 		}
-		spell_value(&rs->text, col->type, null, i, f, s, slen);
+		spell_value(&rs->text, col->type, null, i, hi, f, s, slen);
 	}
 	rows_end(rs, start);
 }
@@ -917,6 +975,11 @@ fill_batch(struct core_batch *s, const struct table *t, size_t row0,
 				    cell_str(t, x), x->slen);
 				at += (int32_t)x->slen;
 				col->offsets[r + 1] = at;
+				break;
+			case CORE_TYPE_DECIMAL128:
+				((int64_t *)col->values)[2 * (size_t)r] = x->i;
+				((int64_t *)col->values)[2 * (size_t)r + 1] =
+				    x->hi;
 				break;
 			default:
 				((int64_t *)col->values)[r] = x->i;
@@ -1555,7 +1618,7 @@ test_budget_sweep(void)
 	    64 << 20, 0 };
 	static const enum core_join_type stypes[] = { CORE_JOIN_INNER,
 	    CORE_JOIN_FULL, CORE_JOIN_ANTI };
-	static const enum kind skinds[] = { K_I64, K_STR };
+	static const enum kind skinds[] = { K_I64, K_STR, K_WIDE };
 	unsigned kd, t, b, bl;
 
 	for (kd = 0; kd < sizeof(skinds) / sizeof(skinds[0]); kd++) {
