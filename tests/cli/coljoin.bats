@@ -480,6 +480,44 @@ big_inner() {
 	stderr_has "0 partitions, 0 levels, 0 chunked, 0.0 MB spilled"
 }
 
+@test "--build auto on pipes hashes the input that ends first" {
+	# A few rows on the right of a pipe, many on the left, and back.
+	printf '%s\n' 'rk,tag' '3,a' '3,b' '10,c' '199999,d' 'nosuch,e' |
+	    sed '/nosuch/d' | csv2col >few.col
+	run --separate-stderr bash -c 'set -o pipefail
+	    coljoin --stats --type semi --build auto --on k=rk \
+	    <(cat big.col) <(cat few.col) | col2csv --no-header | sort'
+	status_is 0
+	assert_output "$(printf '%s\n' '10,10.10,1980-11-11,label 10' \
+	    '199999,99999.99,1989-08-24,label 691' '3,3.03,1973-04-04,label 3' | sort)"
+	stderr_has "4 right rows"
+	stderr_has "right hashed"
+	# The small side on the left: the left is hashed, same rows.
+	for t in semi anti inner; do
+		run --separate-stderr bash -c 'set -o pipefail
+		    coljoin --stats --type '$t' --build auto --on rk=k \
+		    <(cat few.col) - <big.col | col2csv --no-header | sort'
+		status_is 0
+		stderr_has "left hashed"
+		local got=$output
+		run bash -c 'coljoin --type '$t' --on rk=k few.col big.col |
+		    col2csv --no-header | sort'
+		[ "$got" = "$output" ] || fail "$t: auto gave other rows"
+	done
+	# Neither side ends within an eighth of -m 1M: the right is hashed,
+	# and the rows are the same as from files.
+	run --separate-stderr bash -c 'set -o pipefail
+	    coljoin --stats -m 1M --build auto --on k=rk <(cat big.col) \
+	    <(cat bigr.col) | col2csv --no-header | sort | cksum'
+	status_is 0
+	stderr_has "right hashed"
+	local got=$output
+	run bash -c 'coljoin --build left --on k=rk big.col bigr.col |
+	    col2csv --no-header | sort | cksum'
+	[ "$got" = "$output" ] || fail "auto at 1M gave other rows"
+	spill_empty
+}
+
 @test "--max-spill: exit 4 with a message, nothing left behind" {
 	run --separate-stderr sh -c 'coljoin -m 256K --max-spill 256K --on k=rk big.col bigr.col > /dev/null'
 	status_is 4

@@ -1115,6 +1115,7 @@ sink_emit(void *arg, const struct core_batch *b, struct core_err *err)
 struct jrun {
 	enum core_join_type type;
 	bool null_aware, build_left, drop, compress;
+	bool build_auto;	/* o.build_auto; build_left its fallback */
 	uint64_t limit;		/* 0: CORE_MEM_UNLIMITED */
 	uint32_t batch_rows;
 	unsigned threads;
@@ -1191,6 +1192,7 @@ run_join(const struct table *lt, const struct table *rt,
 	o.plan = res->plan;
 	o.null_aware = jr->null_aware;
 	o.build_left = jr->build_left;
+	o.build_auto = jr->build_auto;
 	o.max_spill = jr->max_spill;
 	o.compress_spill = jr->compress;
 	o.batch_rows = jr->batch_rows;
@@ -1229,7 +1231,9 @@ describe(char *buf, size_t cap, const struct table *lt,
 	    "build %s, budget %llu, batch_rows %u, threads %u%s%s", tag,
 	    jr->null_aware ? "null-aware " : "", core_join_type_name(jr->type),
 	    kinds[lt->kind].name, lt->n, rt->n,
-	    jr->build_left ? "left" : "right", (unsigned long long)jr->limit,
+	    jr->build_auto ? (jr->build_left ? "auto (else left)" :
+	    "auto (else right)") : jr->build_left ? "left" : "right",
+	    (unsigned long long)jr->limit,
 	    jr->batch_rows, jr->threads, jr->drop ? ", right keys dropped" :
 	    "", jr->size_hint ? ", sizes given" : "");
 }
@@ -1672,6 +1676,74 @@ test_budget_sweep(void)
 	}
 }
 
+/*
+ * --build auto without sizes: both inputs are read ahead and the one
+ * that ends first is hashed, when it ends within the read-ahead's cap
+ * (an eighth of the budget); else the fallback side.  The same rows
+ * whichever side is hashed, at every budget, every type.
+ */
+static void
+test_build_auto(void)
+{
+	static const uint64_t budgets[] = { 256 << 10, 4 << 20, 0 };
+	static const struct {
+		size_t ln, rn;
+	} sizes[] = { { 40, 20000 }, { 20000, 40 }, { 0, 3000 },
+	    { 3000, 0 }, { 20000, 30000 } };
+	unsigned z, t, b, fb;
+
+	for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		struct table *lt = table_new(K_I64, 0);
+		struct table *rt = table_new(K_I64, 1);
+
+		fill_table(lt, sizes[z].ln, 3000, 3);
+		fill_table(rt, sizes[z].rn, 3000, 3);
+		for (t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+			for (b = 0; b < sizeof(budgets) / sizeof(budgets[0]);
+			    b++)
+				for (fb = 0; fb < 2; fb++) {
+					struct jrun jr = { 0 };
+					struct result res;
+					struct rows want;
+					char what[300];
+					bool small = sizes[z].ln < 1000 ||
+					    sizes[z].rn < 1000;
+					/* 20000 rows of ~100 bytes pass an
+					 * eighth of 4M; 3000 do not. */
+					bool decided = small || budgets[b] == 0;
+					bool want_left = decided ?
+					    sizes[z].ln < sizes[z].rn : fb;
+
+					jr.type = types[t];
+					jr.build_auto = true;
+					jr.build_left = fb;
+					jr.limit = budgets[b];
+					jr.batch_rows = 500;
+					jr.threads = 1 + fb;
+					describe(what, sizeof(what), lt, rt,
+					    &jr, "auto");
+					CHECK(expected_rows(lt, rt, &jr,
+					    &want));
+					run_join(lt, rt, &jr, &res);
+					CHECK(check_result(&res, lt, rt, &jr,
+					    &want, what));
+					if (res.rc == 0 &&
+					    res.st.build_left != want_left) {
+						printf("# %s: built on the "
+						    "%s\n", what,
+						    res.st.build_left ?
+						    "left" : "right");
+						CHECK(res.st.build_left ==
+						    want_left);
+					}
+					result_free(&res);
+					rows_free(&want);
+				}
+		table_free(lt);
+		table_free(rt);
+	}
+}
+
 /* The spill cap, an input's failure and emit's stop are passed back. */
 static void
 test_errors(void)
@@ -1778,6 +1850,7 @@ main(int argc, char **argv)
 	RUN_IF(test_kinds);
 	RUN_IF(test_giant_key);
 	RUN_IF(test_budget_sweep);
+	RUN_IF(test_build_auto);
 	RUN_IF(test_errors);
 	return unit_done();
 }
