@@ -28,13 +28,19 @@
 #                     same way
 #   DuckDB csv>csv    COPY (SELECT * FROM read_csv(li) JOIN read_csv(o)
 #                     ...) TO out.csv, the whole process timed
+#   DuckDB pq count   the whole process over Parquet files of the same
+#                     rows (written by DuckDB beforehand): count(*)
+#   DuckDB pq>pq      the same, the join written out: COPY (SELECT * ...)
+#                     TO out.parquet
 # DuckDB runs with 2 threads (as coljoin), each case at the smallest
 # memory_limit among the budget, 64, 128, 256, 512 MiB and 1 GiB that
 # completes (it is shown).  Before timing, coljoin's row count at each
 # budget and DuckDB's must be the line items' count (every line item has its
 # order); a wrong count stops the run.  Row-for-row agreement with
 # DuckDB is tests/oracle/join.sh's job.  Last, the ratios the targets are
-# stated in: DuckDB's in-memory join over coljoin's from .col files,
+# stated in: DuckDB's in-memory join over coljoin's from .col files
+# (DuckDB's query alone on loaded tables, and DuckDB's whole process
+# from Parquet against coljoin's from .col, both whole processes),
 # coljoin spilling over coljoin in memory, DuckDB's CSV pipeline over
 # coljoin's.
 #
@@ -203,6 +209,34 @@ for m in $MEM $SMALL; do
 		fi
 		say "join bench: DuckDB csv at $l: $(cat "$tmp/duck.err")"
 	done
+	# Whole processes from Parquet: count, then the join written.
+	if [ ! -r "$tmp/li.parquet" ]; then
+		node harness/join_duckdb.mjs parquet "$tmp/lineitem.csv" \
+		    "$tmp/orders.csv" "$tmp/li.parquet" "$tmp/o.parquet" ||
+		    die 1 "DuckDB could not write the Parquet files"
+	fi
+	for what in count write; do
+		plim=none
+		for l in $(limits "$m"); do
+			out=$tmp/duck.parquet
+			[ $what = count ] && out=count
+			if got=$(node harness/join_duckdb.mjs pq \
+			    "$tmp/li.parquet" "$tmp/o.parquet" "$out" "$l" \
+			    2>"$tmp/duck.err"); then
+				plim=$l
+				break
+			fi
+			say "join bench: DuckDB pq $what at $l:" \
+			    "$(cat "$tmp/duck.err")"
+		done
+		[ "$plim" != none ] || continue
+		[ $what = write ] || [ "$got" = "$want" ] ||
+		    die 1 "DuckDB pq count at $plim: $got rows, want $want"
+		run "DuckDB $plim pq $what" node harness/join_duckdb.mjs pq \
+		    "$tmp/li.parquet" "$tmp/o.parquet" "$out" "$plim"
+		eval "dpq${what}_$key=\$best"
+		rm -f "$tmp/duck.parquet"
+	done
 	[ "$lim" != none ] || continue
 	[ "$(wc -l <"$tmp/duck.csv")" = "$want" ] ||
 	    die 1 "DuckDB csv at $lim: wrong row count"
@@ -224,4 +258,11 @@ if [ $duckdb -eq 1 ] && eval "[ -n \"\${dwrite_$big:-}\" ]" &&
 	    "$MEM" "$(ratio "$dc" "$nb")"
 	printf 'write/col>col %sx (target >= 2); csv>csv %sx (target > 1)\n' \
 	    "$(ratio "$dw" "$cb")" "$(ratio "$dv" "$vb")"
+fi
+if [ $duckdb -eq 1 ] && eval "[ -n \"\${dpqcount_$big:-}\" ]" &&
+    eval "[ -n \"\${dpqwrite_$big:-}\" ]"; then
+	eval "pc=\$dpqcount_$big pw=\$dpqwrite_$big"
+	printf 'DuckDB from Parquet over coljoin -m %s from .col, whole ' "$MEM"
+	printf 'processes: count/col>null %sx, pq>pq/col>col %sx (target >= 2)\n' \
+	    "$(ratio "$pc" "$nb")" "$(ratio "$pw" "$cb")"
 fi

@@ -66,6 +66,8 @@ enum conv {
 	CONV_NONE = 0,
 	CONV_TO_FLOAT,		/* integer-like or decimal -> float64 */
 	CONV_DATE_TS,		/* date -> timestamp (microseconds) */
+	CONV_WIDE,		/* exact number -> its 16 bytes at the
+				   common scale, as a string */
 };
 
 /* One side's key preparation. */
@@ -77,6 +79,8 @@ struct side {
 	uint32_t conv_col[CORE_HASH_MAX_KEYS];	/* source column */
 	uint8_t conv_kind[CORE_HASH_MAX_KEYS];	/* enum conv */
 	uint8_t conv_scale[CORE_HASH_MAX_KEYS];	/* decimal's scale */
+	uint8_t conv_up[CORE_HASH_MAX_KEYS];	/* CONV_WIDE: common scale
+						   minus own */
 	struct core_hash_keys hk;
 	struct core_batch inb;		/* the batch the input fills */
 	struct core_batch ab;		/* augmented view of an input batch */
@@ -84,6 +88,9 @@ struct side {
 	size_t conv_cap[CORE_HASH_MAX_KEYS];
 	uint8_t *conv_valid[CORE_HASH_MAX_KEYS];	/* owned bitmaps */
 	size_t conv_vcap[CORE_HASH_MAX_KEYS];
+	/* Owned: CONV_WIDE's offsets, 16 apart. */
+	int32_t *conv_off[CORE_HASH_MAX_KEYS];
+	size_t conv_ocap[CORE_HASH_MAX_KEYS];
 };
 
 /* A batch of the store: a copy of an input batch, or a spill frame. */
@@ -107,6 +114,19 @@ struct store {
 	uint64_t bytes;			/* charged for copies and flags */
 	struct core_htab ht;
 	uint64_t ht_charged;
+};
+
+/* The batches of one input read ahead (--build auto on streams), copies
+ * given back as they are read again. */
+struct held {
+	struct sbatch *b;		/* owned, n */
+	size_t n, cap;
+	size_t pos;			/* the next to hand out */
+	uint64_t bytes;			/* charged, of those not freed */
+	/* The batch that did not fit the read-ahead, not copied: the
+	 * input's own, valid until the side is read again; after b. */
+	const struct core_batch *view;
+	bool eof;			/* the input has ended */
 };
 
 struct join {
@@ -133,7 +153,8 @@ struct join {
 	bool null_aware;
 	uint64_t nulls[2];		/* rows with a NULL key, per side */
 
-	struct core_mem_part p_build, p_part, p_probe, p_out;
+	struct core_mem_part p_build, p_part, p_probe, p_out, p_held;
+	struct held held[2];		/* read ahead, per side */
 	uint64_t build_cap;		/* bytes the store and table may use */
 	uint32_t out_rows;		/* pairs per output batch */
 
@@ -202,6 +223,8 @@ side_init(struct join *J, int s, struct core_err *err)
 		else if (key->common.id == CORE_TYPE_TIMESTAMP &&
 		    t.id == CORE_TYPE_DATE)
 			cv = CONV_DATE_TS;
+		else if (key->common.id == CORE_TYPE_DECIMAL128)
+			cv = CONV_WIDE;
 		cols[k] = c;
 		scales[k] = 0;
 		if (cv != CONV_NONE) {
@@ -209,6 +232,8 @@ side_init(struct join *J, int s, struct core_err *err)
 			sd->conv_kind[sd->nconv] = (uint8_t)cv;
 			sd->conv_scale[sd->nconv] =
 			    core_type_is_decimal(t.id) ? t.scale : 0;
+			sd->conv_up[sd->nconv] = (uint8_t)(key->common.scale -
+			    sd->conv_scale[sd->nconv]);
 			cols[k] = sd->schema->ncols + sd->nconv;
 			sd->nconv++;
 		} else if (key->common.id != CORE_TYPE_FLOAT64 &&
@@ -227,7 +252,8 @@ side_init(struct join *J, int s, struct core_err *err)
 			char name[32];
 
 			t.id = sd->conv_kind[i] == CONV_TO_FLOAT ?
-			    CORE_TYPE_FLOAT64 : CORE_TYPE_TIMESTAMP;
+			    CORE_TYPE_FLOAT64 : sd->conv_kind[i] == CONV_WIDE ?
+			    CORE_TYPE_STRING : CORE_TYPE_TIMESTAMP;
 			snprintf(name, sizeof(name), " join key %u", i + 1);
 			core_schema_set(sd->aug, sd->schema->ncols + i, name, t);
 		}
@@ -252,6 +278,7 @@ side_release(struct side *sd)
 	for (i = 0; i < sd->nconv; i++) {
 		core_free_aligned(sd->conv_buf[i]);
 		core_free_aligned(sd->conv_valid[i]);
+		free(sd->conv_off[i]);
 	}
 	/* The augmented batch's columns are views. */
 	free(sd->ab.cols);
@@ -266,6 +293,78 @@ static const double pow10d[39] = {
 	1e24, 1e25, 1e26, 1e27, 1e28, 1e29, 1e30, 1e31, 1e32, 1e33, 1e34,
 	1e35, 1e36, 1e37, 1e38,
 };
+
+/* v * m, wrapping: a NULL's value may be anything. */
+static inline core_i128
+wide_mul(core_i128 v, core_i128 m)
+{
+	__extension__ typedef unsigned __int128 u128;
+
+	return (core_i128)((u128)v * (u128)m);
+}
+
+/*
+ * Key conversion i of sd (CONV_WIDE) of column c's n rows into d: the
+ * number each value stands for times 10^common scale, as a 128-bit
+ * integer, its 16 bytes a string.  The plan's common type has room for
+ * both sides' digits, so the product is exact and equal numbers give
+ * equal bytes whatever their type and scale; a NULL's bytes are zero.
+ */
+static void
+wide_key(struct side *sd, uint32_t i, const struct core_column *c,
+    struct core_column *d, uint32_t n)
+{
+	core_i128 mul = 1;
+	char *o;
+	uint32_t r;
+
+	for (r = 0; r < sd->conv_up[i]; r++)
+		mul *= 10;
+	core_grow_aligned(&sd->conv_buf[i], &sd->conv_cap[i],
+	    (size_t)(n ? n : 1) * 16);
+	o = sd->conv_buf[i];
+	d->values = o;
+	if ((size_t)n + 1 > sd->conv_ocap[i]) {
+		size_t cap = (size_t)n + 1, j;
+
+		free(sd->conv_off[i]);
+		sd->conv_off[i] = core_xmalloc(cap * sizeof(int32_t));
+		for (j = 0; j < cap; j++)
+			sd->conv_off[i][j] = (int32_t)(16 * j);
+		sd->conv_ocap[i] = cap;
+	}
+	d->offsets = sd->conv_off[i];
+	switch (c->type.id) {
+	case CORE_TYPE_INT32: {
+		const int32_t *v = c->values;
+
+		for (r = 0; r < n; r++)
+			core_i128_store(o + 16 * (size_t)r,
+			    wide_mul(v[r], mul));
+		break;
+	}
+	case CORE_TYPE_DECIMAL128: {
+		const char *v = c->values;
+
+		for (r = 0; r < n; r++)
+			core_i128_store(o + 16 * (size_t)r,
+			    wide_mul(core_i128_load(v + 16 * (size_t)r), mul));
+		break;
+	}
+	default: {	/* int64, decimal */
+		const int64_t *v = c->values;
+
+		for (r = 0; r < n; r++)
+			core_i128_store(o + 16 * (size_t)r,
+			    wide_mul(v[r], mul));
+		break;
+	}
+	}
+	if (d->validity != NULL)
+		for (r = 0; r < n; r++)
+			if (!core_col_is_valid(d, r))
+				memset(o + 16 * (size_t)r, 0, 16);
+}
 
 /* The augmented view of input batch b: its columns, then its keys
  * converted.  Valid until the next call for the side. */
@@ -300,6 +399,10 @@ side_augment(struct side *sd, const struct core_batch *b)
 			memcpy(sd->conv_valid[i], c->validity,
 			    core_bitmap_bytes(n));
 			d->validity = sd->conv_valid[i];
+		}
+		if (sd->conv_kind[i] == CONV_WIDE) {
+			wide_key(sd, i, c, d, n);
+			continue;
 		}
 		if (sd->conv_kind[i] == CONV_DATE_TS) {
 			const int32_t *v = c->values;
@@ -502,23 +605,17 @@ store_slot(struct store *S)
 	memset(&S->b[S->n], 0, sizeof(S->b[S->n]));
 }
 
-/* Appends a copy of b (charged, whatever the budget says: the caller
- * decided it fits) to the store. */
+/* Makes sb (zeroed) a copy of b in one chunk of bytes (copy_bytes(b)),
+ * not charged. */
 static void
-store_copy(struct join *J, const struct core_batch *b, uint64_t bytes)
+sb_copy(struct sbatch *sb, const struct core_batch *b, uint64_t bytes)
 {
-	struct store *S = &J->st_b;
-	struct sbatch *sb;
 	unsigned char *p;
 	uint32_t n = b->nrows, i;
 
-	store_slot(S);
-	sb = &S->b[S->n];
 	core_batch_init(&sb->b, b->schema);
 	p = sb->chunk = bytes ? core_xmalloc_aligned(bytes) : NULL;
 	sb->bytes = bytes;
-	core_mem_part_charge(&J->p_build, bytes);
-	S->bytes += bytes;
 	for (i = 0; i < b->ncols; i++) {
 		const struct core_column *c = &b->cols[i];
 		struct core_column *d = &sb->b.cols[i];
@@ -549,8 +646,23 @@ store_copy(struct join *J, const struct core_batch *b, uint64_t bytes)
 		}
 	}
 	sb->b.nrows = n;
+}
+
+/* Appends a copy of b (charged, whatever the budget says: the caller
+ * decided it fits) to the store. */
+static void
+store_copy(struct join *J, const struct core_batch *b, uint64_t bytes)
+{
+	struct store *S = &J->st_b;
+	struct sbatch *sb;
+
+	store_slot(S);
+	sb = &S->b[S->n];
+	sb_copy(sb, b, bytes);
+	core_mem_part_charge(&J->p_build, bytes);
+	S->bytes += bytes;
 	S->ptrs[S->n] = &sb->b;
-	S->rows += n;
+	S->rows += b->nrows;
 	S->n++;
 }
 
@@ -777,19 +889,49 @@ emit_build_rows(struct join *J)
 	return flush(J, NULL);
 }
 
+/* Frees held batch i and gives its charge back. */
+static void
+held_drop(struct join *J, struct held *H, size_t i)
+{
+	struct sbatch *sb = &H->b[i];
+
+	if (sb->chunk == NULL && sb->b.cols == NULL)
+		return;
+	core_free_aligned(sb->chunk);
+	free(sb->b.cols);
+	core_mem_part_release(&J->p_held, sb->bytes);
+	H->bytes -= sb->bytes;
+	sb->chunk = NULL;
+	sb->b.cols = NULL;
+}
+
+static void
+held_free(struct join *J, struct held *H)
+{
+	size_t i;
+
+	for (i = 0; i < H->n; i++)
+		held_drop(J, H, i);
+	free(H->b);
+	H->b = NULL;
+	H->n = H->cap = H->pos = 0;
+}
+
 /*
- * The next batch of input s (0 left, 1 right), augmented: 0, CORE_EOF,
- * or a failure.  Counts the side's rows (and, for NOT IN, its NULL
- * keys).
+ * The next batch of input s (0 left, 1 right) itself, augmented: 0,
+ * CORE_EOF, or a failure.  Counts the side's rows (and, for NOT IN, its
+ * NULL keys).
  */
 static int
-read_input(struct join *J, int s, const struct core_batch **out)
+read_fresh(struct join *J, int s, const struct core_batch **out)
 {
 	struct side *sd = &J->side[s];
 	const struct core_batch *b;
 	int rc;
 
 	rc = J->in[s]->next(J->in[s]->arg, &sd->inb, J->err);
+	if (rc == CORE_EOF)
+		J->held[s].eof = true;
 	if (rc != 0) {
 		if (rc < 0 && J->err->code == 0)
 			core_err_set(J->err, rc, "%s input failed",
@@ -808,6 +950,33 @@ read_input(struct join *J, int s, const struct core_batch **out)
 	}
 	*out = b;
 	return 0;
+}
+
+/* The next batch of input s, as read_fresh; the batches held (read
+ * ahead) first, counted when they were read. */
+static int
+read_input(struct join *J, int s, const struct core_batch **out)
+{
+	struct held *H = &J->held[s];
+
+	if (H->n > 0) {
+		/* The batch handed out last is done with. */
+		if (H->pos > 0)
+			held_drop(J, H, H->pos - 1);
+		if (H->pos < H->n) {
+			*out = &H->b[H->pos++].b;
+			return 0;
+		}
+		held_free(J, H);
+	}
+	if (H->view != NULL) {
+		*out = H->view;
+		H->view = NULL;
+		return 0;
+	}
+	if (H->eof)
+		return CORE_EOF;
+	return read_fresh(J, s, out);
 }
 
 /* Where probe batches come from in a pass. */
@@ -1406,6 +1575,56 @@ out:
 	return rc;
 }
 
+/*
+ * --build auto on inputs of unknown size: reads both inputs ahead, each
+ * time from the one with fewer bytes held, copying the batches aside
+ * (read_input hands them out again first), until one ends or neither
+ * can add a batch within cap (such a batch is kept as it is, and its
+ * side is read no more).  The side that ended first, the smaller, is
+ * the build side; when neither ended the options' side is.  Sets
+ * *build_left.
+ */
+static int
+read_ahead(struct join *J, uint64_t cap, bool *build_left)
+{
+	struct held *H = J->held;
+	const struct core_batch *b;
+	int rc = 0, s;
+
+	while (!H[0].eof && !H[1].eof) {
+		uint64_t bytes;
+
+		if (H[0].view != NULL && H[1].view != NULL)
+			break;
+		s = H[1].view != NULL ? 0 : H[0].view != NULL ? 1 :
+		    H[0].bytes < H[1].bytes ? 0 : 1;
+		if ((rc = read_fresh(J, s, &b)) == CORE_EOF)
+			break;
+		if (rc != 0)
+			return rc;
+		if (b->nrows == 0)
+			continue;
+		bytes = copy_bytes(b);
+		if (H[0].bytes + H[1].bytes + bytes > cap) {
+			/* Handed out as it is after the copies; the
+			 * other side may still end within the cap. */
+			H[s].view = b;
+			continue;
+		}
+		H[s].b = core_grow(H[s].b, &H[s].cap, H[s].n + 1,
+		    sizeof(*H[s].b), 16);
+		memset(&H[s].b[H[s].n], 0, sizeof(H[s].b[0]));
+		sb_copy(&H[s].b[H[s].n++], b, bytes);
+		core_mem_part_charge(&J->p_held, bytes);
+		H[s].bytes += bytes;
+	}
+	if (H[0].eof && H[1].eof)
+		*build_left = H[0].bytes < H[1].bytes;
+	else if (H[0].eof || H[1].eof)
+		*build_left = H[0].eof;
+	return 0;
+}
+
 /* Reads the build input into the store; then, if it all fit, probes it
  * with the probe input; else Grace. */
 static int
@@ -1454,6 +1673,7 @@ core_join_hash(const struct core_join_options *o, struct core_mem *mem,
 	enum core_join_type t = o->plan->type;
 	uint64_t limit = mem->limit, reserve, rowb = 0;
 	uint32_t i;
+	bool build_left;
 	int rc;
 
 	if (st == NULL)
@@ -1472,23 +1692,7 @@ core_join_hash(const struct core_join_options *o, struct core_mem *mem,
 	J->st = st;
 	J->in[0] = left;
 	J->in[1] = right;
-	J->bside = o->build_left ? 0 : 1;
-	J->pside = 1 - J->bside;
 	J->null_aware = o->null_aware;
-	{
-		bool pl = J->pside == 0;
-		bool lo = t == CORE_JOIN_LEFT || t == CORE_JOIN_FULL ||
-		    t == CORE_JOIN_ANTI;
-		bool ro = t == CORE_JOIN_RIGHT || t == CORE_JOIN_FULL;
-
-		J->pairs = t == CORE_JOIN_INNER || t == CORE_JOIN_LEFT ||
-		    t == CORE_JOIN_RIGHT || t == CORE_JOIN_FULL;
-		J->probe_unmatched = pl ? lo : ro;
-		J->build_unmatched = pl ? ro : lo;
-		J->semi_probe = t == CORE_JOIN_SEMI && pl;
-		J->semi_build = t == CORE_JOIN_SEMI && !pl;
-		J->build_flags = J->build_unmatched || J->semi_build;
-	}
 	if ((rc = side_init(J, 0, err)) != 0 ||
 	    (rc = side_init(J, 1, err)) != 0)
 		goto out;
@@ -1505,6 +1709,38 @@ core_join_hash(const struct core_join_options *o, struct core_mem *mem,
 	core_mem_part_init(&J->p_probe, mem, "probe frames",
 	    CORE_MEM_UNLIMITED);
 	core_mem_part_init(&J->p_out, mem, "output", CORE_MEM_UNLIMITED);
+	core_mem_part_init(&J->p_held, mem, "read ahead", CORE_MEM_UNLIMITED);
+	build_left = o->build_left;
+	if (o->build_auto && left->size_hint != 0 && right->size_hint != 0) {
+		build_left = left->size_hint < right->size_hint;
+	} else if (o->build_auto) {
+		/* What is read ahead of one side is held while the other
+		 * is built: an eighth of the budget, or CORE_JOIN_AHEAD. */
+		uint64_t cap = limit == CORE_MEM_UNLIMITED ? CORE_JOIN_AHEAD :
+		    limit / 8;
+
+		if (cap > CORE_JOIN_AHEAD)
+			cap = CORE_JOIN_AHEAD;
+		if ((rc = read_ahead(J, cap, &build_left)) != 0)
+			goto out;
+	}
+	st->build_left = build_left;
+	J->bside = build_left ? 0 : 1;
+	J->pside = 1 - J->bside;
+	{
+		bool pl = J->pside == 0;
+		bool lo = t == CORE_JOIN_LEFT || t == CORE_JOIN_FULL ||
+		    t == CORE_JOIN_ANTI;
+		bool ro = t == CORE_JOIN_RIGHT || t == CORE_JOIN_FULL;
+
+		J->pairs = t == CORE_JOIN_INNER || t == CORE_JOIN_LEFT ||
+		    t == CORE_JOIN_RIGHT || t == CORE_JOIN_FULL;
+		J->probe_unmatched = pl ? lo : ro;
+		J->build_unmatched = pl ? ro : lo;
+		J->semi_probe = t == CORE_JOIN_SEMI && pl;
+		J->semi_build = t == CORE_JOIN_SEMI && !pl;
+		J->build_flags = J->build_unmatched || J->semi_build;
+	}
 	for (i = 0; i < o->plan->out->ncols; i++) {
 		struct core_coltype ty = o->plan->out->fields[i].type;
 		size_t w = core_type_width(ty.id);
@@ -1532,6 +1768,8 @@ core_join_hash(const struct core_join_options *o, struct core_mem *mem,
 		rc = core_join_out_finish(J->out, emit, arg, err);
 out:
 	store_clear(J);
+	held_free(J, &J->held[0]);
+	held_free(J, &J->held[1]);
 	st->spill_bytes = J->spill_base;
 	st->peak_mem = mem->peak;
 	core_join_out_free(J->out);
@@ -1555,6 +1793,7 @@ out:
 	free(J->st_b.ptrs);
 	side_release(&J->side[0]);
 	side_release(&J->side[1]);
+	core_mem_part_fini(&J->p_held);
 	core_mem_part_fini(&J->p_out);
 	core_mem_part_fini(&J->p_probe);
 	core_mem_part_fini(&J->p_part);

@@ -15,7 +15,9 @@
  * Keys of different but compatible types compare as SQL compares them,
  * in a common type: int32 with int64 as int64; decimals of different
  * scales (and integers with decimals) as one decimal of the larger scale
- * with room for both sides' integer digits, when that fits in 18 digits;
+ * with room for both sides' integer digits, when that fits in 38 digits
+ * (past 18, a decimal128, whose keys the join compares as 128-bit
+ * integers at the common scale);
  * a float64 with any number as float64; a date with a timestamp as a
  * timestamp.  Strings join only strings, booleans only booleans.
  */
@@ -133,6 +135,13 @@ struct core_join_options {
 	 * (NOT IN over row values with partial NULLs is not offered). */
 	bool null_aware;
 	bool build_left;		/* hash the left side (default: right) */
+	/* Hash the smaller side: by the size hints when both are known;
+	 * else both inputs are read ahead in turn, the one with fewer
+	 * bytes read next, their batches copied aside (at most an eighth
+	 * of the budget, and CORE_JOIN_AHEAD, in all), until one ends: that
+	 * one is hashed.  When neither ends within that, build_left
+	 * decides.  Any join type. */
+	bool build_auto;
 	const char *const *tmpdirs;	/* borrowed; used in turn */
 	size_t ntmpdirs;		/* 0 = core_tmpdir_default() */
 	uint64_t max_spill;		/* bytes; 0 = no cap */
@@ -147,6 +156,9 @@ struct core_join_options {
 	void *phase_arg;
 };
 
+/* Most bytes --build auto reads ahead of streams (build_auto). */
+#define CORE_JOIN_AHEAD ((uint64_t)64 << 20)
+
 struct core_join_stats {
 	uint64_t rows_left, rows_right;	/* rows read from each input */
 	uint64_t rows_out;
@@ -157,6 +169,7 @@ struct core_join_stats {
 					   key too big for the budget) */
 	uint64_t spill_bytes;		/* bytes written to spill files */
 	uint64_t peak_mem;		/* most bytes charged at once */
+	bool build_left;		/* the left side was hashed */
 };
 
 /*

@@ -241,6 +241,26 @@ normalise(const struct core_column *c, struct core_coltype own,
 	else if (common.id == CORE_TYPE_DECIMAL)
 		mul = pow10_tab[common.scale - (own.id == CORE_TYPE_DECIMAL ?
 		    own.scale : 0)];
+	if (common.id == CORE_TYPE_DECIMAL128) {
+		/* The plan's type has room for both sides' digits: exact. */
+		mj_i128 m = 1;
+		unsigned up = common.scale - (core_type_is_decimal(own.id) ?
+		    own.scale : 0);
+
+		for (i = 0; i < up; i++)
+			m *= 10;
+		for (i = 0; i < n; i++) {
+			mj_i128 x = own.id == CORE_TYPE_DECIMAL128 ?
+			    core_i128_load((const char *)v + 16 * (size_t)i) :
+			    own.id == CORE_TYPE_INT32 ?
+			    ((const int32_t *)v)[i] : ((const int64_t *)v)[i];
+
+			/* Wrapping: a NULL's value may be anything. */
+			out[i] = (mj_i128)(__extension__ (unsigned __int128)x *
+			    (__extension__ (unsigned __int128)m));
+		}
+		return;
+	}
 	switch (own.id) {
 	case CORE_TYPE_BOOL:
 		for (i = 0; i < n; i++)

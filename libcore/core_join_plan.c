@@ -123,8 +123,11 @@ core_join_common_type(struct core_coltype a, struct core_coltype b,
 		exact_digits(b, &ib, &sb);
 		idig = ia > ib ? ia : ib;
 		scale = sa > sb ? sa : sb;
-		if (idig + scale <= CORE_DECIMAL_MAX_PRECISION) {
-			out->id = CORE_TYPE_DECIMAL;
+		/* Past 18 digits the keys compare as 128-bit integers at
+		 * the common scale (the join converts them). */
+		if (idig + scale <= CORE_DECIMAL128_MAX_PRECISION) {
+			out->id = idig + scale <= CORE_DECIMAL_MAX_PRECISION ?
+			    CORE_TYPE_DECIMAL : CORE_TYPE_DECIMAL128;
 			out->precision = (uint8_t)(idig + scale);
 			out->scale = (uint8_t)scale;
 			return 0;
@@ -132,7 +135,7 @@ core_join_common_type(struct core_coltype a, struct core_coltype b,
 		return core_err_set(err, CORE_EUSAGE, "%s and %s need %u "
 		    "digits to compare exactly, more than %d",
 		    core_type_name(a, na), core_type_name(b, nb),
-		    idig + scale, CORE_DECIMAL_MAX_PRECISION);
+		    idig + scale, CORE_DECIMAL128_MAX_PRECISION);
 	}
 	if ((a.id == CORE_TYPE_DATE && b.id == CORE_TYPE_TIMESTAMP) ||
 	    (a.id == CORE_TYPE_TIMESTAMP && b.id == CORE_TYPE_DATE)) {

@@ -216,6 +216,41 @@ INNER='2,b,2,x 2,b,2,y 2,c,2,x 2,c,2,y 3,d,3,z'
 	want '2000-02-29,b,2000-02-29,x'
 }
 
+@test "decimal(19..38) keys join by value, with narrow decimals too" {
+	# 12345678901234567890.5 needs 21 digits: a 128-bit decimal.
+	printf '%s\n' 'p,v' '12345678901234567890.50,a' '1.5,b' '-7,c' \
+	    ',d' '99999999999999999999.99,e' >wl.csv
+	printf '%s\n' 'q,w' '1.500,x' '-7.000,y' '1.501,n' ',m' >nr.csv
+	printf '%s\n' 'q,w' '12345678901234567890.5,x' \
+	    '12345678901234567890.6,n' '-7,y' >wr.csv
+	csv2col -s 'p:decimal(22,2)' wl.csv >wl.col
+	csv2col -s 'q:decimal(10,3)' nr.csv >nr.col
+	csv2col -s 'q:decimal(25,1)' wr.csv >wr.col
+	join_rows --on p=q wl.col nr.col
+	status_is 0
+	want '1.50,b,1.500,x' '-7.00,c,-7.000,y'
+	join_rows --on p=q wl.col wr.col
+	status_is 0
+	want '12345678901234567890.50,a,12345678901234567890.5,x' \
+	    '-7.00,c,-7.0,y'
+	join_rows --type anti --on p=q wl.col wr.col
+	status_is 0
+	want '1.50,b' ',d' '99999999999999999999.99,e'
+	# The merge join gives the same rows.
+	colsort -k p wl.col >wls.col
+	colsort -k q wr.col >wrs.col
+	join_rows --sorted --type full --on p=q wls.col wrs.col
+	status_is 0
+	want '12345678901234567890.50,a,12345678901234567890.5,x' \
+	    '-7.00,c,-7.0,y' '1.50,b,,' ',d,,' '99999999999999999999.99,e,,' \
+	    ',,12345678901234567890.6,n'
+	# Past 38 digits there is no common type.
+	printf '%s\n' 'q' '1' | csv2col -s 'q:decimal(38,0)' >w38.col
+	run --separate-stderr coljoin --on p=q wl.col w38.col
+	status_is 2
+	stderr_has "need 40 digits"
+}
+
 @test "usage errors: exit 2 before any row is read, saying what is wrong" {
 	run --separate-stderr coljoin --on nosuch=rk left.col right.col
 	status_is 2
@@ -443,6 +478,44 @@ big_inner() {
 	status_is 0
 	stderr_matches "6 left rows, 5 right rows, 5 rows out"
 	stderr_has "0 partitions, 0 levels, 0 chunked, 0.0 MB spilled"
+}
+
+@test "--build auto on pipes hashes the input that ends first" {
+	# A few rows on the right of a pipe, many on the left, and back.
+	printf '%s\n' 'rk,tag' '3,a' '3,b' '10,c' '199999,d' 'nosuch,e' |
+	    sed '/nosuch/d' | csv2col >few.col
+	run --separate-stderr bash -c 'set -o pipefail
+	    coljoin --stats --type semi --build auto --on k=rk \
+	    <(cat big.col) <(cat few.col) | col2csv --no-header | sort'
+	status_is 0
+	assert_output "$(printf '%s\n' '10,10.10,1980-11-11,label 10' \
+	    '199999,99999.99,1989-08-24,label 691' '3,3.03,1973-04-04,label 3' | sort)"
+	stderr_has "4 right rows"
+	stderr_has "right hashed"
+	# The small side on the left: the left is hashed, same rows.
+	for t in semi anti inner; do
+		run --separate-stderr bash -c 'set -o pipefail
+		    coljoin --stats --type '$t' --build auto --on rk=k \
+		    <(cat few.col) - <big.col | col2csv --no-header | sort'
+		status_is 0
+		stderr_has "left hashed"
+		local got=$output
+		run bash -c 'coljoin --type '$t' --on rk=k few.col big.col |
+		    col2csv --no-header | sort'
+		[ "$got" = "$output" ] || fail "$t: auto gave other rows"
+	done
+	# Neither side ends within an eighth of -m 1M: the right is hashed,
+	# and the rows are the same as from files.
+	run --separate-stderr bash -c 'set -o pipefail
+	    coljoin --stats -m 1M --build auto --on k=rk <(cat big.col) \
+	    <(cat bigr.col) | col2csv --no-header | sort | cksum'
+	status_is 0
+	stderr_has "right hashed"
+	local got=$output
+	run bash -c 'coljoin --build left --on k=rk big.col bigr.col |
+	    col2csv --no-header | sort | cksum'
+	[ "$got" = "$output" ] || fail "auto at 1M gave other rows"
+	spill_empty
 }
 
 @test "--max-spill: exit 4 with a message, nothing left behind" {

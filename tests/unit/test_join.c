@@ -6,7 +6,8 @@
  * reference joins them as SQL says, comparing keys with its own code
  * written from core_join.h (a NULL key matches nothing; int32 with int64
  * as int64; decimal(15,2) with decimal(12,1) at scale 2; an int64 with a
- * float64 as doubles; a date with a timestamp as microseconds), and the
+ * float64 as doubles; a date with a timestamp as microseconds; a
+ * decimal(25,4), a decimal128, with a decimal(12,1) at scale 4), and the
  * join's output batches, copied out as they are emitted, must hold the
  * same multiset of rows: every row of either is spelt as one string,
  * both lists are sorted and must be equal.  For tables too big for a
@@ -19,7 +20,7 @@
  * poisons first) on every call, at lengths 0, 1, 2, 3, 17, 4095, 4096,
  * 4097 and random ones, sometimes with a validity bitmap marking no
  * NULL, so that a join keeping a view past the next call reads garbage.
- * Cases: every join type (and NOT IN's anti join) times eight kinds of
+ * Cases: every join type (and NOT IN's anti join) times nine kinds of
  * keys, NULL keys on either side, duplicates, empty sides, one-row
  * sides, both sides built, payload columns of every type with NULLs;
  * one giant key on the build side; a sweep of budgets over inputs of
@@ -62,9 +63,19 @@ rnd(void)
 
 /* ---- key kinds and tables ---- */
 
+__extension__ typedef __int128 wide;
+__extension__ typedef unsigned __int128 uwide;
+
+/* A decimal128 cell's value. */
+static wide
+cell_wide(int64_t lo, int64_t hi)
+{
+	return (wide)((uwide)(uint64_t)hi << 64 | (uint64_t)lo);
+}
+
 enum kind {
 	K_I64, K_I32_I64, K_TWO32, K_TWO64, K_STR, K_DEC, K_INT_F64,
-	K_DATE_TS, NKINDS
+	K_DATE_TS, K_WIDE, NKINDS
 };
 
 static const struct kind_def {
@@ -90,6 +101,9 @@ static const struct kind_def {
 	    { { CORE_TYPE_FLOAT64, 0, 0 } } },
 	{ "date=timestamp", 1, { { CORE_TYPE_DATE, 0, 0 } },
 	    { { CORE_TYPE_TIMESTAMP, 0, 0 } } },
+	{ "decimal(25,4)=decimal(12,1)", 1,
+	    { { CORE_TYPE_DECIMAL128, 25, 4 } },
+	    { { CORE_TYPE_DECIMAL, 12, 1 } } },
 };
 
 static const struct core_coltype ptypes[] = {
@@ -104,7 +118,9 @@ static const struct core_coltype ptypes[] = {
 
 struct cell {
 	bool null;
-	int64_t i;	/* every type but float64 and string */
+	int64_t i;	/* every type but float64 and string; a
+			   decimal128's low 64 bits */
+	int64_t hi;	/* a decimal128's high 64 bits */
 	double f;
 	size_t soff;	/* string: offset in the table's bytes */
 	uint32_t slen;
@@ -304,6 +320,29 @@ gen_key(struct table *t, struct cell *c, uint64_t k)
 		}
 		c[0].i = v;
 		break;
+	case K_WIDE:
+		/* Right in tenths, left a decimal128 in ten-thousandths:
+		 * near misses a unit off, or 2^64 off (the high word
+		 * alone differs); key 1 is far past int64 on the left. */
+		v = (int64_t)k * 7 - 40000;
+		if (right) {
+			c[0].i = k == 2 ? -999999999999ll : v;
+			break;
+		}
+		{
+			wide x = (wide)(k == 2 ? -999999999999ll : v) * 1000;
+
+			if (k == 1)
+				x = (wide)4000000000000000000ll *
+				    1000000000000000ll + 3;
+			if (rnd() % 16 == 0)
+				x += 1;
+			if (rnd() % 16 == 0)
+				x += (wide)1 << 64;
+			c[0].i = (int64_t)(uint64_t)x;
+			c[0].hi = (int64_t)(x >> 64);
+		}
+		break;
 	default:
 		break;
 	}
@@ -371,6 +410,7 @@ add_row(struct table *t, uint64_t k, unsigned nullmask)
 		if (nullmask >> i & 1) {
 			c->null = true;
 			c->i = 0;
+			c->hi = 0;
 			c->f = 0;
 			c->slen = 0;
 		}
@@ -415,6 +455,8 @@ ref_key_eq(enum kind kind, const struct table *lt, const struct cell *l,
 		return (double)l->i == r->f;
 	case K_DATE_TS:
 		return l->i * DAY_US == r->i;
+	case K_WIDE:
+		return cell_wide(l->i, l->hi) == (wide)r->i * 1000;
 	default:
 		return l->i == r->i;
 	}
@@ -478,6 +520,13 @@ norm_key(const struct table *t, size_t row, struct unit_buf *out)
 		case K_DATE_TS:
 			v = t->side ? v : v * DAY_US;
 			break;
+		case K_WIDE: {
+			wide w = t->side ? (wide)c->i * 1000 :
+			    cell_wide(c->i, c->hi);
+
+			unit_buf_add(out, &w, sizeof(w));
+			continue;
+		}
 		default:
 			break;
 		}
@@ -676,7 +725,7 @@ struct rows {
  * integer, or the double's) or the string's bytes in hex; then "|". */
 static void
 spell_value(struct unit_buf *b, struct core_coltype type, bool null,
-    int64_t i, double f, const char *s, size_t slen)
+    int64_t i, int64_t hi, double f, const char *s, size_t slen)
 {
 	static const char hex[] = "0123456789abcdef";
 	char buf[256];
@@ -705,6 +754,11 @@ spell_value(struct unit_buf *b, struct core_coltype type, bool null,
 	if (type.id == CORE_TYPE_FLOAT64) {
 		memcpy(&bits, &f, 8);
 		buf[n++] = 'f';
+	}
+	if (type.id == CORE_TYPE_DECIMAL128) {
+		buf[n++] = 'w';
+		for (k = 60; k >= 0; k -= 4)
+			buf[n++] = hex[(uint64_t)hi >> k & 15];
 	}
 	for (k = 60; k >= 0; k -= 4)
 		buf[n++] = hex[bits >> k & 15];
@@ -745,8 +799,8 @@ rows_of_pairs(struct rows *rs, const struct pairs *ps,
 			}
 			x = cell_at(t, (size_t)row, plan->src[c].col);
 			spell_value(&rs->text, t->schema->fields[
-			    plan->src[c].col].type, x->null, x->i, x->f,
-			    cell_str(t, x), x->slen);
+			    plan->src[c].col].type, x->null, x->i, x->hi,
+			    x->f, cell_str(t, x), x->slen);
 		}
 		rows_end(rs, start);
 	}
@@ -762,7 +816,7 @@ rows_of_batch(struct rows *rs, const struct core_batch *b, uint32_t r)
 	for (c = 0; c < b->ncols; c++) {
 		const struct core_column *col = &b->cols[c];
 		bool null = !core_col_is_valid(col, r);
-		int64_t i = 0;
+		int64_t i = 0, hi = 0;
 		double f = 0;
 		const char *s = NULL;
 		size_t slen = 0;
@@ -782,11 +836,15 @@ rows_of_batch(struct rows *rs, const struct core_batch *b, uint32_t r)
 			s = (const char *)col->values + col->offsets[r];
 			slen = (size_t)(col->offsets[r + 1] - col->offsets[r]);
 			break;
+		case CORE_TYPE_DECIMAL128:
+			i = ((const int64_t *)col->values)[2 * (size_t)r];
+			hi = ((const int64_t *)col->values)[2 * (size_t)r + 1];
+			break;
 		default:
 			i = ((const int64_t *)col->values)[r];
 			break;
 		}
-		spell_value(&rs->text, col->type, null, i, f, s, slen);
+		spell_value(&rs->text, col->type, null, i, hi, f, s, slen);
 	}
 	rows_end(rs, start);
 }
@@ -917,6 +975,11 @@ fill_batch(struct core_batch *s, const struct table *t, size_t row0,
 				    cell_str(t, x), x->slen);
 				at += (int32_t)x->slen;
 				col->offsets[r + 1] = at;
+				break;
+			case CORE_TYPE_DECIMAL128:
+				((int64_t *)col->values)[2 * (size_t)r] = x->i;
+				((int64_t *)col->values)[2 * (size_t)r + 1] =
+				    x->hi;
 				break;
 			default:
 				((int64_t *)col->values)[r] = x->i;
@@ -1052,6 +1115,7 @@ sink_emit(void *arg, const struct core_batch *b, struct core_err *err)
 struct jrun {
 	enum core_join_type type;
 	bool null_aware, build_left, drop, compress;
+	bool build_auto;	/* o.build_auto; build_left its fallback */
 	uint64_t limit;		/* 0: CORE_MEM_UNLIMITED */
 	uint32_t batch_rows;
 	unsigned threads;
@@ -1128,6 +1192,7 @@ run_join(const struct table *lt, const struct table *rt,
 	o.plan = res->plan;
 	o.null_aware = jr->null_aware;
 	o.build_left = jr->build_left;
+	o.build_auto = jr->build_auto;
 	o.max_spill = jr->max_spill;
 	o.compress_spill = jr->compress;
 	o.batch_rows = jr->batch_rows;
@@ -1166,7 +1231,9 @@ describe(char *buf, size_t cap, const struct table *lt,
 	    "build %s, budget %llu, batch_rows %u, threads %u%s%s", tag,
 	    jr->null_aware ? "null-aware " : "", core_join_type_name(jr->type),
 	    kinds[lt->kind].name, lt->n, rt->n,
-	    jr->build_left ? "left" : "right", (unsigned long long)jr->limit,
+	    jr->build_auto ? (jr->build_left ? "auto (else left)" :
+	    "auto (else right)") : jr->build_left ? "left" : "right",
+	    (unsigned long long)jr->limit,
 	    jr->batch_rows, jr->threads, jr->drop ? ", right keys dropped" :
 	    "", jr->size_hint ? ", sizes given" : "");
 }
@@ -1555,7 +1622,7 @@ test_budget_sweep(void)
 	    64 << 20, 0 };
 	static const enum core_join_type stypes[] = { CORE_JOIN_INNER,
 	    CORE_JOIN_FULL, CORE_JOIN_ANTI };
-	static const enum kind skinds[] = { K_I64, K_STR };
+	static const enum kind skinds[] = { K_I64, K_STR, K_WIDE };
 	unsigned kd, t, b, bl;
 
 	for (kd = 0; kd < sizeof(skinds) / sizeof(skinds[0]); kd++) {
@@ -1604,6 +1671,74 @@ test_budget_sweep(void)
 				}
 				rows_free(&want);
 			}
+		table_free(lt);
+		table_free(rt);
+	}
+}
+
+/*
+ * --build auto without sizes: both inputs are read ahead and the one
+ * that ends first is hashed, when it ends within the read-ahead's cap
+ * (an eighth of the budget); else the fallback side.  The same rows
+ * whichever side is hashed, at every budget, every type.
+ */
+static void
+test_build_auto(void)
+{
+	static const uint64_t budgets[] = { 256 << 10, 4 << 20, 0 };
+	static const struct {
+		size_t ln, rn;
+	} sizes[] = { { 40, 20000 }, { 20000, 40 }, { 0, 3000 },
+	    { 3000, 0 }, { 20000, 30000 } };
+	unsigned z, t, b, fb;
+
+	for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		struct table *lt = table_new(K_I64, 0);
+		struct table *rt = table_new(K_I64, 1);
+
+		fill_table(lt, sizes[z].ln, 3000, 3);
+		fill_table(rt, sizes[z].rn, 3000, 3);
+		for (t = 0; t < sizeof(types) / sizeof(types[0]); t++)
+			for (b = 0; b < sizeof(budgets) / sizeof(budgets[0]);
+			    b++)
+				for (fb = 0; fb < 2; fb++) {
+					struct jrun jr = { 0 };
+					struct result res;
+					struct rows want;
+					char what[300];
+					bool small = sizes[z].ln < 1000 ||
+					    sizes[z].rn < 1000;
+					/* 20000 rows of ~100 bytes pass an
+					 * eighth of 4M; 3000 do not. */
+					bool decided = small || budgets[b] == 0;
+					bool want_left = decided ?
+					    sizes[z].ln < sizes[z].rn : fb;
+
+					jr.type = types[t];
+					jr.build_auto = true;
+					jr.build_left = fb;
+					jr.limit = budgets[b];
+					jr.batch_rows = 500;
+					jr.threads = 1 + fb;
+					describe(what, sizeof(what), lt, rt,
+					    &jr, "auto");
+					CHECK(expected_rows(lt, rt, &jr,
+					    &want));
+					run_join(lt, rt, &jr, &res);
+					CHECK(check_result(&res, lt, rt, &jr,
+					    &want, what));
+					if (res.rc == 0 &&
+					    res.st.build_left != want_left) {
+						printf("# %s: built on the "
+						    "%s\n", what,
+						    res.st.build_left ?
+						    "left" : "right");
+						CHECK(res.st.build_left ==
+						    want_left);
+					}
+					result_free(&res);
+					rows_free(&want);
+				}
 		table_free(lt);
 		table_free(rt);
 	}
@@ -1715,6 +1850,7 @@ main(int argc, char **argv)
 	RUN_IF(test_kinds);
 	RUN_IF(test_giant_key);
 	RUN_IF(test_budget_sweep);
+	RUN_IF(test_build_auto);
 	RUN_IF(test_errors);
 	return unit_done();
 }

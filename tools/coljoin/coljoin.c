@@ -73,9 +73,10 @@ usage(FILE *fp)
 	    "      --drop-right-keys\n"
 	    "                       leave the right key columns out of the "
 	    "output\n"
-	    "      --build SIDE     hash the left, right or auto (smaller "
-	    "file) side\n"
-	    "                       (default right)\n"
+	    "      --build SIDE     hash the left, right or auto (smaller; "
+	    "streams are\n"
+	    "                       read ahead to see which ends first) side "
+	    "(default right)\n"
 	    "      --sorted         both inputs sorted on the keys: merge "
 	    "join, no hashing\n"
 	    "      --batch-rows N   most rows per output frame (default "
@@ -255,9 +256,11 @@ print_stats(const struct fe_common *c, const struct core_join_stats *st,
 	char budget[64];
 
 	fprintf(stderr, "%s: %llu left rows, %llu right rows, %llu rows "
-	    "out, %.3f s\n", fe_prog(), (unsigned long long)st->rows_left,
+	    "out, %s hashed, %.3f s\n", fe_prog(),
+	    (unsigned long long)st->rows_left,
 	    (unsigned long long)st->rows_right,
-	    (unsigned long long)st->rows_out, fe_elapsed());
+	    (unsigned long long)st->rows_out,
+	    st->build_left ? "left" : "right", fe_elapsed());
 	fprintf(stderr, "%s: %llu partitions, %llu levels, %llu chunked, "
 	    "%.1f MB spilled\n", fe_prog(),
 	    (unsigned long long)st->partitions,
@@ -344,10 +347,8 @@ run_join(const struct options *o, struct input *inputs,
 	jo.null_aware = o->null_aware;
 	if (o->build == BUILD_LEFT)
 		jo.build_left = true;
-	else if (o->build == BUILD_AUTO)
-		jo.build_left = inputs[0].in.size_hint != 0 &&
-		    inputs[1].in.size_hint != 0 &&
-		    inputs[0].in.size_hint < inputs[1].in.size_hint;
+	/* Files by their sizes, streams by reading ahead. */
+	jo.build_auto = o->build == BUILD_AUTO;
 	jo.tmpdirs = c->tmpdirs;
 	jo.ntmpdirs = c->ntmpdirs;
 	jo.max_spill = c->max_spill;
