@@ -1165,26 +1165,26 @@ put_rows(struct core_fmt *f, uint32_t ncols, uint32_t nb,
 }
 
 /*
- * Blocks of up to block_rows rows and BLOCK_STR_MAX string bytes (fewer
- * rows when the strings are long); a row that alone has more string
- * bytes is written value by value, so the scratch arena stays bounded
- * whatever the strings.
+ * Rows [r0, end) in blocks of up to block_rows rows and BLOCK_STR_MAX
+ * string bytes (fewer rows when the strings are long); a row that alone
+ * has more string bytes is written value by value, so the scratch arena
+ * stays bounded whatever the strings.
  */
 static int
-delimited_batch(struct core_fmt *f, const struct core_batch *b,
-    struct core_err *err)
+delimited_rows(struct core_fmt *f, const struct core_batch *b, uint32_t r0,
+    uint32_t end, struct core_err *err)
 {
-	uint32_t r0 = 0, nrows = b->nrows, ncols = b->ncols;
+	uint32_t ncols = b->ncols;
 	int rc;
 
 	if (ncols == 0) {
-		for (uint32_t r = 0; r < nrows; r++)
+		for (uint32_t r = r0; r < end; r++)
 			if ((rc = put(f, "\n", 1, err)) != 0)
 				return rc;
 		return 0;
 	}
-	while (r0 < nrows) {
-		uint32_t nb = nrows - r0 < f->block_rows ? nrows - r0 :
+	while (r0 < end) {
+		uint32_t nb = end - r0 < f->block_rows ? end - r0 :
 		    f->block_rows;
 		size_t sbytes;
 
@@ -1203,6 +1203,37 @@ delimited_batch(struct core_fmt *f, const struct core_batch *b,
 		r0 += nb;
 	}
 	return 0;
+}
+
+static int
+delimited_batch(struct core_fmt *f, const struct core_batch *b,
+    struct core_err *err)
+{
+	return delimited_rows(f, b, 0, b->nrows, err);
+}
+
+size_t
+core_fmt_rows_bound(const struct core_batch *b, uint32_t r0, uint32_t n)
+{
+	size_t row = 1 + (size_t)b->ncols * (CELL_MAX + 4);
+
+	/* Cells and delimiters (delimited_row reserves CELL_MAX + 4 a
+	 * value), strings at most doubled, and the slack of the last
+	 * reservation: a block's SLACK or an escaped piece's (at most
+	 * 64 KiB, doubled). */
+	return (size_t)n * row + 2 * block_str_bytes(b, r0, n) +
+	    2 * 65536 + 4 * SLACK;
+}
+
+int
+core_fmt_write_rows(struct core_fmt *f, const struct core_batch *b,
+    uint32_t r0, uint32_t n, struct core_err *err)
+{
+	if (f->kind != CORE_FMT_CSV && f->kind != CORE_FMT_TSV)
+		return core_err_set(err, CORE_EINTERNAL,
+		    "rows written alone in a format other than csv or tsv");
+	f->started = true;
+	return delimited_rows(f, b, r0, r0 + n, err);
 }
 
 /* ---- table ---- */

@@ -51,6 +51,7 @@
 #include "core_col.h"
 #include "core_err.h"
 #include "core_io.h"
+#include "core_pool.h"
 
 enum core_fmt_kind {
 	CORE_FMT_CSV,
@@ -84,5 +85,31 @@ int core_fmt_write_batch(struct core_fmt *f, const struct core_batch *b,
 void core_fmt_measure(struct core_fmt *f, const struct core_batch *b);
 /* Writes anything pending (table footer, header for zero rows). */
 int core_fmt_finish(struct core_fmt *f, struct core_err *err);
+
+/* CSV and TSV only: rows [r0, r0 + n) of b, no header whatever the
+ * options (the header is the caller's), and at most
+ * core_fmt_rows_bound(b, r0, n) bytes reserved in the output in all, so
+ * an output with that much room is never flushed. */
+int core_fmt_write_rows(struct core_fmt *f, const struct core_batch *b,
+    uint32_t r0, uint32_t n, struct core_err *err);
+size_t core_fmt_rows_bound(const struct core_batch *b, uint32_t r0,
+    uint32_t n);
+
+/*
+ * CSV and TSV on the threads of pool (borrowed; NULL: the caller alone),
+ * in core_fmt_par.c.  next(arg, b, err) fills b (core_batch_init'ed on
+ * schema) with the next batch and returns 0, CORE_EOF at the end or an
+ * error; its calls are made one at a time, on any of the threads (two at
+ * most), and b may borrow memory that stays valid until the second next
+ * call after the one that filled it.  Writes the header,
+ * every batch's rows in order and what core_fmt_finish writes; stops at
+ * the first error (a batch's, next's or the output's), after writing
+ * every row before it.  Memory: per thread one batch and its text.
+ */
+int core_fmt_par_write(const struct core_fmt_options *opt,
+    const struct core_schema *schema, struct core_output *out,
+    struct core_pool *pool,
+    int (*next)(void *arg, struct core_batch *b, struct core_err *err),
+    void *arg, struct core_err *err);
 
 #endif

@@ -562,6 +562,15 @@ struct core_mlspill3_reader {
 	struct core_codec_ctx *codec;	/* owned */
 	void *zraw;			/* owned: expanded buffers */
 	size_t zraw_cap;
+	/* keep_last: the other read buffer and the other expanded one;
+	 * live is the read buffer the last batch's views point into,
+	 * which is never moved over or reset while it is. */
+	bool keep;
+	unsigned char *buf2;		/* owned */
+	size_t cap2;
+	void *zraw2;			/* owned */
+	size_t zraw2_cap;
+	const unsigned char *live;
 	struct core_mlspill3_stats st;
 };
 
@@ -578,6 +587,22 @@ struct core_mlspill3_reader {
  * buffer (needed only when the frame does not fit behind start) copies
  * a header or READ_MIN, not most of a frame.
  */
+/* keep_last: makes the other buffer (at least as large) the read
+ * buffer. */
+static void
+swap_buffers(struct core_mlspill3_reader *r)
+{
+	unsigned char *b = r->buf;
+	size_t c = r->cap;
+
+	if (r->cap2 < r->cap)
+		core_grow_aligned((void **)&r->buf2, &r->cap2, r->cap);
+	r->buf = r->buf2;
+	r->cap = r->cap2;
+	r->buf2 = b;
+	r->cap2 = c;
+}
+
 static ssize_t
 ensure(struct core_mlspill3_reader *r, size_t n, struct core_err *err)
 {
@@ -590,8 +615,17 @@ ensure(struct core_mlspill3_reader *r, size_t n, struct core_err *err)
 	min = r->count_only ? 0 : READ_MIN;
 	need = n + REC_HDR > min ? n + REC_HDR : min;
 	if (r->start > 0 && (r->cap - r->start < need || r->start == r->end)) {
-		/* start is a multiple of 8, so alignment is preserved. */
-		memmove(r->buf, r->buf + r->start, r->end - r->start);
+		if (r->keep && r->buf == r->live) {
+			/* The last batch's bytes stay: the rest goes to the
+			 * other buffer, which becomes the read buffer. */
+			swap_buffers(r);
+			memcpy(r->buf, r->buf2 + r->start, r->end - r->start);
+		} else {
+			/* start is a multiple of 8, so alignment is
+			 * preserved. */
+			memmove(r->buf, r->buf + r->start,
+			    r->end - r->start);
+		}
 		r->end -= r->start;
 		r->start = 0;
 	}
@@ -637,6 +671,8 @@ open_path(struct core_mlspill3_reader *r, struct core_err *err)
 
 	free(r->name);
 	r->eof = false;
+	if (r->keep && r->buf == r->live && r->buf != NULL)
+		swap_buffers(r);
 	r->start = r->end = 0;
 	r->offset = 0;
 	r->file_rows = 0;
@@ -893,8 +929,10 @@ core_mlspill3_reader_free(struct core_mlspill3_reader *r)
 	if (r->close_fd && r->fd >= 0)
 		close(r->fd);
 	core_free_aligned(r->zraw);
+	core_free_aligned(r->zraw2);
 	core_codec_ctx_free(r->codec);
 	core_free_aligned(r->buf);
+	core_free_aligned(r->buf2);
 	core_schema_free(r->schema);
 	free(r->name);
 	free(r);
@@ -946,6 +984,12 @@ void
 core_mlspill3_reader_want(struct core_mlspill3_reader *r, const bool *want)
 {
 	r->want = want;
+}
+
+void
+core_mlspill3_reader_keep_last(struct core_mlspill3_reader *r)
+{
+	r->keep = true;
 }
 
 void
@@ -1349,8 +1393,19 @@ read_frame(struct core_mlspill3_reader *r,
 		r->st.frames++;
 		return 0;
 	}
+	if (zbytes > 0 && r->keep) {
+		/* Expanded buffers alternate: the last batch's stay. */
+		void *z = r->zraw;
+		size_t zc = r->zraw_cap;
+
+		r->zraw = r->zraw2;
+		r->zraw_cap = r->zraw2_cap;
+		r->zraw2 = z;
+		r->zraw2_cap = zc;
+	}
 	if (zbytes > 0)
 		core_grow_aligned(&r->zraw, &r->zraw_cap, (size_t)zbytes);
+	r->live = r->buf;
 	if (body_decode_want(r->schema, body, (uint32_t)rec->nrows, r->codec,
 	    r->zraw, r->want, b, &why) != 0)
 		return corrupt_frame(r, at, why, err);

@@ -129,6 +129,14 @@ void core_mlspill3_reader_want(struct core_mlspill3_reader *r,
     const bool *want);
 
 /*
+ * From now on a batch from next stays valid until the second read call
+ * after it, not the first: one more batch can be read while it is still
+ * in use (formatted on another thread).  Costs a second read buffer and
+ * a second buffer of expanded (compressed) data.
+ */
+void core_mlspill3_reader_keep_last(struct core_mlspill3_reader *r);
+
+/*
  * From now on next fills b with a frame's row count only (every column
  * empty).  On a regular file the frame bodies are skipped with lseek(2),
  * neither read nor verified; every record header and end record is

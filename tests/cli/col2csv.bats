@@ -346,3 +346,48 @@ make_mixed() {
 	status_is 0
 	assert_output "$(printf '%s\n' b 12345678901234567890123456789012345678)"
 }
+
+@test "-j 1 and -j 2 write the same bytes, from a file, a pipe and compressed frames" {
+	need csv2col col2csv
+	make_mixed mixed.csv 30000
+	csv2col --batch-rows 1000 mixed.csv >mixed.col ||
+	    fail "csv2col mixed.csv failed"
+	csv2col -z --batch-rows 777 mixed.csv >mixedz.col ||
+	    fail "csv2col -z mixed.csv failed"
+	local f fmt
+	for f in mixed.col mixedz.col; do
+		for fmt in csv tsv; do
+			col2csv -j 1 -f $fmt $f >one.txt || fail "-j 1 failed"
+			col2csv -j 2 -f $fmt $f >two.txt || fail "-j 2 failed"
+			cmp one.txt two.txt || fail "-j 2 -f $fmt $f differs"
+			cat $f $f | col2csv -j 2 -f $fmt >pipe.txt ||
+			    fail "a pipe of two streams failed"
+			col2csv -j 1 -f $fmt $f $f >two1.txt
+			cmp two1.txt pipe.txt || fail "two streams differ"
+		done
+	done
+	cmp mixed.csv one.txt >/dev/null && fail "tsv equal to csv?"
+	col2csv -j 2 mixed.col | cmp - mixed.csv || fail "round trip changed"
+	col2csv -j 2 --limit 2500 mixed.col >lim.csv
+	head -n 2501 mixed.csv | cmp - lim.csv || fail "--limit 2500 differs"
+}
+
+@test "-j 2: a stream cut short writes the rows before the cut, then exit 3" {
+	need csv2col col2csv
+	make_big big.csv 20000
+	csv2col --batch-rows 1000 big.csv >big.col
+	local size
+	size=$(filesize big.col)
+	head -c $((size / 2)) big.col >half.col
+	run --separate-stderr bash -c "col2csv -j 1 half.col > one.csv"
+	status_is 3
+	run --separate-stderr bash -c "col2csv -j 2 half.col > two.csv"
+	status_is 3
+	stderr_has 'truncated'
+	cmp one.csv two.csv || fail "-j 2 wrote other rows before the cut"
+	# A reader that stops early is no error.
+	run --separate-stderr bash -c "col2csv -j 2 big.col | head -n 3"
+	status_is 0
+	stderr_empty
+	[ "${#lines[@]}" -eq 3 ] || fail "head -n 3 saw ${#lines[@]} lines"
+}

@@ -19,6 +19,7 @@
 #include "core_col.h"
 #include "core_fmt.h"
 #include "core_io.h"
+#include "core_pool.h"
 #include "core_value.h"
 #include "unit.h"
 
@@ -1541,6 +1542,202 @@ test_write_error(void)
 	core_fmt_free(NULL);
 }
 
+/* ---- core_fmt_par_write ---- */
+
+/* A source of views of t, in batches of sizes[] (cycled); the view two
+ * calls back is poisoned and freed, as the contract allows, so a thread
+ * still reading it writes garbage (or ASan says so).  fail_at > 0: that
+ * call fails with CORE_ECORRUPT. */
+struct psrc {
+	const struct tbatch *t;
+	const struct core_schema *s;
+	const uint32_t *sizes;
+	size_t nsizes, k;
+	uint32_t done;
+	size_t fail_at;
+	struct core_batch ring[3];
+	bool used[3];
+};
+
+static void
+poison_free(struct core_batch *b)
+{
+	for (uint32_t i = 0; i < b->ncols; i++)
+		if (b->cols[i].type.id == CORE_TYPE_STRING) {
+			size_t n = (size_t)b->cols[i].offsets[b->nrows];
+
+			memset(b->cols[i].values, '#', n);
+			memset(b->cols[i].offsets, 0x7f,
+			    ((size_t)b->nrows + 1) * sizeof(int32_t));
+		}
+	view_free(b);
+}
+
+static int
+psrc_next(void *arg, struct core_batch *b, struct core_err *err)
+{
+	struct psrc *ps = arg;
+	size_t slot = ps->k % 3, old = (ps->k + 1) % 3;
+	uint32_t n;
+
+	ps->k++;
+	if (ps->used[old]) {
+		poison_free(&ps->ring[old]);
+		ps->used[old] = false;
+	}
+	if (ps->fail_at != 0 && ps->k == ps->fail_at)
+		return core_err_set(err, CORE_ECORRUPT, "made to fail");
+	if (ps->done == ps->t->nrows)
+		return CORE_EOF;
+	n = ps->nsizes ? ps->sizes[(ps->k - 1) % ps->nsizes] : ps->t->nrows;
+	if (n > ps->t->nrows - ps->done)
+		n = ps->t->nrows - ps->done;
+	tb_view(ps->t, ps->s, ps->done, n, &ps->ring[slot]);
+	ps->used[slot] = true;
+	ps->done += n;
+	/* b is the thread's own batch: hand it the view's columns. */
+	memcpy(b->cols, ps->ring[slot].cols, b->ncols * sizeof(*b->cols));
+	b->nrows = n;
+	return 0;
+}
+
+/* The text of core_fmt_par_write on pool; rc its result. */
+static char *
+run_par(enum core_fmt_kind kind, struct core_pool *pool,
+    struct psrc *ps, size_t *len, int *rc, struct core_err *err)
+{
+	struct core_fmt_options opt = { kind, true, ',', 0, NULL };
+	struct core_output out;
+	int fd = memfd_create("par", 0);
+	off_t size;
+	char *text;
+
+	if (fd < 0)
+		abort();
+	core_output_init(&out, fd, "memfd", 0);
+	*rc = core_fmt_par_write(&opt, ps->s, &out, pool, psrc_next, ps,
+	    err);
+	if (*rc == 0)
+		*rc = core_output_flush(&out, err);
+	else
+		core_output_flush(&out, err);
+	core_output_release(&out);
+	for (size_t i = 0; i < 3; i++)
+		if (ps->used[i])
+			poison_free(&ps->ring[i]);
+	size = lseek(fd, 0, SEEK_END);
+	text = malloc((size_t)size + 1);
+	if (pread(fd, text, (size_t)size, 0) != size)
+		abort();
+	close(fd);
+	*len = (size_t)size;
+	return text;
+}
+
+/* Threads write what one thread writes, in order, whatever the split;
+ * an error of the source stops the output after the rows before it. */
+static void
+test_par_vs_reference(void)
+{
+	static const uint32_t lengths[] = { 0, 1, 4097, 20000 };
+	static const char *const names[] = {
+		"s", "b,\"q\"", "i32", "i64", "f\tx", "dec", "day", "t\xc3\xa9",
+		"s2", "wide",
+	};
+	static const uint32_t split[] = { 1, 3000, 7, 2048, 5000 };
+	struct core_pool *pool = core_pool_new(2);
+
+	for (size_t li = 0; li < sizeof(lengths) / sizeof(lengths[0]); li++) {
+		struct tbatch t;
+		struct core_schema *s;
+
+		rand_batch(&t, lengths[li]);
+		s = schema_of(&t, names);
+		for (int ki = 0; ki < 2; ki++) {
+			enum core_fmt_kind kind = ki ? CORE_FMT_TSV :
+			    CORE_FMT_CSV;
+			struct unit_buf want = { 0 };
+			struct core_err err = { 0 };
+			struct psrc ps = { .t = &t, .s = s, .sizes = split,
+			    .nsizes = 5 };
+			size_t len;
+			int rc;
+			char *got = run_par(kind, pool, &ps, &len, &rc, &err);
+
+			ref_write(&want, kind, true, ',', s, &t, split, 5);
+			CHECK_EQ_INT(rc, 0);
+			CHECK(len == want.len && memcmp(got, want.p, len) == 0);
+			free(got);
+			free(want.p);
+
+			/* Fails at the 4th call: the rows of 3 batches
+			 * (1 + 3000 + 7 at most), then nothing. */
+			struct psrc pf = { .t = &t, .s = s, .sizes = split,
+			    .nsizes = 5, .fail_at = 4 };
+			struct tbatch head = t;
+			struct unit_buf wf = { 0 };
+
+			head.nrows = t.nrows < 3008 ? t.nrows : 3008;
+			got = run_par(kind, pool, &pf, &len, &rc, &err);
+			ref_write(&wf, kind, true, ',', s, &head, split, 3);
+			CHECK_EQ_INT(rc, t.nrows < 3008 ? 0 : CORE_ECORRUPT);
+			CHECK(len == wf.len && memcmp(got, wf.p, len) == 0);
+			free(got);
+			free(wf.p);
+		}
+		core_schema_free(s);
+		tb_free(&t);
+	}
+	core_pool_free(pool);
+}
+
+/* A batch whose text is larger than a thread's buffer (64 MiB) is
+ * streamed in its turn, after the text of its first rows and between
+ * batches that are not. */
+static void
+test_par_huge(void)
+{
+	static const char *const names[] = { "s" };
+	enum { NSMALL = 2100, NROWS = NSMALL + 4 };
+	static const uint32_t split[] = { 1, NSMALL + 2, 1 };
+	struct core_pool *pool = core_pool_new(2);
+	size_t n = (size_t)33 << 20, len;
+	char *big = malloc(n);
+	const char **v = calloc(NROWS, sizeof(*v));
+	size_t *lens = calloc(NROWS, sizeof(*lens));
+	struct tbatch t = { NROWS, 1, calloc(1, sizeof(struct tcol)) };
+	struct unit_buf want = { 0 };
+	struct core_err err = { 0 };
+	struct core_schema *s;
+	struct psrc ps = { .t = &t, .sizes = split, .nsizes = 3 };
+	char *got;
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		big[i] = i % 1000 == 0 ? '"' : (char)('a' + i % 26);
+	for (size_t i = 0; i < NROWS; i++) {
+		v[i] = i % 3 ? "x,y" : "plain";
+		lens[i] = strlen(v[i]);
+	}
+	v[NSMALL + 1] = big;
+	lens[NSMALL + 1] = n;
+	str_col(&t.c[0], v, NROWS, lens);
+	s = schema_of(&t, names);
+	ps.s = s;
+	got = run_par(CORE_FMT_CSV, pool, &ps, &len, &rc, &err);
+	ref_write(&want, CORE_FMT_CSV, true, ',', s, &t, split, 3);
+	CHECK_EQ_INT(rc, 0);
+	CHECK(len == want.len && memcmp(got, want.p, len) == 0);
+	free(got);
+	free(want.p);
+	core_schema_free(s);
+	tb_free(&t);
+	free(big);
+	free(v);
+	free(lens);
+	core_pool_free(pool);
+}
+
 int
 main(void)
 {
@@ -1557,5 +1754,7 @@ main(void)
 	RUN(test_long_string);
 	RUN(test_json_invalid_long);
 	RUN(test_write_error);
+	RUN(test_par_vs_reference);
+	RUN(test_par_huge);
 	return unit_done();
 }

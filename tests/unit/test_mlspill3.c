@@ -606,6 +606,78 @@ test_concatenated_streams(void)
 	core_schema_free(s);
 }
 
+/* True when got holds want's rows and values. */
+static bool
+batch_same(const struct core_batch *got, const struct core_batch *want)
+{
+	if (got->nrows != want->nrows)
+		return false;
+	for (uint32_t i = 0; i < want->ncols; i++)
+		for (uint32_t r = 0; r < got->nrows; r++)
+			if (!core_col_value_equal(&got->cols[i], r,
+			    &want->cols[i], r))
+				return false;
+	return true;
+}
+
+/* keep_last: after each read the batch before is still intact, across
+ * buffer moves, growth, stream boundaries and compressed frames. */
+static void
+test_keep_last(void)
+{
+	enum { NA = 30, NB = 30 };
+	struct core_schema *s = all_types_schema();
+	struct core_batch a[NA], b[NB], got[2];
+	const struct core_batch *want[NA + NB];
+	struct core_mlspill3_reader *r;
+	struct core_err err;
+	size_t la, lb;
+	char *pa, *pb, *both;
+	int fa, fb, fd, f, bad = 0;
+
+	fa = write_stream(s, 0, a, NA, 1500, 3);
+	fb = write_stream(s, 1, b, NB, 700, 0);
+	for (f = 0; f < NA; f++)
+		want[f] = &a[f];
+	for (f = 0; f < NB; f++)
+		want[NA + f] = &b[f];
+	pa = slurp(fa, &la);
+	pb = slurp(fb, &lb);
+	both = core_xmalloc(la + lb);
+	memcpy(both, pa, la);
+	memcpy(both + la, pb, lb);
+	fd = memfile(both, la + lb);
+	CHECK_EQ_INT(core_mlspill3_reader_new_fd(fd, "mem", &r, &err), 0);
+	core_mlspill3_reader_keep_last(r);
+	core_batch_init(&got[0], core_mlspill3_reader_schema(r));
+	core_batch_init(&got[1], core_mlspill3_reader_schema(r));
+	for (f = 0; f < NA + NB; f++) {
+		CHECK_EQ_INT(core_mlspill3_reader_next(r, &got[f & 1], &err),
+		    0);
+		bad += !batch_same(&got[f & 1], want[f]);
+		if (f > 0)
+			bad += !batch_same(&got[(f - 1) & 1], want[f - 1]);
+	}
+	CHECK_EQ_INT(core_mlspill3_reader_next(r, &got[f & 1], &err),
+	    CORE_EOF);
+	bad += !batch_same(&got[(f - 1) & 1], want[f - 1]);
+	CHECK_EQ_INT(bad, 0);
+	core_batch_release(&got[0]);
+	core_batch_release(&got[1]);
+	core_mlspill3_reader_free(r);
+	close(fd);
+	close(fa);
+	close(fb);
+	free(pa);
+	free(pb);
+	free(both);
+	for (f = 0; f < NA; f++)
+		core_batch_release(&a[f]);
+	for (f = 0; f < NB; f++)
+		core_batch_release(&b[f]);
+	core_schema_free(s);
+}
+
 static void
 test_schema_mismatch(void)
 {
@@ -1149,6 +1221,7 @@ int
 main(void)
 {
 	RUN(test_round_trip_raw);
+	RUN(test_keep_last);
 	RUN(test_decimal128);
 	RUN(test_round_trip_raw_nulls);
 	RUN(test_round_trip_zstd_nulls);

@@ -16,13 +16,16 @@
 #include "core_fmt.h"
 #include "core_io.h"
 #include "core_mlspill3.h"
+#include "core_pool.h"
 #include "fe.h"
 
 static void usage(FILE *fp);
 
 static const struct fe_tool tool = {
 	.name = "col2csv",
-	.opts = FE_OPT_OUTPUT,
+	.opts = FE_OPT_OUTPUT | FE_OPT_THREADS,
+	.max_threads = 2,
+	.threads_help = "csv, tsv: format on N threads (default and most 2)",
 	.usage = usage,
 };
 
@@ -185,10 +188,37 @@ table_width(const struct options *o, int fd)
 	return 80;
 }
 
+/* What the threads of a CSV or TSV conversion read from. */
+struct source {
+	struct core_mlspill3_reader *rd;
+	struct fe_progress *prog;
+	uint64_t left;			/* rows still to write (--limit) */
+};
+
+/* core_fmt_par_write's next batch: the reader's, cut to --limit. */
+static int
+source_next(void *arg, struct core_batch *b, struct core_err *err)
+{
+	struct source *src = arg;
+	struct core_mlspill3_stats st;
+	int rc;
+
+	if (src->left == 0)
+		return CORE_EOF;
+	if ((rc = core_mlspill3_reader_next(src->rd, b, err)) != 0)
+		return rc;
+	if (b->nrows > src->left)
+		b->nrows = (uint32_t)src->left;
+	src->left -= b->nrows;
+	core_mlspill3_reader_stats(src->rd, &st);
+	fe_progress_update(src->prog, st.rows, st.bytes);
+	return 0;
+}
+
 /* Runs the whole conversion; returns 0 or a CORE_E* code with err set. */
 static int
 run(const struct options *o, const char *const *paths, size_t npaths,
-    struct core_output *out, struct core_err *err)
+    struct core_output *out, struct core_pool *pool, struct core_err *err)
 {
 	struct core_mlspill3_reader *rd = NULL;
 	struct core_mlspill3_stats st;
@@ -214,6 +244,15 @@ run(const struct options *o, const char *const *paths, size_t npaths,
 	core_batch_init(&b, schema);
 	fo.max_width = table_width(o, out->fd);
 	fo.hidden_hint = "; --wide shows them";
+	if (pool != NULL && (fo.kind == CORE_FMT_CSV ||
+	    fo.kind == CORE_FMT_TSV)) {
+		struct source src = { rd, prog, left };
+
+		core_mlspill3_reader_keep_last(rd);
+		rc = core_fmt_par_write(&fo, schema, out, pool, source_next,
+		    &src, err);
+		goto done;
+	}
 	fmt = core_fmt_new(&fo, schema, out);
 	while (left > 0) {
 		cur = &b;
@@ -252,6 +291,7 @@ run(const struct options *o, const char *const *paths, size_t npaths,
 	free(held);
 	if (rc == CORE_EOF)
 		rc = core_fmt_finish(fmt, err);
+done:
 	if (rc == 0)
 		rc = core_output_flush(out, err);
 	fe_progress_free(prog);
@@ -277,6 +317,7 @@ main(int argc, char **argv)
 	struct core_output out;
 	struct options o;
 	struct fe_out dst;
+	struct core_pool *pool = NULL;
 	const char *const *paths;
 	size_t npaths;
 	int rc;
@@ -294,7 +335,12 @@ main(int argc, char **argv)
 	    &err)) != 0)
 		goto out;
 	core_output_init(&out, dst.fd, dst.name, 0);
-	rc = run(&o, paths, npaths, &out, &err);
+	/* Formatting is most of the work; the reader and the writes are
+	 * shared in turn.  JSON Lines and the table stay on one thread. */
+	if (o.common.threads != 1)
+		pool = core_pool_new(core_pool_default(o.common.threads, 2));
+	rc = run(&o, paths, npaths, &out, pool, &err);
+	core_pool_free(pool);
 	core_output_release(&out);
 	if (rc == 0)
 		rc = fe_out_commit(&dst, &err);
