@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "core_alloc.h"
+#include "core_csv_enc.h"
 #include "core_csv_private.h"
 #include "core_names.h"
 #include "core_pool.h"
@@ -356,6 +357,15 @@ stream_fill(struct core_csv_reader *r, struct core_err *err)
 	return 0;
 }
 
+/* What core_input is to make of the bytes: UTF-8 by default, with
+ * UTF-16 told by its byte order mark. */
+static int
+input_encoding(const struct core_csv_reader *r)
+{
+	return r->opt.encoding == CORE_ENC_RAW ? CORE_ENC_AUTO :
+	    r->opt.encoding;
+}
+
 /* Points the member view at the current member of r->in. */
 static void
 member_load(struct core_csv_reader *r)
@@ -391,6 +401,32 @@ view(const struct core_csv_reader *r, size_t *end, bool *at_eof)
 	return r->sbuf;
 }
 
+/* Appends to err's message what the member's bytes look like when they
+ * are no UTF-8 (core_csv_enc_hint): around the first invalid byte of
+ * what is in view, which is at or before the one that failed; the bytes
+ * before it show whether valid UTF-8 is there too. */
+static void
+enc_hint(const struct core_csv_reader *r, struct core_err *err)
+{
+	const size_t half = 32u << 10;
+	const char *buf;
+	size_t end, k, from, to;
+	bool eof;
+
+	if (err == NULL)
+		return;
+	buf = view(r, &end, &eof);
+	if (buf == NULL || end == 0) {
+		core_csv_enc_hint("", 0, err->msg, sizeof(err->msg));
+		return;
+	}
+	k = core_utf8_valid_prefix(buf, end);
+	from = k > half ? k - half : 0;
+	to = end - k > half ? k + half : end;
+	core_csv_enc_hint(buf + from, k < end ? to - from : 0, err->msg,
+	    sizeof(err->msg));
+}
+
 /* ---- schema from the first input ---- */
 
 /* Where the data of the member starts: after a BOM and skip_lines lines
@@ -413,6 +449,15 @@ data_start(struct core_csv_reader *r, size_t *start, uint64_t *nskipped,
 	p = r->pos;
 	if (end - p >= 3 && memcmp(buf + p, "\xef\xbb\xbf", 3) == 0)
 		p += 3;
+	/* Read as UTF-8, UTF-16 text without its mark would turn into
+	 * rows of NUL-ridden fields, or pass as one strange column. */
+	if (r->opt.encoding <= CORE_ENC_UTF8 &&
+	    (k = core_csv_enc_utf16_guess(buf + p, end - p)) != 0)
+		return core_err_set(err, CORE_EDATA, "%s: looks like %s "
+		    "without a byte order mark (a NUL byte every other "
+		    "byte): try --encoding %s", r->name,
+		    k == CORE_ENC_UTF16LE ? "UTF-16LE" : "UTF-16BE",
+		    core_csv_enc_name(k));
 	while (n < r->opt.skip_lines) {
 		buf = view(r, &end, &eof);
 		if (p == end && eof)
@@ -874,6 +919,8 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 				    "%s:%llu:%u: invalid UTF-8 or NUL in "
 				    "header name (%s)", r->name, hline, j + 1,
 				    ex);
+				if (core_utf8_valid_prefix(h, hl) != hl)
+					enc_hint(r, err);
 				goto out;
 			}
 			r->hnames[j] = core_xstrndup(hl > 0 ? h : "", hl);
@@ -1079,6 +1126,7 @@ next_member(struct core_csv_reader *r, struct core_err *err)
 		rc = core_input_open(r->paths[r->ipath], &r->in, err);
 		if (rc != 0)
 			return rc;
+		core_input_set_encoding(r->in, input_encoding(r));
 		member_load(r);
 		return member_begin(r, false, err);
 	}
@@ -1341,10 +1389,15 @@ handle_rec(struct core_csv_reader *r, const struct csv_rec *rec,
 	char head[64];
 	int rc, n;
 
-	if (r->opt.rejects == NULL)
-		return core_err_set(err, CORE_EDATA, "%s:%llu:%u: %.*s",
+	if (r->opt.rejects == NULL) {
+		rc = core_err_set(err, CORE_EDATA, "%s:%llu:%u: %.*s",
 		    r->name, line, rec->col, (int)rec->msg_len,
 		    res->arena + rec->msg_off);
+		if (rec->msg_len > 15 && memcmp(res->arena + rec->msg_off,
+		    "invalid UTF-8 ", 14) == 0)
+			enc_hint(r, err);
+		return rc;
+	}
 	n = snprintf(head, sizeof(head), "%llu\t", line);
 	if ((rc = core_output_write(r->opt.rejects, head, (size_t)n, err)) ||
 	    (rc = core_output_write(r->opt.rejects, r->name,
@@ -1463,6 +1516,7 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 	pthread_cond_init(&r->done_cv, NULL);
 	if ((rc = core_input_open(paths[0], &r->in, err)) != 0)
 		goto bad;
+	core_input_set_encoding(r->in, input_encoding(r));
 	member_load(r);
 	if ((rc = build_schema(r, err)) != 0)
 		goto bad;

@@ -12,7 +12,13 @@
  * Syntax: fields separated by one delimiter byte; rows end at LF, CR LF or
  * a lone CR, or at the end of a member (the last line needs no
  * terminator); a UTF-8 byte order mark at the start of a member is
- * skipped.  A field starting with the quote byte is quoted: a doubled
+ * skipped.  Text is UTF-8; with opt->encoding (core_csv_enc.h) every
+ * member is transcoded to UTF-8 by core_input before it is parsed, and
+ * by default a member that starts with a UTF-16 byte order mark is (so
+ * such members are streamed, never mapped).  A member that looks
+ * like UTF-16 without a mark (NUL bytes every other byte) fails at once
+ * (CORE_EDATA naming the encoding to give), and invalid UTF-8 messages
+ * end in what encoding the bytes around it look like.  A field starting with the quote byte is quoted: a doubled
  * quote inside stands for one, delimiters and line breaks inside are data.
  * A quote byte inside an unquoted field is data.  Text after a closing
  * quote (other than a delimiter or line end) and a quote still open at
@@ -207,6 +213,10 @@ struct core_csv_options {
 	const char *names;	/* borrowed: "a,b,c", the columns' names
 				   (a header's are replaced; header -1
 				   then means none), or NULL */
+	int encoding;		/* CORE_ENC_* (core_csv_enc.h) of every
+				   input, transcoded to UTF-8 before it is
+				   parsed; 0: UTF-8, or UTF-16 by its byte
+				   order mark */
 	const char *pin_hint;	/* borrowed: appended to the message for
 				   a value that does not fit an inferred
 				   type, the tool's way to pin one (e.g.

@@ -15,6 +15,7 @@
 #include "core_alloc.h"
 #include "core_col.h"
 #include "core_csv.h"
+#include "core_csv_enc.h"
 #include "core_io.h"
 #include "core_mlspill3.h"
 #include "fe.h"
@@ -49,8 +50,8 @@ usage(FILE *fp)
 	    "zstd and tar\nare recognised by content) and write a typed "
 	    "MLSPILL3 column stream.\n"
 	    "\n"
-	    "  -d, --delimiter C    field delimiter: one character or 'tab' "
-	    "(default: sniffed)\n"
+	    "  -d, --delimiter C    field delimiter: one character or 'tab'\n"
+	    "                       (default: sniffed)\n"
 	    "  -q, --quote C        quote character or 'none' (default: "
 	    "sniffed)\n"
 	    "      --header         the first line is a header\n"
@@ -63,8 +64,12 @@ usage(FILE *fp)
 	    "or note lines)\n"
 	    "      --comment C      lines starting with C are comments, "
 	    "wherever they are\n"
-	    "  -s, --schema SPEC    pin column types: 'name:type,...' "
-	    "(e.g. 'price:decimal(15,2)')\n"
+	    "      --encoding E     the input's encoding: utf-8 (default), "
+	    "latin-1,\n"
+	    "                       windows-1252, utf-16, utf-16le, "
+	    "utf-16be\n"
+	    "  -s, --schema SPEC    pin column types: 'name:type,...'\n"
+	    "                       (e.g. 'price:decimal(15,2)')\n"
 	    "  -n, --null STR       an unquoted field equal to STR is NULL "
 	    "(repeatable)\n"
 	    "      --sample-rows N  rows sampled for type inference "
@@ -101,6 +106,7 @@ enum {
 	OPT_REJECTS, OPT_MAX_ERRORS, OPT_SKIP, OPT_COMMENT,
 	OPT_NULL_PADDING, OPT_DECIMAL_COMMA, OPT_THOUSANDS, OPT_NAMES,
 	OPT_TRIM, OPT_DATE_FORMAT, OPT_TIMESTAMP_FORMAT, OPT_DESCRIBE,
+	OPT_ENCODING,
 };
 
 static int
@@ -135,6 +141,10 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 		break;
 	case OPT_DESCRIBE:
 		o->describe = true;
+		break;
+	case OPT_ENCODING:
+		if (core_csv_enc_lookup(optarg, &o->csv.encoding, err) != 0)
+			return CORE_EUSAGE;
 		break;
 	case OPT_TRIM:
 		o->csv.trim = true;
@@ -210,6 +220,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		{ "names", required_argument, NULL, OPT_NAMES },
 		{ "trim", no_argument, NULL, OPT_TRIM },
 		{ "describe", no_argument, NULL, OPT_DESCRIBE },
+		{ "encoding", required_argument, NULL, OPT_ENCODING },
 		{ "date-format", required_argument, NULL, OPT_DATE_FORMAT },
 		{ "timestamp-format", required_argument, NULL,
 		    OPT_TIMESTAMP_FORMAT },
@@ -399,6 +410,8 @@ describe(struct options *o, const char *const *paths, size_t npaths,
 	else
 		put_opt_char("-q", quote);
 	fputs(header ? " --header" : " --no-header", stdout);
+	if (o->csv.encoding > CORE_ENC_UTF8)
+		printf(" --encoding %s", core_csv_enc_name(o->csv.encoding));
 	if (o->csv.skip_lines > 0)
 		printf(" --skip %llu", (unsigned long long)o->csv.skip_lines);
 	if (o->csv.comment > 0)
