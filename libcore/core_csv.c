@@ -150,6 +150,9 @@ struct core_csv_reader {
 	struct core_err ferr;
 	bool eof;
 
+	int bad_kind;			/* CORE_CSV_BAD_* of the error */
+	uint32_t bad_col;
+
 	struct core_csv_stats st;
 	char *notes;			/* owned; inference notes, lines */
 	size_t notes_len, notes_cap;
@@ -1380,6 +1383,29 @@ stream_produce(struct core_csv_reader *r, struct core_err *err)
 
 /* ---- handing out ---- */
 
+/* Remembers what the failing record was about (core_csv_reader_failure),
+ * from the message the parser made of it. */
+static void
+note_failure(struct core_csv_reader *r, const struct csv_rec *rec)
+{
+	const char *m = r->cur->arena + rec->msg_off;
+	static const char fit[] = "value does not fit column ";
+	unsigned long long nf;
+	unsigned exp;
+
+	if (rec->msg_len > sizeof(fit) && memcmp(m, fit, sizeof(fit) - 1) == 0 &&
+	    rec->col >= 1 && rec->col <= r->schema->ncols) {
+		r->bad_kind = CORE_CSV_BAD_TYPE;
+		r->bad_col = rec->col - 1;
+	} else if (rec->msg_len > 8 && memcmp(m, "row has ", 8) == 0 &&
+	    (sscanf(m, "row has %llu fields, expected %u", &nf, &exp) == 2 ||
+	    sscanf(m, "row has %llu field, expected %u", &nf, &exp) == 2) &&
+	    nf < exp) {
+		r->bad_kind = CORE_CSV_BAD_SHORT;
+		r->bad_col = rec->col - 1;
+	}
+}
+
 static int
 handle_rec(struct core_csv_reader *r, const struct csv_rec *rec,
     struct core_err *err)
@@ -1396,6 +1422,7 @@ handle_rec(struct core_csv_reader *r, const struct csv_rec *rec,
 		if (rec->msg_len > 15 && memcmp(res->arena + rec->msg_off,
 		    "invalid UTF-8 ", 14) == 0)
 			enc_hint(r, err);
+		note_failure(r, rec);
 		return rc;
 	}
 	n = snprintf(head, sizeof(head), "%llu\t", line);
@@ -1651,6 +1678,13 @@ core_csv_reader_numfmt(const struct core_csv_reader *r, int *decimal_mark,
 {
 	*decimal_mark = r->conf.numfmt_on ? r->conf.numfmt.dec : '.';
 	*thousands = r->conf.numfmt_on ? r->conf.numfmt.thou : 0;
+}
+
+int
+core_csv_reader_failure(const struct core_csv_reader *r, uint32_t *col)
+{
+	*col = r->bad_col;
+	return r->bad_kind;
 }
 
 const char *

@@ -275,6 +275,13 @@ void core_csv_reader_dialect(const struct core_csv_reader *r, int *delimiter,
 void core_csv_reader_numfmt(const struct core_csv_reader *r,
     int *decimal_mark, int *thousands);
 
+/* What the error that stopped the reader was about, for a tool to add
+ * its hint: CORE_CSV_BAD_TYPE for a value that does not fit the type of
+ * column *col (0-based), CORE_CSV_BAD_SHORT for a row with fewer fields
+ * than the table, 0 for anything else (or no error). */
+enum { CORE_CSV_BAD_TYPE = 1, CORE_CSV_BAD_SHORT };
+int core_csv_reader_failure(const struct core_csv_reader *r, uint32_t *col);
+
 /* Notes on sniffing and inference, one line each ending in LF ("" when
  * none): what was decided and why (the header's reason, an empty
  * input, skipped lines, a sniffed decimal comma), and a column read as

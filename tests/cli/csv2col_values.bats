@@ -220,7 +220,7 @@ load helpers
 	printf 'd\n03/05/2024\n30/02/2024\n' >in.csv
 	run --separate-stderr bash -c "csv2col --date-format '%d/%m/%Y' --sample-rows 1 in.csv > /dev/null"
 	status_is 3
-	stderr_has 'in.csv:3:1: value does not fit column d of type date (30/02/2024); pin the type with --schema'
+	stderr_has 'in.csv:3:1: value does not fit column d of type date (30/02/2024); to read column d as text, give -s '\''d:string'\'' (or edit the types; --describe prints all the options)'
 	printf 'd\n2024-05-03\n5 Mar 2024\n' >pin.csv
 	run --separate-stderr bash -c "csv2col -s d:date --date-format '%e %b %Y' pin.csv > /dev/null"
 	status_is 3
@@ -406,4 +406,35 @@ enc_table() {
 	run --separate-stderr bash -c 'csv2col <be.csv'
 	status_is 3
 	stderr_has "stdin: looks like UTF-16BE without a byte order mark (a NUL byte every other byte): try --encoding utf-16be"
+}
+
+@test "a type error gives the -s spec to paste with that column as text, and the spec reads the file" {
+	need csv2col col2csv
+	printf 'id,price,day\n1,2.50,2024-01-02\n2,3.75,2024-01-03\n3,n/a,2024-01-04\n' >in.csv
+	run --separate-stderr bash -c 'csv2col --sample-rows 2 in.csv > /dev/null'
+	status_is 3
+	stderr_has "in.csv:4:2: value does not fit column price of type decimal(18,2) (n/a); to read column price as text, give -s 'id:int64,price:string,day:date' (or edit the types; --describe prints all the options)"
+	spec=$(printf '%s\n' "$stderr" | sed -n "s/.*give -s '\([^']*\)'.*/\1/p")
+	csv2col --sample-rows 2 -s "$spec" in.csv | col2csv >got.csv
+	cmp in.csv got.csv || fail "$(diff in.csv got.csv)"
+	# A pinned type too; names a spec cannot hold get the pointer.
+	run --separate-stderr bash -c 'printf "\"a,b\",c\n1,5\n2,6\n3,4z\n" | csv2col -s "c:int64" > /dev/null'
+	status_is 3
+	stderr_has "stdin:4:2: value does not fit column c of type int64 (4z); give column c its type with -s (--describe prints the schema to edit)"
+	run --separate-stderr bash -c 'csv2col -s price:decimal\(9,2\) in.csv > /dev/null'
+	status_is 3
+	stderr_has "in.csv:4:2: value does not fit column price of type decimal(9,2) (n/a); to read column price as text, give -s 'id:int64,price:string,day:date'"
+}
+
+@test "a short row suggests --null-padding; a long one does not" {
+	need csv2col
+	printf 'a,b,c\n1,2,3\n4,5\n' >short.csv
+	run --separate-stderr bash -c 'csv2col short.csv > /dev/null'
+	status_is 3
+	stderr_has "short.csv:3:2: row has 2 fields, expected 3 (4,5); if rows leave out empty trailing fields, give --null-padding"
+	printf 'a,b\n1,2\n4,5,6\n' >long.csv
+	run --separate-stderr bash -c 'csv2col long.csv > /dev/null'
+	status_is 3
+	stderr_has "long.csv:3:3: row has 3 fields, expected 2 (4,5,6)"
+	[[ "$stderr" != *null-padding* ]] || fail "a long row got the --null-padding hint: $stderr"
 }

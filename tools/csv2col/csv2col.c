@@ -256,7 +256,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		o->csv.max_errors = UINT64_MAX;
 	o->csv.nulls = o->nulls;
 	o->csv.nnulls = o->nnulls;
-	o->csv.pin_hint = "; pin the type with --schema";
+	o->csv.pin_hint = "";	/* add_hint says more */
 	return 0;
 }
 
@@ -307,6 +307,54 @@ print_stats(const struct core_csv_reader *rd,
 	free(desc);
 }
 
+/* Appends to err's message what to type when the reader stopped at a
+ * value that does not fit its column (the -s spec to paste, with that
+ * column as text, while it is short enough to read) or at a short row
+ * (--null-padding). */
+static void
+add_hint(const struct options *o, const struct core_csv_reader *rd,
+    struct core_err *err)
+{
+	const struct core_schema *s = core_csv_reader_schema(rd);
+	char tbuf[CORE_TYPE_NAME_MAX], spec[320];
+	size_t have = strlen(err->msg), off = 0;
+	uint32_t col, j;
+	int kind = core_csv_reader_failure(rd, &col);
+	bool ok = true;
+
+	if (kind == CORE_CSV_BAD_SHORT && !o->csv.null_padding) {
+		snprintf(err->msg + have, sizeof(err->msg) - have, "; if rows "
+		    "leave out empty trailing fields, give --null-padding");
+		return;
+	}
+	if (kind != CORE_CSV_BAD_TYPE || col >= s->ncols)
+		return;
+	for (j = 0; j < s->ncols && ok; j++) {
+		const char *n = s->fields[j].name;
+		int k;
+
+		if (strchr(n, ',') != NULL || strchr(n, '\'') != NULL ||
+		    n[0] == ' ' || n[0] == '\0')
+			ok = false;
+		k = snprintf(spec + off, sizeof(spec) - off, "%s%s:%s",
+		    j ? "," : "", n, j == col ? "string" :
+		    core_type_name(s->fields[j].type, tbuf));
+		if (k < 0 || (size_t)k >= sizeof(spec) - off)
+			ok = false;
+		else
+			off += (size_t)k;
+	}
+	if (ok)
+		snprintf(err->msg + have, sizeof(err->msg) - have, "; to read "
+		    "column %s as text, give -s '%s' (or edit the types; "
+		    "--describe prints all the options)",
+		    s->fields[col].name, spec);
+	else
+		snprintf(err->msg + have, sizeof(err->msg) - have, "; give "
+		    "column %s its type with -s (--describe prints the "
+		    "schema to edit)", s->fields[col].name);
+}
+
 /* Converts everything; returns 0 or a CORE_E* code with err set.  The end
  * record is written only when every input was read without error. */
 static int
@@ -335,6 +383,8 @@ run(struct options *o, const char *const *paths, size_t npaths,
 	}
 	if (rc == CORE_EOF)
 		rc = core_mlspill3_writer_finish(w, err);
+	if (rc == CORE_EDATA)
+		add_hint(o, rd, err);
 	fe_progress_free(prog);
 	if (o->common.stats && (rc == 0 || rc == CORE_ELIMIT ||
 	    rc == CORE_EDATA))
