@@ -53,6 +53,7 @@
 #include "core_csv_private.h"
 #include "core_names.h"
 #include "core_pool.h"
+#include "core_suggest.h"
 #include "core_value.h"
 
 #define CSV_CHUNK_BYTES (4u << 20)
@@ -150,6 +151,8 @@ struct core_csv_reader {
 	struct core_err ferr;
 	bool eof;
 
+	const char **colfmt;		/* owned array, borrowed strings:
+					   each column's date format */
 	int bad_kind;			/* CORE_CSV_BAD_* of the error */
 	uint32_t bad_col;
 
@@ -746,6 +749,52 @@ sniff_numfmt(struct core_csv_reader *r, const struct csv_sample *s,
 	}
 }
 
+/* Each column's date format (r->colfmt): its own from
+ * opt->date_formats, else opt->date_format; CORE_EUSAGE for a name no
+ * column has or one given twice. */
+static int
+date_formats(struct core_csv_reader *r, struct core_err *err)
+{
+	const struct core_csv_options *o = &r->opt;
+	const struct core_schema *sc = r->schema;
+	char sug[512];
+	const char *e, *nm;
+	size_t i, nl;
+	uint32_t j;
+
+	free(r->colfmt);
+	r->colfmt = core_xcalloc(sc->ncols ? sc->ncols : 1,
+	    sizeof(*r->colfmt));
+	for (i = 0; i < o->ndate_formats; i++) {
+		nm = o->date_formats[i];
+		e = strchr(nm, '=');
+		nl = (size_t)(e - nm);
+		for (j = 0; j < sc->ncols; j++)
+			if (strlen(sc->fields[j].name) == nl &&
+			    memcmp(sc->fields[j].name, nm, nl) == 0)
+				break;
+		if (j == sc->ncols) {
+			char *want = core_xstrndup(nm, nl);
+
+			sug[0] = '\0';
+			core_suggest_column(sc, want, sug, sizeof(sug));
+			core_err_set(err, CORE_EUSAGE, "--date-format %s: no "
+			    "column '%s'%s", nm, want, sug);
+			free(want);
+			return CORE_EUSAGE;
+		}
+		if (r->colfmt[j] != NULL)
+			return core_err_set(err, CORE_EUSAGE, "--date-format "
+			    "%s: column %s has a format already", nm,
+			    sc->fields[j].name);
+		r->colfmt[j] = e + 1;
+	}
+	for (j = 0; j < sc->ncols; j++)
+		if (r->colfmt[j] == NULL)
+			r->colfmt[j] = o->date_format;
+	return 0;
+}
+
 static int
 build_schema(struct core_csv_reader *r, struct core_err *err)
 {
@@ -942,6 +991,8 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 		if (rc != 0)
 			goto out;
 	}
+	if ((rc = date_formats(r, err)) != 0)
+		goto out;
 	from = r->header ? 1 : 0;
 	sniff_numfmt(r, &s, from);
 	for (j = 0; j < s.ncols; j++) {
@@ -951,6 +1002,10 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 
 		if (r->conf.pinned[j])
 			continue;
+		if (r->colfmt[j] != NULL && r->colfmt[j] != o->date_format) {
+			*ty = (struct core_coltype){ CORE_TYPE_DATE, 0, 0 };
+			continue;
+		}
 		if (o->date_format != NULL && csv_datefmt_column(
 		    o->date_format, false, &s, j, from, o->nulls, o->nnulls)) {
 			*ty = (struct core_coltype){ CORE_TYPE_DATE, 0, 0 };
@@ -1520,6 +1575,16 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 	if (opt->timestamp_format != NULL &&
 	    (rc = csv_datefmt_check(opt->timestamp_format, true, err)) != 0)
 		return rc;
+	for (size_t i = 0; i < opt->ndate_formats; i++) {
+		const char *e = strchr(opt->date_formats[i], '=');
+
+		if (e == NULL || e == opt->date_formats[i])
+			return core_err_set(err, CORE_EUSAGE, "--date-format "
+			    "%s: give COLUMN=FORMAT, or a format alone for "
+			    "every column", opt->date_formats[i]);
+		if ((rc = csv_datefmt_check(e + 1, false, err)) != 0)
+			return rc;
+	}
 	r = core_xcalloc(1, sizeof(*r));
 	r->opt = *opt;
 	if (r->opt.batch_rows == 0)
@@ -1560,7 +1625,9 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 	r->conf.comment = r->opt.comment;
 	r->conf.null_padding = r->opt.null_padding;
 	r->conf.trim = r->opt.trim;
-	r->conf.datefmt = r->opt.date_format;
+	for (uint32_t j = 0; j < r->conf.ncols; j++)
+		if (r->colfmt != NULL && r->colfmt[j] != NULL)
+			r->conf.datefmts = r->colfmt;
 	r->conf.tsfmt = r->opt.timestamp_format;
 	r->pool = csv_pool_new(r->schema);
 	csv_parser_init(&r->ps, &r->conf, r->pool);
@@ -1599,6 +1666,7 @@ core_csv_reader_free(struct core_csv_reader *r)
 			free(r->hnames[j]);
 	free(r->hnames);
 	free(r->conf.pinned);
+	free(r->colfmt);
 	core_schema_free(r->schema);
 	free(r->sbuf);
 	core_input_free(r->in);

@@ -122,6 +122,11 @@
  * digits), %y, %m, %b/%B, %d, %e, %H, %M, %S, %f (1-6 digits of
  * fraction), %%, other bytes literal (core_csv_datefmt.c); CORE_EUSAGE
  * for anything else.  Such input is parsed row by row.
+ * opt->date_formats ("column=format" each, a column at most once) gives
+ * a column its own format: it is a date read by it (as if pinned, so a
+ * value that does not parse is an error, not text) and date_format is
+ * for the other columns.  A name no column has is CORE_EUSAGE naming the
+ * closest.
  *
  * NULL policy: an empty unquoted field is NULL; a quoted empty field ("")
  * is the empty string in a string column and NULL in other columns; an
@@ -208,6 +213,10 @@ struct core_csv_options {
 	const char *date_format;	/* borrowed: date columns are
 				   written so (strptime-style, see
 				   below), or NULL for ISO */
+	const char *const *date_formats;	/* borrowed: "column=format"
+				   each: that column is a date written so
+				   (over date_format) */
+	size_t ndate_formats;
 	const char *timestamp_format;	/* borrowed: the same for
 				   timestamp columns */
 	const char *names;	/* borrowed: "a,b,c", the columns' names

@@ -438,3 +438,30 @@ enc_table() {
 	stderr_has "long.csv:3:3: row has 3 fields, expected 2 (4,5,6)"
 	[[ "$stderr" != *null-padding* ]] || fail "a long row got the --null-padding hint: $stderr"
 }
+
+@test "--date-format COLUMN=FORMAT: each column its own format, the bare one for the rest" {
+	need csv2col col2csv
+	printf 'a,b,c,d\n03/05/2024,2024-05-03,05.03.2024,x\n04/05/2024,2024-05-04,06.13.2024,y\n' >in.csv
+	csv2col --date-format a=%d/%m/%Y --date-format c=%m.%d.%Y in.csv | col2csv >got.csv
+	printf 'a,b,c,d\n2024-05-03,2024-05-03,2024-05-03,x\n2024-05-04,2024-05-04,2024-06-13,y\n' >want.csv
+	cmp want.csv got.csv || fail "$(diff want.csv got.csv)"
+	run --separate-stderr csv2col --describe --date-format a=%d/%m/%Y --date-format c=%m.%d.%Y in.csv
+	status_is 0
+	assert_output "-d ',' -q '\"' --header --date-format 'a=%d/%m/%Y' --date-format 'c=%m.%d.%Y' -s 'a:date,b:date,c:date,d:string'"
+	# The bare format for the other columns: a is read by it.
+	csv2col --date-format %d/%m/%Y --date-format c=%m.%d.%Y in.csv | col2csv >got.csv
+	cmp want.csv got.csv || fail "bare + column: $(diff want.csv got.csv)"
+	# A column's format is a pin: a value it does not read is an error.
+	run --separate-stderr bash -c 'csv2col --date-format a=%m.%d.%Y in.csv > /dev/null'
+	status_is 3
+	stderr_has "in.csv:2:1: value does not fit column a of type date (03/05/2024)"
+	run --separate-stderr csv2col --date-format aa=%d/%m/%Y in.csv
+	status_is 2
+	stderr_has "--date-format aa=%d/%m/%Y: no column 'aa' (did you mean 'a'?); the columns are a, b, c, d"
+	run --separate-stderr csv2col --date-format a=%d/%m/%Y --date-format a=%d/%m/%Y in.csv
+	status_is 2
+	stderr_has "--date-format a=%d/%m/%Y: column a has a format already"
+	run --separate-stderr csv2col --date-format a=%d in.csv
+	status_is 2
+	stderr_has "date format '%d' needs a year"
+}

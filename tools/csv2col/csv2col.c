@@ -36,6 +36,9 @@ struct options {
 	struct core_csv_options csv;	/* dialect, schema, nulls, threads */
 	const char **nulls;		/* owned array of borrowed argv */
 	size_t nnulls;
+	const char **datefmts;		/* owned array of borrowed argv:
+					   --date-format COLUMN=FORMAT */
+	size_t ndatefmts;
 	const char *rejects;		/* --rejects FILE, or NULL */
 	bool max_errors_set;
 	bool describe;			/* --describe */
@@ -77,6 +80,7 @@ usage(FILE *fp)
 	    "      --batch-rows N   rows per frame (default 8192)\n"
 	    "      --date-format F  dates are written so (e.g. '%%d/%%m/%%Y'; "
 	    "%%Y %%y %%m %%b %%d %%e)\n"
+	    "                       or COLUMN=F for one column's (repeatable)\n"
 	    "      --timestamp-format F\n"
 	    "                       timestamps are written so (also %%H %%M "
 	    "%%S %%f)\n"
@@ -133,9 +137,20 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 	case OPT_NO_HEADER:
 		o->csv.header = 0;
 		break;
-	case OPT_DATE_FORMAT:
-		o->csv.date_format = optarg;
+	case OPT_DATE_FORMAT: {
+		const char *eq = strchr(optarg, '=');
+
+		/* A format names its fields with %, a column does not. */
+		if (eq != NULL && memchr(optarg, '%', (size_t)(eq - optarg)) ==
+		    NULL) {
+			o->datefmts = core_xreallocarray(o->datefmts,
+			    o->ndatefmts + 1, sizeof(*o->datefmts));
+			o->datefmts[o->ndatefmts++] = optarg;
+		} else {
+			o->csv.date_format = optarg;
+		}
 		break;
+	}
 	case OPT_TIMESTAMP_FORMAT:
 		o->csv.timestamp_format = optarg;
 		break;
@@ -256,6 +271,8 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		o->csv.max_errors = UINT64_MAX;
 	o->csv.nulls = o->nulls;
 	o->csv.nnulls = o->nnulls;
+	o->csv.date_formats = o->datefmts;
+	o->csv.ndate_formats = o->ndatefmts;
 	o->csv.pin_hint = "";	/* add_hint says more */
 	return 0;
 }
@@ -486,6 +503,10 @@ describe(struct options *o, const char *const *paths, size_t npaths,
 		fputs(" --date-format ", stdout);
 		put_word(o->csv.date_format);
 	}
+	for (size_t i = 0; i < o->ndatefmts; i++) {
+		fputs(" --date-format ", stdout);
+		put_word(o->datefmts[i]);
+	}
 	if (o->csv.timestamp_format != NULL) {
 		fputs(" --timestamp-format ", stdout);
 		put_word(o->csv.timestamp_format);
@@ -590,5 +611,6 @@ done:
 	free(guarded);
 	fe_common_release(&o.common);
 	free(o.nulls);
+	free(o.datefmts);
 	return rc;
 }
