@@ -458,6 +458,7 @@ data_start(struct core_csv_reader *r, size_t *start, uint64_t *nskipped,
 	/* Read as UTF-8, UTF-16 text without its mark would turn into
 	 * rows of NUL-ridden fields, or pass as one strange column. */
 	if (r->opt.encoding <= CORE_ENC_UTF8 &&
+	    !(eof && (end - p) % 2 != 0) &&
 	    (k = core_csv_enc_utf16_guess(buf + p, end - p)) != 0)
 		return core_err_set(err, CORE_EDATA, "%s: looks like %s "
 		    "without a byte order mark (a NUL byte every other "
@@ -1455,7 +1456,7 @@ note_failure(struct core_csv_reader *r, const struct csv_rec *rec)
 	} else if (rec->msg_len > 8 && memcmp(m, "row has ", 8) == 0 &&
 	    (sscanf(m, "row has %llu fields, expected %u", &nf, &exp) == 2 ||
 	    sscanf(m, "row has %llu field, expected %u", &nf, &exp) == 2) &&
-	    nf < exp) {
+	    nf >= 2 && nf < exp) {
 		r->bad_kind = CORE_CSV_BAD_SHORT;
 		r->bad_col = rec->col - 1;
 	}

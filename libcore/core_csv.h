@@ -286,8 +286,9 @@ void core_csv_reader_numfmt(const struct core_csv_reader *r,
 
 /* What the error that stopped the reader was about, for a tool to add
  * its hint: CORE_CSV_BAD_TYPE for a value that does not fit the type of
- * column *col (0-based), CORE_CSV_BAD_SHORT for a row with fewer fields
- * than the table, 0 for anything else (or no error). */
+ * column *col (0-based), CORE_CSV_BAD_SHORT for a row of two fields or
+ * more but fewer than the table (one field is more often a title or a
+ * comment than a row cut short), 0 for anything else (or no error). */
 enum { CORE_CSV_BAD_TYPE = 1, CORE_CSV_BAD_SHORT };
 int core_csv_reader_failure(const struct core_csv_reader *r, uint32_t *col);
 

@@ -379,6 +379,16 @@ core_csv_enc_utf16_guess(const char *p, size_t len)
 		even += p[i] == '\0';
 		odd += p[i + 1] == '\0';
 	}
+	/* A few NUL-separated bytes look the same: short text must show a
+	 * UTF-16 line break too. */
+	if (pairs < 32) {
+		for (i = 0; i + 1 < n; i += 2)
+			if ((p[i] == '\n' && p[i + 1] == '\0') ||
+			    (p[i] == '\0' && p[i + 1] == '\n'))
+				break;
+		if (i + 1 >= n)
+			return 0;
+	}
 	if (odd * 10 >= pairs * 6 && even * 10 <= pairs)
 		return CORE_ENC_UTF16LE;
 	if (even * 10 >= pairs * 6 && odd * 10 <= pairs)

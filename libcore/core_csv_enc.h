@@ -69,8 +69,8 @@ ssize_t core_csv_enc_out(struct core_csv_enc *e, char *buf, size_t cap,
 
 /* UTF-16 without a byte order mark: CORE_ENC_UTF16LE or UTF16BE when
  * p[0..len) (the start of a member) has NUL bytes at most odd or most
- * even offsets and few at the others, as UTF-16 text of ASCII has;
- * else 0. */
+ * even offsets and few at the others, as UTF-16 text of ASCII has (and,
+ * under 64 bytes, a UTF-16 line feed); else 0. */
 int core_csv_enc_utf16_guess(const char *p, size_t len);
 
 /* What the bytes of p[0..len), which hold invalid UTF-8, most likely are:

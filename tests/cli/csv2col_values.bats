@@ -465,3 +465,14 @@ enc_table() {
 	status_is 2
 	stderr_has "date format '%d' needs a year"
 }
+
+@test "NUL-separated bytes are not taken for UTF-16; a one-field short row gets no --null-padding hint" {
+	need csv2col
+	printf 'a\0b\0c' >nul.csv
+	run --separate-stderr bash -c 'csv2col nul.csv > /dev/null'
+	status_is 0
+	printf 'a,b,c\n# note\n1,2,3\n' >c.csv
+	run --separate-stderr bash -c 'csv2col c.csv > /dev/null'
+	status_is 3
+	[[ "$stderr" != *null-padding* ]] || fail "a one-field row got the --null-padding hint: $stderr"
+}

@@ -364,6 +364,8 @@ test_guess(void)
 	CHECK_EQ_INT(guess("a\0,\0b\0\n\0", 8), CORE_ENC_UTF16LE);
 	CHECK_EQ_INT(guess("\0a\0,\0b\0\n", 8), CORE_ENC_UTF16BE);
 	CHECK_EQ_INT(core_csv_enc_utf16_guess("a,b\nc,d\n", 8), 0);
+	/* NUL-separated bytes, no line break: too little to tell. */
+	CHECK_EQ_INT(core_csv_enc_utf16_guess("a\0b\0c\0", 6), 0);
 	/* Random Latin-1 words: always Latin-1 (or Windows-1252). */
 	for (i = 0; i < 200; i++) {
 		b.len = 0;
@@ -384,7 +386,7 @@ test_guess(void)
 	CHECK(strstr(msg, "looks like Windows-1252") != NULL &&
 	    strstr(msg, "--encoding windows-1252") != NULL);
 	strcpy(msg, "x");
-	core_csv_enc_hint("a\0b\0c\0d\0", 8, msg, sizeof(msg));
+	core_csv_enc_hint("a\0b\0c\0\n\0", 8, msg, sizeof(msg));
 	CHECK(strstr(msg, "--encoding utf-16le") != NULL);
 	free(b.p);
 }
