@@ -220,7 +220,7 @@ load helpers
 	printf 'd\n03/05/2024\n30/02/2024\n' >in.csv
 	run --separate-stderr bash -c "csv2col --date-format '%d/%m/%Y' --sample-rows 1 in.csv > /dev/null"
 	status_is 3
-	stderr_has 'in.csv:3:1: value does not fit column d of type date (30/02/2024); to read column d as text, give -s '\''d:string'\'' (or edit the types; --describe prints all the options)'
+	stderr_has 'in.csv:3:1: value does not fit column d of type date (30/02/2024); to read column d as text, give --schema '\''d:string'\'' (or edit the types; --describe prints all the options)'
 	printf 'd\n2024-05-03\n5 Mar 2024\n' >pin.csv
 	run --separate-stderr bash -c "csv2col -s d:date --date-format '%e %b %Y' pin.csv > /dev/null"
 	status_is 3
@@ -413,17 +413,17 @@ enc_table() {
 	printf 'id,price,day\n1,2.50,2024-01-02\n2,3.75,2024-01-03\n3,n/a,2024-01-04\n' >in.csv
 	run --separate-stderr bash -c 'csv2col --sample-rows 2 in.csv > /dev/null'
 	status_is 3
-	stderr_has "in.csv:4:2: value does not fit column price of type decimal(18,2) (n/a); to read column price as text, give -s 'id:int64,price:string,day:date' (or edit the types; --describe prints all the options)"
-	spec=$(printf '%s\n' "$stderr" | sed -n "s/.*give -s '\([^']*\)'.*/\1/p")
+	stderr_has "in.csv:4:2: value does not fit column price of type decimal(18,2) (n/a); to read column price as text, give --schema 'id:int64,price:string,day:date' (or edit the types; --describe prints all the options)"
+	spec=$(printf '%s\n' "$stderr" | sed -n "s/.*give --schema '\([^']*\)'.*/\1/p")
 	csv2col --sample-rows 2 -s "$spec" in.csv | col2csv >got.csv
 	cmp in.csv got.csv || fail "$(diff in.csv got.csv)"
 	# A pinned type too; names a spec cannot hold get the pointer.
 	run --separate-stderr bash -c 'printf "\"a,b\",c\n1,5\n2,6\n3,4z\n" | csv2col -s "c:int64" > /dev/null'
 	status_is 3
-	stderr_has "stdin:4:2: value does not fit column c of type int64 (4z); give column c its type with -s (--describe prints the schema to edit)"
+	stderr_has "stdin:4:2: value does not fit column c of type int64 (4z); give column c its type with --schema (--describe prints the schema to edit)"
 	run --separate-stderr bash -c 'csv2col -s price:decimal\(9,2\) in.csv > /dev/null'
 	status_is 3
-	stderr_has "in.csv:4:2: value does not fit column price of type decimal(9,2) (n/a); to read column price as text, give -s 'id:int64,price:string,day:date'"
+	stderr_has "in.csv:4:2: value does not fit column price of type decimal(9,2) (n/a); to read column price as text, give --schema 'id:int64,price:string,day:date'"
 }
 
 @test "a short row suggests --null-padding; a long one does not" {

@@ -363,12 +363,12 @@ add_hint(const struct options *o, const struct core_csv_reader *rd,
 	}
 	if (ok)
 		snprintf(err->msg + have, sizeof(err->msg) - have, "; to read "
-		    "column %s as text, give -s '%s' (or edit the types; "
-		    "--describe prints all the options)",
+		    "column %s as text, give --schema '%s' (or edit the "
+		    "types; --describe prints all the options)",
 		    s->fields[col].name, spec);
 	else
 		snprintf(err->msg + have, sizeof(err->msg) - have, "; give "
-		    "column %s its type with -s (--describe prints the "
+		    "column %s its type with --schema (--describe prints the "
 		    "schema to edit)", s->fields[col].name);
 }
 
