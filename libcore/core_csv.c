@@ -49,9 +49,11 @@
 #include <unistd.h>
 
 #include "core_alloc.h"
+#include "core_csv_enc.h"
 #include "core_csv_private.h"
 #include "core_names.h"
 #include "core_pool.h"
+#include "core_suggest.h"
 #include "core_value.h"
 
 #define CSV_CHUNK_BYTES (4u << 20)
@@ -148,6 +150,11 @@ struct core_csv_reader {
 	int failed;			/* sticky error code */
 	struct core_err ferr;
 	bool eof;
+
+	const char **colfmt;		/* owned array, borrowed strings:
+					   each column's date format */
+	int bad_kind;			/* CORE_CSV_BAD_* of the error */
+	uint32_t bad_col;
 
 	struct core_csv_stats st;
 	char *notes;			/* owned; inference notes, lines */
@@ -356,6 +363,15 @@ stream_fill(struct core_csv_reader *r, struct core_err *err)
 	return 0;
 }
 
+/* What core_input is to make of the bytes: UTF-8 by default, with
+ * UTF-16 told by its byte order mark. */
+static int
+input_encoding(const struct core_csv_reader *r)
+{
+	return r->opt.encoding == CORE_ENC_RAW ? CORE_ENC_AUTO :
+	    r->opt.encoding;
+}
+
 /* Points the member view at the current member of r->in. */
 static void
 member_load(struct core_csv_reader *r)
@@ -391,6 +407,32 @@ view(const struct core_csv_reader *r, size_t *end, bool *at_eof)
 	return r->sbuf;
 }
 
+/* Appends to err's message what the member's bytes look like when they
+ * are no UTF-8 (core_csv_enc_hint): around the first invalid byte of
+ * what is in view, which is at or before the one that failed; the bytes
+ * before it show whether valid UTF-8 is there too. */
+static void
+enc_hint(const struct core_csv_reader *r, struct core_err *err)
+{
+	const size_t half = 32u << 10;
+	const char *buf;
+	size_t end, k, from, to;
+	bool eof;
+
+	if (err == NULL)
+		return;
+	buf = view(r, &end, &eof);
+	if (buf == NULL || end == 0) {
+		core_csv_enc_hint("", 0, err->msg, sizeof(err->msg));
+		return;
+	}
+	k = core_utf8_valid_prefix(buf, end);
+	from = k > half ? k - half : 0;
+	to = end - k > half ? k + half : end;
+	core_csv_enc_hint(buf + from, k < end ? to - from : 0, err->msg,
+	    sizeof(err->msg));
+}
+
 /* ---- schema from the first input ---- */
 
 /* Where the data of the member starts: after a BOM and skip_lines lines
@@ -413,6 +455,16 @@ data_start(struct core_csv_reader *r, size_t *start, uint64_t *nskipped,
 	p = r->pos;
 	if (end - p >= 3 && memcmp(buf + p, "\xef\xbb\xbf", 3) == 0)
 		p += 3;
+	/* Read as UTF-8, UTF-16 text without its mark would turn into
+	 * rows of NUL-ridden fields, or pass as one strange column. */
+	if (r->opt.encoding <= CORE_ENC_UTF8 &&
+	    !(eof && (end - p) % 2 != 0) &&
+	    (k = core_csv_enc_utf16_guess(buf + p, end - p)) != 0)
+		return core_err_set(err, CORE_EDATA, "%s: looks like %s "
+		    "without a byte order mark (a NUL byte every other "
+		    "byte): try --encoding %s", r->name,
+		    k == CORE_ENC_UTF16LE ? "UTF-16LE" : "UTF-16BE",
+		    core_csv_enc_name(k));
 	while (n < r->opt.skip_lines) {
 		buf = view(r, &end, &eof);
 		if (p == end && eof)
@@ -718,6 +770,52 @@ drop_tail(struct core_csv_reader *r)
 		    MADV_DONTNEED);
 }
 
+/* Each column's date format (r->colfmt): its own from
+ * opt->date_formats, else opt->date_format; CORE_EUSAGE for a name no
+ * column has or one given twice. */
+static int
+date_formats(struct core_csv_reader *r, struct core_err *err)
+{
+	const struct core_csv_options *o = &r->opt;
+	const struct core_schema *sc = r->schema;
+	char sug[512];
+	const char *e, *nm;
+	size_t i, nl;
+	uint32_t j;
+
+	free(r->colfmt);
+	r->colfmt = core_xcalloc(sc->ncols ? sc->ncols : 1,
+	    sizeof(*r->colfmt));
+	for (i = 0; i < o->ndate_formats; i++) {
+		nm = o->date_formats[i];
+		e = strchr(nm, '=');
+		nl = (size_t)(e - nm);
+		for (j = 0; j < sc->ncols; j++)
+			if (strlen(sc->fields[j].name) == nl &&
+			    memcmp(sc->fields[j].name, nm, nl) == 0)
+				break;
+		if (j == sc->ncols) {
+			char *want = core_xstrndup(nm, nl);
+
+			sug[0] = '\0';
+			core_suggest_column(sc, want, sug, sizeof(sug));
+			core_err_set(err, CORE_EUSAGE, "--date-format %s: no "
+			    "column '%s'%s", nm, want, sug);
+			free(want);
+			return CORE_EUSAGE;
+		}
+		if (r->colfmt[j] != NULL)
+			return core_err_set(err, CORE_EUSAGE, "--date-format "
+			    "%s: column %s has a format already", nm,
+			    sc->fields[j].name);
+		r->colfmt[j] = e + 1;
+	}
+	for (j = 0; j < sc->ncols; j++)
+		if (r->colfmt[j] == NULL)
+			r->colfmt[j] = o->date_format;
+	return 0;
+}
+
 static int
 build_schema(struct core_csv_reader *r, struct core_err *err)
 {
@@ -895,6 +993,8 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 				    "%s:%llu:%u: invalid UTF-8 or NUL in "
 				    "header name (%s)", r->name, hline, j + 1,
 				    ex);
+				if (core_utf8_valid_prefix(h, hl) != hl)
+					enc_hint(r, err);
 				goto out;
 			}
 			r->hnames[j] = core_xstrndup(hl > 0 ? h : "", hl);
@@ -913,6 +1013,8 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 		if (rc != 0)
 			goto out;
 	}
+	if ((rc = date_formats(r, err)) != 0)
+		goto out;
 	from = r->header ? 1 : 0;
 	sniff_numfmt(r, &s, from);
 	for (j = 0; j < s.ncols; j++) {
@@ -922,6 +1024,10 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 
 		if (r->conf.pinned[j])
 			continue;
+		if (r->colfmt[j] != NULL && r->colfmt[j] != o->date_format) {
+			*ty = (struct core_coltype){ CORE_TYPE_DATE, 0, 0 };
+			continue;
+		}
 		if (o->date_format != NULL && csv_datefmt_column(
 		    o->date_format, false, &s, j, from, o->nulls, o->nnulls)) {
 			*ty = (struct core_coltype){ CORE_TYPE_DATE, 0, 0 };
@@ -1101,6 +1207,7 @@ next_member(struct core_csv_reader *r, struct core_err *err)
 		rc = core_input_open(r->paths[r->ipath], &r->in, err);
 		if (rc != 0)
 			return rc;
+		core_input_set_encoding(r->in, input_encoding(r));
 		member_load(r);
 		return member_begin(r, false, err);
 	}
@@ -1355,6 +1462,29 @@ stream_produce(struct core_csv_reader *r, struct core_err *err)
 
 /* ---- handing out ---- */
 
+/* Remembers what the failing record was about (core_csv_reader_failure),
+ * from the message the parser made of it. */
+static void
+note_failure(struct core_csv_reader *r, const struct csv_rec *rec)
+{
+	const char *m = r->cur->arena + rec->msg_off;
+	static const char fit[] = "value does not fit column ";
+	unsigned long long nf;
+	unsigned exp;
+
+	if (rec->msg_len > sizeof(fit) && memcmp(m, fit, sizeof(fit) - 1) == 0 &&
+	    rec->col >= 1 && rec->col <= r->schema->ncols) {
+		r->bad_kind = CORE_CSV_BAD_TYPE;
+		r->bad_col = rec->col - 1;
+	} else if (rec->msg_len > 8 && memcmp(m, "row has ", 8) == 0 &&
+	    (sscanf(m, "row has %llu fields, expected %u", &nf, &exp) == 2 ||
+	    sscanf(m, "row has %llu field, expected %u", &nf, &exp) == 2) &&
+	    nf >= 2 && nf < exp) {
+		r->bad_kind = CORE_CSV_BAD_SHORT;
+		r->bad_col = rec->col - 1;
+	}
+}
+
 static int
 handle_rec(struct core_csv_reader *r, const struct csv_rec *rec,
     struct core_err *err)
@@ -1364,10 +1494,16 @@ handle_rec(struct core_csv_reader *r, const struct csv_rec *rec,
 	char head[64];
 	int rc, n;
 
-	if (r->opt.rejects == NULL)
-		return core_err_set(err, CORE_EDATA, "%s:%llu:%u: %.*s",
+	if (r->opt.rejects == NULL) {
+		rc = core_err_set(err, CORE_EDATA, "%s:%llu:%u: %.*s",
 		    r->name, line, rec->col, (int)rec->msg_len,
 		    res->arena + rec->msg_off);
+		if (rec->msg_len > 15 && memcmp(res->arena + rec->msg_off,
+		    "invalid UTF-8 ", 14) == 0)
+			enc_hint(r, err);
+		note_failure(r, rec);
+		return rc;
+	}
 	n = snprintf(head, sizeof(head), "%llu\t", line);
 	if ((rc = core_output_write(r->opt.rejects, head, (size_t)n, err)) ||
 	    (rc = core_output_write(r->opt.rejects, r->name,
@@ -1463,6 +1599,16 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 	if (opt->timestamp_format != NULL &&
 	    (rc = csv_datefmt_check(opt->timestamp_format, true, err)) != 0)
 		return rc;
+	for (size_t i = 0; i < opt->ndate_formats; i++) {
+		const char *e = strchr(opt->date_formats[i], '=');
+
+		if (e == NULL || e == opt->date_formats[i])
+			return core_err_set(err, CORE_EUSAGE, "--date-format "
+			    "%s: give COLUMN=FORMAT, or a format alone for "
+			    "every column", opt->date_formats[i]);
+		if ((rc = csv_datefmt_check(e + 1, false, err)) != 0)
+			return rc;
+	}
 	r = core_xcalloc(1, sizeof(*r));
 	r->opt = *opt;
 	if (r->opt.batch_rows == 0)
@@ -1486,6 +1632,7 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 	pthread_cond_init(&r->done_cv, NULL);
 	if ((rc = core_input_open(paths[0], &r->in, err)) != 0)
 		goto bad;
+	core_input_set_encoding(r->in, input_encoding(r));
 	member_load(r);
 	if ((rc = build_schema(r, err)) != 0)
 		goto bad;
@@ -1502,7 +1649,9 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 	r->conf.comment = r->opt.comment;
 	r->conf.null_padding = r->opt.null_padding;
 	r->conf.trim = r->opt.trim;
-	r->conf.datefmt = r->opt.date_format;
+	for (uint32_t j = 0; j < r->conf.ncols; j++)
+		if (r->colfmt != NULL && r->colfmt[j] != NULL)
+			r->conf.datefmts = r->colfmt;
 	r->conf.tsfmt = r->opt.timestamp_format;
 	r->pool = csv_pool_new(r->schema);
 	csv_parser_init(&r->ps, &r->conf, r->pool);
@@ -1541,6 +1690,7 @@ core_csv_reader_free(struct core_csv_reader *r)
 			free(r->hnames[j]);
 	free(r->hnames);
 	free(r->conf.pinned);
+	free(r->colfmt);
 	core_schema_free(r->schema);
 	free(r->sbuf);
 	core_input_free(r->in);
@@ -1620,6 +1770,13 @@ core_csv_reader_numfmt(const struct core_csv_reader *r, int *decimal_mark,
 {
 	*decimal_mark = r->conf.numfmt_on ? r->conf.numfmt.dec : '.';
 	*thousands = r->conf.numfmt_on ? r->conf.numfmt.thou : 0;
+}
+
+int
+core_csv_reader_failure(const struct core_csv_reader *r, uint32_t *col)
+{
+	*col = r->bad_col;
+	return r->bad_kind;
 }
 
 const char *

@@ -12,7 +12,13 @@
  * Syntax: fields separated by one delimiter byte; rows end at LF, CR LF or
  * a lone CR, or at the end of a member (the last line needs no
  * terminator); a UTF-8 byte order mark at the start of a member is
- * skipped.  A field starting with the quote byte is quoted: a doubled
+ * skipped.  Text is UTF-8; with opt->encoding (core_csv_enc.h) every
+ * member is transcoded to UTF-8 by core_input before it is parsed, and
+ * by default a member that starts with a UTF-16 byte order mark is (so
+ * such members are streamed, never mapped).  A member that looks
+ * like UTF-16 without a mark (NUL bytes every other byte) fails at once
+ * (CORE_EDATA naming the encoding to give), and invalid UTF-8 messages
+ * end in what encoding the bytes around it look like.  A field starting with the quote byte is quoted: a doubled
  * quote inside stands for one, delimiters and line breaks inside are data.
  * A quote byte inside an unquoted field is data.  Text after a closing
  * quote (other than a delimiter or line end) and a quote still open at
@@ -116,6 +122,11 @@
  * digits), %y, %m, %b/%B, %d, %e, %H, %M, %S, %f (1-6 digits of
  * fraction), %%, other bytes literal (core_csv_datefmt.c); CORE_EUSAGE
  * for anything else.  Such input is parsed row by row.
+ * opt->date_formats ("column=format" each, a column at most once) gives
+ * a column its own format: it is a date read by it (as if pinned, so a
+ * value that does not parse is an error, not text) and date_format is
+ * for the other columns.  A name no column has is CORE_EUSAGE naming the
+ * closest.
  *
  * NULL policy: an empty unquoted field is NULL; a quoted empty field ("")
  * is the empty string in a string column and NULL in other columns; an
@@ -202,11 +213,19 @@ struct core_csv_options {
 	const char *date_format;	/* borrowed: date columns are
 				   written so (strptime-style, see
 				   below), or NULL for ISO */
+	const char *const *date_formats;	/* borrowed: "column=format"
+				   each: that column is a date written so
+				   (over date_format) */
+	size_t ndate_formats;
 	const char *timestamp_format;	/* borrowed: the same for
 				   timestamp columns */
 	const char *names;	/* borrowed: "a,b,c", the columns' names
 				   (a header's are replaced; header -1
 				   then means none), or NULL */
+	int encoding;		/* CORE_ENC_* (core_csv_enc.h) of every
+				   input, transcoded to UTF-8 before it is
+				   parsed; 0: UTF-8, or UTF-16 by its byte
+				   order mark */
 	const char *pin_hint;	/* borrowed: appended to the message for
 				   a value that does not fit an inferred
 				   type, the tool's way to pin one (e.g.
@@ -264,6 +283,14 @@ void core_csv_reader_dialect(const struct core_csv_reader *r, int *delimiter,
  * thousands separator or 0. */
 void core_csv_reader_numfmt(const struct core_csv_reader *r,
     int *decimal_mark, int *thousands);
+
+/* What the error that stopped the reader was about, for a tool to add
+ * its hint: CORE_CSV_BAD_TYPE for a value that does not fit the type of
+ * column *col (0-based), CORE_CSV_BAD_SHORT for a row of two fields or
+ * more but fewer than the table (one field is more often a title or a
+ * comment than a row cut short), 0 for anything else (or no error). */
+enum { CORE_CSV_BAD_TYPE = 1, CORE_CSV_BAD_SHORT };
+int core_csv_reader_failure(const struct core_csv_reader *r, uint32_t *col);
 
 /* Notes on sniffing and inference, one line each ending in LF ("" when
  * none): what was decided and why (the header's reason, an empty

@@ -951,10 +951,10 @@ value:
 			break;
 		}
 		case CORE_TYPE_DATE:
-			if (cf->datefmt != NULL) {
+			if (cf->datefmts != NULL && cf->datefmts[j] != NULL) {
 				int64_t dv = 0;
 
-				rc = csv_datefmt_parse(cf->datefmt, p, len,
+				rc = csv_datefmt_parse(cf->datefmts[j], p, len,
 				    false, &dv);
 				((int32_t *)c->values)[row] = (int32_t)dv;
 				break;
@@ -1826,7 +1826,7 @@ csv_parse(struct csv_parser *ps, const char *buf, size_t *posp,
 	uint32_t room;
 	int why, rc;
 
-	if (cf->by_row || cf->numfmt_on || cf->trim || cf->datefmt != NULL ||
+	if (cf->by_row || cf->numfmt_on || cf->trim || cf->datefmts != NULL ||
 	    cf->tsfmt != NULL)
 		return parse_rows(ps, buf, posp, limit, end, at_eof, NULL,
 		    res);

@@ -169,9 +169,13 @@ struct csv_conf {
 	bool null_padding;		/* pad short rows with NULLs */
 	bool trim;			/* csv_trim_fields every row
 					   (parsed row by row) */
-	const char *datefmt, *tsfmt;	/* borrowed: date and timestamp
-					   columns read by these formats
-					   (parsed row by row); NULL: ISO */
+	const char *const *datefmts;	/* borrowed: ncols, the format each
+					   date column is read by, NULL for
+					   ISO; NULL when none has one
+					   (parsed row by row otherwise) */
+	const char *tsfmt;		/* borrowed: timestamp columns read
+					   by this format (parsed row by
+					   row); NULL: ISO */
 	bool numfmt_on;			/* numbers are written numfmt's way
 					   (parsed row by row) */
 	struct csv_numfmt numfmt;

@@ -25,6 +25,15 @@
  * being read", exit 3, instead of rows made of them.  A fault outside
  * every mapping goes to the previous handler.  A file that cannot be
  * mapped (no address space for it) is streamed instead.
+ *
+ * Encodings (core_input_set_encoding): a member in another encoding than
+ * UTF-8 is never mapped; its bytes (from the map or from libarchive) go
+ * through a core_csv_enc transcoder and core_input_read hands out UTF-8.
+ * With CORE_ENC_AUTO a member starting with a UTF-16 byte order mark is
+ * transcoded so; a streamed member is told by its first read, which is
+ * small for that (4 KiB), so the mark is seen before anything is handed
+ * out.  Nothing else changes for UTF-8: its bytes are never copied or
+ * looked at here.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -42,6 +51,7 @@
 #include <unistd.h>
 
 #include "core_alloc.h"
+#include "core_csv_enc.h"
 #include "core_io.h"
 
 void
@@ -103,6 +113,12 @@ struct core_input {
 	int read_errno;		/* the last read(2) failure, or 0: a filter
 				 * reports it as damaged data ("truncated
 				 * gzip input") and loses the errno */
+	int enc;		/* CORE_ENC_*: RAW unless set */
+	bool enc_seen;		/* the member's encoding is decided */
+	struct core_csv_enc *conv;	/* owned; the member's transcoder,
+					 * or NULL when its bytes are UTF-8 */
+	int conv_rc;		/* a transcoder that could not be made */
+	struct core_err conv_err;
 };
 
 #define INPUT_BLOCK (1u << 20)
@@ -441,6 +457,7 @@ core_input_free(struct core_input *in)
 		return;
 	if (in->ar != NULL)
 		archive_read_free(in->ar);
+	core_csv_enc_free(in->conv);
 	if (in->guard >= 0)
 		atomic_store(&guards[in->guard].base, 0);
 	if (in->map != NULL && in->maplen > 0)
@@ -476,18 +493,136 @@ core_input_name(const struct core_input *in)
 	return in->name;
 }
 
+void
+core_input_set_encoding(struct core_input *in, int enc)
+{
+	in->enc = enc;
+}
+
+/* Makes the member's transcoder for enc (a failure is kept for the
+ * first read, since core_input_map cannot report one). */
+static void
+conv_make(struct core_input *in, int enc)
+{
+	in->conv_rc = core_csv_enc_new(enc, in->name, &in->conv,
+	    &in->conv_err);
+}
+
+/* Decides a mapped member's encoding; streamed ones are decided by their
+ * first read (enc_peek). */
+static void
+enc_decide_map(struct core_input *in)
+{
+	const unsigned char *m = (const unsigned char *)in->map;
+
+	in->enc_seen = true;
+	if (in->enc >= CORE_ENC_LATIN1)
+		conv_make(in, in->enc);
+	else if (in->enc == CORE_ENC_AUTO && in->maplen >= 2 &&
+	    ((m[0] == 0xff && m[1] == 0xfe) || (m[0] == 0xfe && m[1] == 0xff)))
+		conv_make(in, CORE_ENC_UTF16);
+}
+
 const char *
 core_input_map(struct core_input *in, size_t *len)
 {
 	if (in->map == NULL)
 		return NULL;
+	if (!in->enc_seen)
+		enc_decide_map(in);
+	if (in->conv != NULL || in->conv_rc != 0)
+		return NULL;
 	*len = in->maplen;
 	return in->map;
+}
+
+static ssize_t raw_read(struct core_input *in, void *buf, size_t cap,
+    struct core_err *err);
+
+/* UTF-8 out of the member's transcoder, raw bytes read as it needs. */
+static ssize_t
+conv_read(struct core_input *in, char *buf, size_t cap,
+    struct core_err *err)
+{
+	ssize_t n;
+	size_t room;
+	char *p;
+
+	for (;;) {
+		if (core_csv_enc_hungry(in->conv)) {
+			p = core_csv_enc_space(in->conv, &room);
+			if ((n = raw_read(in, p, room, err)) < 0)
+				return n;
+			core_csv_enc_feed(in->conv, (size_t)n);
+		}
+		n = core_csv_enc_out(in->conv, buf, cap, err);
+		if (n != 0 || !core_csv_enc_hungry(in->conv))
+			return n;
+	}
+}
+
+/* The first read of a streamed member under CORE_ENC_AUTO: at least 2
+ * bytes (or the end), then a UTF-16 mark makes a transcoder that takes
+ * them, else they are handed out as they are. */
+static ssize_t
+enc_peek(struct core_input *in, char *buf, size_t cap, struct core_err *err)
+{
+	const unsigned char *u = (const unsigned char *)buf;
+	size_t got = 0, room;
+	ssize_t n;
+	char *p;
+
+	in->enc_seen = true;
+	if (cap > 4096)
+		cap = 4096;
+	while (got < 2 && got < cap) {
+		if ((n = raw_read(in, buf + got, cap - got, err)) < 0)
+			return n;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got < 2 || !((u[0] == 0xff && u[1] == 0xfe) ||
+	    (u[0] == 0xfe && u[1] == 0xff)))
+		return (ssize_t)got;
+	conv_make(in, CORE_ENC_UTF16);
+	if (in->conv_rc != 0) {
+		*err = in->conv_err;
+		return in->conv_rc;
+	}
+	p = core_csv_enc_space(in->conv, &room);
+	memcpy(p, buf, got);
+	core_csv_enc_feed(in->conv, got);
+	return conv_read(in, buf, cap, err);
 }
 
 ssize_t
 core_input_read(struct core_input *in, void *buf, size_t cap,
     struct core_err *err)
+{
+	if (!in->enc_seen) {
+		if (in->map != NULL)
+			enc_decide_map(in);
+		else if (in->enc == CORE_ENC_AUTO)
+			return enc_peek(in, buf, cap, err);
+		else {
+			in->enc_seen = true;
+			if (in->enc >= CORE_ENC_LATIN1)
+				conv_make(in, in->enc);
+		}
+	}
+	if (in->conv_rc != 0) {
+		if (err != NULL)
+			*err = in->conv_err;
+		return in->conv_rc;
+	}
+	if (in->conv != NULL)
+		return conv_read(in, buf, cap, err);
+	return raw_read(in, buf, cap, err);
+}
+
+static ssize_t
+raw_read(struct core_input *in, void *buf, size_t cap, struct core_err *err)
 {
 	la_ssize_t n;
 	size_t take;
@@ -537,6 +672,10 @@ core_input_next_member(struct core_input *in, struct core_err *err)
 		return rc;
 	if (in->ar == NULL || !in->is_tar || in->member_eof)
 		return CORE_EOF;
+	/* Each member has its own mark, or none. */
+	core_csv_enc_free(in->conv);
+	in->conv = NULL;
+	in->enc_seen = false;
 	return archive_next(in, err);
 }
 

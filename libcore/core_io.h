@@ -49,6 +49,14 @@ const char *core_input_name(const struct core_input *in);
  * bytes and sets *len; NULL otherwise (then use core_input_read). */
 const char *core_input_map(struct core_input *in, size_t *len);
 
+/* What the bytes of every member are (CORE_ENC_*, core_csv_enc.h): RAW
+ * (the default) hands them out as they are; AUTO transcodes a member
+ * that starts with a UTF-16 byte order mark, and any other encoding but
+ * UTF8 transcodes every member; core_input_read then gives UTF-8 (an
+ * invalid byte is CORE_EDATA naming file, line and byte offset) and
+ * core_input_map gives NULL.  Call before the first read or map. */
+void core_input_set_encoding(struct core_input *in, int enc);
+
 /* Reads up to cap bytes of the current member.  Returns the byte count,
  * 0 at the end of the member, or a negative CORE_E* code. */
 ssize_t core_input_read(struct core_input *in, void *buf, size_t cap,

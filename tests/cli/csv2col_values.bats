@@ -220,7 +220,7 @@ load helpers
 	printf 'd\n03/05/2024\n30/02/2024\n' >in.csv
 	run --separate-stderr bash -c "csv2col --date-format '%d/%m/%Y' --sample-rows 1 in.csv > /dev/null"
 	status_is 3
-	stderr_has 'in.csv:3:1: value does not fit column d of type date (30/02/2024); pin the type with --schema'
+	stderr_has 'in.csv:3:1: value does not fit column d of type date (30/02/2024); to read column d as text, give --schema '\''d:string'\'' (or edit the types; --describe prints all the options)'
 	printf 'd\n2024-05-03\n5 Mar 2024\n' >pin.csv
 	run --separate-stderr bash -c "csv2col -s d:date --date-format '%e %b %Y' pin.csv > /dev/null"
 	status_is 3
@@ -272,4 +272,207 @@ load helpers
 	run --separate-stderr csv2col --describe --header --names xy,b c.csv
 	status_is 0
 	assert_output "-d ',' -q '\"' --header --names 'xy,b' -s 'xy:string,b:string'"
+}
+
+# ---- encodings ----
+
+# A table with accents, curly quotes and the euro sign, as UTF-8.
+enc_table() {
+	printf 'name,note,price\ncaf\xc3\xa9,\xe2\x80\x9cbon\xe2\x80\x9d,1.50\nna\xc3\xafve,\xe2\x82\xac 2,2.25\n'
+}
+
+@test "--encoding: windows-1252, latin-1 and utf-16 files read as their UTF-8, from files, pipes and gzip" {
+	need csv2col col2csv
+	enc_table >want.csv
+	iconv -f UTF-8 -t WINDOWS-1252 want.csv >cp.csv
+	iconv -f UTF-8 -t UTF-16LE want.csv >le.csv
+	iconv -f UTF-8 -t UTF-16BE want.csv >be.csv
+	printf 'name,x\ncaf\xc3\xa9,\xc3\xbf\n' >l1want.csv
+	iconv -f UTF-8 -t ISO-8859-1 l1want.csv >l1.csv
+	for e in windows-1252 CP1252 Windows_1252; do
+		csv2col --encoding "$e" cp.csv | col2csv >got.csv
+		cmp want.csv got.csv || fail "$e: $(diff want.csv got.csv)"
+	done
+	csv2col --encoding cp1252 <cp.csv | col2csv >got.csv
+	cmp want.csv got.csv || fail "pipe: $(diff want.csv got.csv)"
+	gzip -c cp.csv >cp.csv.gz
+	csv2col --encoding cp1252 cp.csv.gz | col2csv >got.csv
+	cmp want.csv got.csv || fail "gzip: $(diff want.csv got.csv)"
+	for e in latin-1 ISO-8859-1 latin1; do
+		csv2col --encoding "$e" l1.csv | col2csv >got.csv
+		cmp l1want.csv got.csv || fail "$e: $(diff l1want.csv got.csv)"
+	done
+	csv2col --encoding utf-16le le.csv | col2csv >got.csv
+	cmp want.csv got.csv || fail "utf-16le: $(diff want.csv got.csv)"
+	gzip -c be.csv | csv2col --encoding UTF16BE | col2csv >got.csv
+	cmp want.csv got.csv || fail "utf-16be gzip pipe: $(diff want.csv got.csv)"
+	# Two files in one encoding, each with its header.
+	csv2col --encoding cp1252 cp.csv cp.csv | col2csv >got.csv
+	(cat want.csv; tail -n +2 want.csv) >want2.csv
+	cmp want2.csv got.csv || fail "two files: $(diff want2.csv got.csv)"
+	# --describe repeats it.
+	run --separate-stderr csv2col --describe --encoding latin1 l1.csv
+	status_is 0
+	assert_output --partial " --encoding latin-1 "
+}
+
+@test "--encoding: UTF-16 with a byte order mark needs no option, in a file, a pipe or a tar member; a UTF-8 mark is skipped" {
+	need csv2col col2csv
+	enc_table >want.csv
+	iconv -f UTF-8 -t UTF-16 want.csv >u16.csv
+	{ printf '\xfe\xff'; iconv -f UTF-8 -t UTF-16BE want.csv; } >u16be.csv
+	head -c 2 u16.csv | od -An -tx1 | grep -q 'ff fe' || skip "iconv wrote no little-endian mark"
+	for f in u16.csv u16be.csv; do
+		csv2col "$f" | col2csv >got.csv
+		cmp want.csv got.csv || fail "$f: $(diff want.csv got.csv)"
+		csv2col <"$f" | col2csv >got.csv
+		cmp want.csv got.csv || fail "pipe $f: $(diff want.csv got.csv)"
+		csv2col --encoding utf-16 "$f" | col2csv >got.csv
+		cmp want.csv got.csv || fail "utf-16 $f: $(diff want.csv got.csv)"
+	done
+	gzip -c u16be.csv | csv2col | col2csv >got.csv
+	cmp want.csv got.csv || fail "gzip: $(diff want.csv got.csv)"
+	cp want.csv a.csv
+	tar cf t.tar u16.csv a.csv
+	csv2col t.tar | col2csv >got.csv
+	(cat want.csv; tail -n +2 want.csv) >want2.csv
+	cmp want2.csv got.csv || fail "tar: $(diff want2.csv got.csv)"
+	{ printf '\xef\xbb\xbf'; cat want.csv; } >bom8.csv
+	csv2col bom8.csv | col2csv >got.csv
+	cmp want.csv got.csv || fail "UTF-8 mark: $(diff want.csv got.csv)"
+	# The fixed orders keep a mark, which is then skipped as UTF-8's.
+	csv2col --encoding utf-16le u16.csv | col2csv >got.csv
+	cmp want.csv got.csv || fail "utf-16le with its mark: $(diff want.csv got.csv)"
+	run --separate-stderr csv2col --encoding utf-16le u16be.csv
+	status_is 3
+	stderr_has "u16be.csv: its byte order mark says UTF-16BE, not UTF-16LE: give --encoding utf-16be"
+}
+
+@test "--encoding: invalid bytes for the encoding name file, line and byte offset; a bad name lists the encodings" {
+	need csv2col
+	printf 'a,b\nx,1\ny\x81z,2\n' >bad.csv
+	run --separate-stderr csv2col --encoding windows-1252 bad.csv
+	status_is 3
+	stderr_has "csv2col: bad.csv:3: invalid Windows-1252 at byte offset 9 (0x81 is no character in it): if the file is Latin-1, give --encoding latin-1"
+	run --separate-stderr csv2col --encoding latin-1 bad.csv
+	status_is 0
+	printf 'a\0,\0b\0\n\0x\0y' >odd.csv
+	run --separate-stderr csv2col --encoding utf-16le odd.csv
+	status_is 3
+	stderr_has "odd.csv:2: the input ends inside a UTF-16LE character at byte offset 10"
+	printf 'a\0,\0b\0\n\0\x00\xdc,\0' >sur.csv
+	run --separate-stderr csv2col --encoding utf-16le sur.csv
+	status_is 3
+	stderr_has "sur.csv:2: invalid UTF-16LE at byte offset 8 (0x00 0xDC"
+	{ printf '\xef\xbb\xbf'; printf 'a,b\n1,2\n'; } >u8.csv
+	run --separate-stderr csv2col --encoding latin-1 u8.csv
+	status_is 3
+	stderr_has "u8.csv: starts with a UTF-8 byte order mark, so it is UTF-8, not Latin-1: drop --encoding latin-1"
+	run --separate-stderr csv2col --encoding latin2 u8.csv
+	status_is 2
+	stderr_has "unknown encoding 'latin2' (did you mean 'latin-1'?); the encodings are utf-8 (the default), latin-1 (iso-8859-1), windows-1252 (cp1252), utf-16, utf-16le, utf-16be"
+}
+
+@test "invalid UTF-8: the message names the encoding the bytes look like and the option to give" {
+	need csv2col
+	enc_table | iconv -f UTF-8 -t WINDOWS-1252 >cp.csv
+	run --separate-stderr csv2col cp.csv
+	status_is 3
+	stderr_has "cp.csv:2:1: invalid UTF-8 in column name (caf\\xe9); looks like Windows-1252 (bytes 0x80-0x9F as its punctuation): try --encoding windows-1252"
+	printf 'name,x\ncaf\xe9,1\nna\xefve,2\n' >l1.csv
+	run --separate-stderr csv2col l1.csv
+	status_is 3
+	stderr_has "l1.csv:2:1: invalid UTF-8 in column name (caf\\xe9); looks like Latin-1 (ISO-8859-1) or Windows-1252: try --encoding latin-1"
+	# Streamed alike.
+	run --separate-stderr bash -c 'gzip -c l1.csv | csv2col'
+	status_is 3
+	stderr_has "stdin:2:1: invalid UTF-8 in column name (caf\\xe9); looks like Latin-1"
+	# A header pinned as one.
+	printf 'caf\xe9,b\n1,2\n' >h.csv
+	run --separate-stderr csv2col --header h.csv
+	status_is 3
+	stderr_has "h.csv:1:1: invalid UTF-8 or NUL in header name (caf\\xe9); looks like Latin-1"
+	# UTF-8 and Latin-1 in one file: no one encoding.
+	printf 'a,b\n\xc3\xa9\xc3\xa9\xc3\xa9,1\nx\xe9,2\n' >mix.csv
+	run --separate-stderr csv2col mix.csv
+	status_is 3
+	stderr_has "mix.csv:3:1: invalid UTF-8 in column a (x\\xe9); the input is not UTF-8 throughout"
+	# UTF-16 without its mark, from a file and a pipe.
+	enc_table | iconv -f UTF-8 -t UTF-16LE >le.csv
+	run --separate-stderr csv2col le.csv
+	status_is 3
+	stderr_has "le.csv: looks like UTF-16LE without a byte order mark (a NUL byte every other byte): try --encoding utf-16le"
+	enc_table | iconv -f UTF-8 -t UTF-16BE >be.csv
+	run --separate-stderr bash -c 'csv2col <be.csv'
+	status_is 3
+	stderr_has "stdin: looks like UTF-16BE without a byte order mark (a NUL byte every other byte): try --encoding utf-16be"
+}
+
+@test "a type error gives the -s spec to paste with that column as text, and the spec reads the file" {
+	need csv2col col2csv
+	printf 'id,price,day\n1,2.50,2024-01-02\n2,3.75,2024-01-03\n3,n/a,2024-01-04\n' >in.csv
+	run --separate-stderr bash -c 'csv2col --sample-rows 2 in.csv > /dev/null'
+	status_is 3
+	stderr_has "in.csv:4:2: value does not fit column price of type decimal(18,2) (n/a); to read column price as text, give --schema 'id:int64,price:string,day:date' (or edit the types; --describe prints all the options)"
+	spec=$(printf '%s\n' "$stderr" | sed -n "s/.*give --schema '\([^']*\)'.*/\1/p")
+	csv2col --sample-rows 2 -s "$spec" in.csv | col2csv >got.csv
+	cmp in.csv got.csv || fail "$(diff in.csv got.csv)"
+	# A pinned type too; names a spec cannot hold get the pointer.
+	run --separate-stderr bash -c 'printf "\"a,b\",c\n1,5\n2,6\n3,4z\n" | csv2col -s "c:int64" > /dev/null'
+	status_is 3
+	stderr_has "stdin:4:2: value does not fit column c of type int64 (4z); give column c its type with --schema (--describe prints the schema to edit)"
+	run --separate-stderr bash -c 'csv2col -s price:decimal\(9,2\) in.csv > /dev/null'
+	status_is 3
+	stderr_has "in.csv:4:2: value does not fit column price of type decimal(9,2) (n/a); to read column price as text, give --schema 'id:int64,price:string,day:date'"
+}
+
+@test "a short row suggests --null-padding; a long one does not" {
+	need csv2col
+	printf 'a,b,c\n1,2,3\n4,5\n' >short.csv
+	run --separate-stderr bash -c 'csv2col short.csv > /dev/null'
+	status_is 3
+	stderr_has "short.csv:3:2: row has 2 fields, expected 3 (4,5); if rows leave out empty trailing fields, give --null-padding"
+	printf 'a,b\n1,2\n4,5,6\n' >long.csv
+	run --separate-stderr bash -c 'csv2col long.csv > /dev/null'
+	status_is 3
+	stderr_has "long.csv:3:3: row has 3 fields, expected 2 (4,5,6)"
+	[[ "$stderr" != *null-padding* ]] || fail "a long row got the --null-padding hint: $stderr"
+}
+
+@test "--date-format COLUMN=FORMAT: each column its own format, the bare one for the rest" {
+	need csv2col col2csv
+	printf 'a,b,c,d\n03/05/2024,2024-05-03,05.03.2024,x\n04/05/2024,2024-05-04,06.13.2024,y\n' >in.csv
+	csv2col --date-format a=%d/%m/%Y --date-format c=%m.%d.%Y in.csv | col2csv >got.csv
+	printf 'a,b,c,d\n2024-05-03,2024-05-03,2024-05-03,x\n2024-05-04,2024-05-04,2024-06-13,y\n' >want.csv
+	cmp want.csv got.csv || fail "$(diff want.csv got.csv)"
+	run --separate-stderr csv2col --describe --date-format a=%d/%m/%Y --date-format c=%m.%d.%Y in.csv
+	status_is 0
+	assert_output "-d ',' -q '\"' --header --date-format 'a=%d/%m/%Y' --date-format 'c=%m.%d.%Y' -s 'a:date,b:date,c:date,d:string'"
+	# The bare format for the other columns: a is read by it.
+	csv2col --date-format %d/%m/%Y --date-format c=%m.%d.%Y in.csv | col2csv >got.csv
+	cmp want.csv got.csv || fail "bare + column: $(diff want.csv got.csv)"
+	# A column's format is a pin: a value it does not read is an error.
+	run --separate-stderr bash -c 'csv2col --date-format a=%m.%d.%Y in.csv > /dev/null'
+	status_is 3
+	stderr_has "in.csv:2:1: value does not fit column a of type date (03/05/2024)"
+	run --separate-stderr csv2col --date-format aa=%d/%m/%Y in.csv
+	status_is 2
+	stderr_has "--date-format aa=%d/%m/%Y: no column 'aa' (did you mean 'a'?); the columns are a, b, c, d"
+	run --separate-stderr csv2col --date-format a=%d/%m/%Y --date-format a=%d/%m/%Y in.csv
+	status_is 2
+	stderr_has "--date-format a=%d/%m/%Y: column a has a format already"
+	run --separate-stderr csv2col --date-format a=%d in.csv
+	status_is 2
+	stderr_has "date format '%d' needs a year"
+}
+
+@test "NUL-separated bytes are not taken for UTF-16; a one-field short row gets no --null-padding hint" {
+	need csv2col
+	printf 'a\0b\0c' >nul.csv
+	run --separate-stderr bash -c 'csv2col nul.csv > /dev/null'
+	status_is 0
+	printf 'a,b,c\n# note\n1,2,3\n' >c.csv
+	run --separate-stderr bash -c 'csv2col c.csv > /dev/null'
+	status_is 3
+	[[ "$stderr" != *null-padding* ]] || fail "a one-field row got the --null-padding hint: $stderr"
 }

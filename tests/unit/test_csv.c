@@ -1104,7 +1104,8 @@ test_error_messages(void)
 	    "column's type");
 	o.sample_rows = 0;
 	expect_error("a,b\n1,x\n2,\xff\x01\n", &o, CORE_EDATA,
-	    "3:2: invalid UTF-8 in column b (\\xff\\x01)");
+	    "3:2: invalid UTF-8 in column b (\\xff\\x01); looks like "
+	    "Latin-1 (ISO-8859-1) or Windows-1252: try --encoding latin-1");
 	o.schema = "a:int32";
 	expect_error("a,b\n1,2\n3000000000,4\n", &o, CORE_EDATA,
 	    "3:1: value does not fit column a of type int32 (3000000000)");

@@ -15,6 +15,7 @@
 #include "core_alloc.h"
 #include "core_col.h"
 #include "core_csv.h"
+#include "core_csv_enc.h"
 #include "core_io.h"
 #include "core_mlspill3.h"
 #include "fe.h"
@@ -35,6 +36,9 @@ struct options {
 	struct core_csv_options csv;	/* dialect, schema, nulls, threads */
 	const char **nulls;		/* owned array of borrowed argv */
 	size_t nnulls;
+	const char **datefmts;		/* owned array of borrowed argv:
+					   --date-format COLUMN=FORMAT */
+	size_t ndatefmts;
 	const char *rejects;		/* --rejects FILE, or NULL */
 	bool max_errors_set;
 	bool describe;			/* --describe */
@@ -49,8 +53,8 @@ usage(FILE *fp)
 	    "zstd and tar\nare recognised by content) and write a typed "
 	    "MLSPILL3 column stream.\n"
 	    "\n"
-	    "  -d, --delimiter C    field delimiter: one character or 'tab' "
-	    "(default: sniffed)\n"
+	    "  -d, --delimiter C    field delimiter: one character or 'tab'\n"
+	    "                       (default: sniffed)\n"
 	    "  -q, --quote C        quote character or 'none' (default: "
 	    "sniffed)\n"
 	    "      --header         the first line is a header\n"
@@ -63,8 +67,12 @@ usage(FILE *fp)
 	    "or note lines)\n"
 	    "      --comment C      lines starting with C are comments, "
 	    "wherever they are\n"
-	    "  -s, --schema SPEC    pin column types: 'name:type,...' "
-	    "(e.g. 'price:decimal(15,2)')\n"
+	    "      --encoding E     the input's encoding: utf-8 (default), "
+	    "latin-1,\n"
+	    "                       windows-1252, utf-16, utf-16le, "
+	    "utf-16be\n"
+	    "  -s, --schema SPEC    pin column types: 'name:type,...'\n"
+	    "                       (e.g. 'price:decimal(15,2)')\n"
 	    "  -n, --null STR       an unquoted field equal to STR is NULL "
 	    "(repeatable)\n"
 	    "      --sample-rows N  rows sampled for type inference "
@@ -72,6 +80,7 @@ usage(FILE *fp)
 	    "      --batch-rows N   rows per frame (default 8192)\n"
 	    "      --date-format F  dates are written so (e.g. '%%d/%%m/%%Y'; "
 	    "%%Y %%y %%m %%b %%d %%e)\n"
+	    "                       or COLUMN=F for one column's (repeatable)\n"
 	    "      --timestamp-format F\n"
 	    "                       timestamps are written so (also %%H %%M "
 	    "%%S %%f)\n"
@@ -101,6 +110,7 @@ enum {
 	OPT_REJECTS, OPT_MAX_ERRORS, OPT_SKIP, OPT_COMMENT,
 	OPT_NULL_PADDING, OPT_DECIMAL_COMMA, OPT_THOUSANDS, OPT_NAMES,
 	OPT_TRIM, OPT_DATE_FORMAT, OPT_TIMESTAMP_FORMAT, OPT_DESCRIBE,
+	OPT_ENCODING,
 };
 
 static int
@@ -127,14 +137,29 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 	case OPT_NO_HEADER:
 		o->csv.header = 0;
 		break;
-	case OPT_DATE_FORMAT:
-		o->csv.date_format = optarg;
+	case OPT_DATE_FORMAT: {
+		const char *eq = strchr(optarg, '=');
+
+		/* A format names its fields with %, a column does not. */
+		if (eq != NULL && memchr(optarg, '%', (size_t)(eq - optarg)) ==
+		    NULL) {
+			o->datefmts = core_xreallocarray(o->datefmts,
+			    o->ndatefmts + 1, sizeof(*o->datefmts));
+			o->datefmts[o->ndatefmts++] = optarg;
+		} else {
+			o->csv.date_format = optarg;
+		}
 		break;
+	}
 	case OPT_TIMESTAMP_FORMAT:
 		o->csv.timestamp_format = optarg;
 		break;
 	case OPT_DESCRIBE:
 		o->describe = true;
+		break;
+	case OPT_ENCODING:
+		if (core_csv_enc_lookup(optarg, &o->csv.encoding, err) != 0)
+			return CORE_EUSAGE;
 		break;
 	case OPT_TRIM:
 		o->csv.trim = true;
@@ -210,6 +235,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		{ "names", required_argument, NULL, OPT_NAMES },
 		{ "trim", no_argument, NULL, OPT_TRIM },
 		{ "describe", no_argument, NULL, OPT_DESCRIBE },
+		{ "encoding", required_argument, NULL, OPT_ENCODING },
 		{ "date-format", required_argument, NULL, OPT_DATE_FORMAT },
 		{ "timestamp-format", required_argument, NULL,
 		    OPT_TIMESTAMP_FORMAT },
@@ -245,7 +271,9 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		o->csv.max_errors = UINT64_MAX;
 	o->csv.nulls = o->nulls;
 	o->csv.nnulls = o->nnulls;
-	o->csv.pin_hint = "; pin the type with --schema";
+	o->csv.date_formats = o->datefmts;
+	o->csv.ndate_formats = o->ndatefmts;
+	o->csv.pin_hint = "";	/* add_hint says more */
 	return 0;
 }
 
@@ -296,6 +324,54 @@ print_stats(const struct core_csv_reader *rd,
 	free(desc);
 }
 
+/* Appends to err's message what to type when the reader stopped at a
+ * value that does not fit its column (the -s spec to paste, with that
+ * column as text, while it is short enough to read) or at a short row
+ * (--null-padding). */
+static void
+add_hint(const struct options *o, const struct core_csv_reader *rd,
+    struct core_err *err)
+{
+	const struct core_schema *s = core_csv_reader_schema(rd);
+	char tbuf[CORE_TYPE_NAME_MAX], spec[320];
+	size_t have = strlen(err->msg), off = 0;
+	uint32_t col, j;
+	int kind = core_csv_reader_failure(rd, &col);
+	bool ok = true;
+
+	if (kind == CORE_CSV_BAD_SHORT && !o->csv.null_padding) {
+		snprintf(err->msg + have, sizeof(err->msg) - have, "; if rows "
+		    "leave out empty trailing fields, give --null-padding");
+		return;
+	}
+	if (kind != CORE_CSV_BAD_TYPE || col >= s->ncols)
+		return;
+	for (j = 0; j < s->ncols && ok; j++) {
+		const char *n = s->fields[j].name;
+		int k;
+
+		if (strchr(n, ',') != NULL || strchr(n, '\'') != NULL ||
+		    n[0] == ' ' || n[0] == '\0')
+			ok = false;
+		k = snprintf(spec + off, sizeof(spec) - off, "%s%s:%s",
+		    j ? "," : "", n, j == col ? "string" :
+		    core_type_name(s->fields[j].type, tbuf));
+		if (k < 0 || (size_t)k >= sizeof(spec) - off)
+			ok = false;
+		else
+			off += (size_t)k;
+	}
+	if (ok)
+		snprintf(err->msg + have, sizeof(err->msg) - have, "; to read "
+		    "column %s as text, give --schema '%s' (or edit the "
+		    "types; --describe prints all the options)",
+		    s->fields[col].name, spec);
+	else
+		snprintf(err->msg + have, sizeof(err->msg) - have, "; give "
+		    "column %s its type with --schema (--describe prints the "
+		    "schema to edit)", s->fields[col].name);
+}
+
 /* Converts everything; returns 0 or a CORE_E* code with err set.  The end
  * record is written only when every input was read without error. */
 static int
@@ -324,6 +400,8 @@ run(struct options *o, const char *const *paths, size_t npaths,
 	}
 	if (rc == CORE_EOF)
 		rc = core_mlspill3_writer_finish(w, err);
+	if (rc == CORE_EDATA)
+		add_hint(o, rd, err);
 	fe_progress_free(prog);
 	if (o->common.stats && (rc == 0 || rc == CORE_ELIMIT ||
 	    rc == CORE_EDATA))
@@ -399,6 +477,8 @@ describe(struct options *o, const char *const *paths, size_t npaths,
 	else
 		put_opt_char("-q", quote);
 	fputs(header ? " --header" : " --no-header", stdout);
+	if (o->csv.encoding > CORE_ENC_UTF8)
+		printf(" --encoding %s", core_csv_enc_name(o->csv.encoding));
 	if (o->csv.skip_lines > 0)
 		printf(" --skip %llu", (unsigned long long)o->csv.skip_lines);
 	if (o->csv.comment > 0)
@@ -422,6 +502,10 @@ describe(struct options *o, const char *const *paths, size_t npaths,
 	if (o->csv.date_format != NULL) {
 		fputs(" --date-format ", stdout);
 		put_word(o->csv.date_format);
+	}
+	for (size_t i = 0; i < o->ndatefmts; i++) {
+		fputs(" --date-format ", stdout);
+		put_word(o->datefmts[i]);
 	}
 	if (o->csv.timestamp_format != NULL) {
 		fputs(" --timestamp-format ", stdout);
@@ -527,5 +611,6 @@ done:
 	free(guarded);
 	fe_common_release(&o.common);
 	free(o.nulls);
+	free(o.datefmts);
 	return rc;
 }
