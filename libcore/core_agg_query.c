@@ -28,7 +28,7 @@ struct core_agg_query {
 	size_t len, cap;
 	struct core_agg_spec spec;
 	uint32_t *keys;			/* owned */
-	struct core_agg_call *calls;	/* owned */
+	struct core_agg_call *calls;	/* owned, and each one's sep */
 	char **names;			/* owned, one per call */
 	char **keynames;		/* owned, one per key */
 	char **argtexts;		/* owned, one per argument column */
@@ -220,6 +220,18 @@ plan_call(struct core_agg_query *q, const struct core_expr *e,
 			    core_agg_fn_name(fn), core_agg_fn_name(fn));
 		if ((rc = quantile_arg(e->kids[1], src, &c->q, err)) != 0)
 			return rc;
+	} else if (fn == CORE_AGG_STRING_AGG && e->nkids == 2) {
+		const struct core_expr *k = e->kids[1];
+
+		if (k->kind != CORE_EXPR_LITERAL || k->lit != CORE_LIT_STRING)
+			return core_expr_err(err, CORE_EUSAGE, src, len,
+			    k->off, k->len, "the separator must be a string "
+			    "written out, such as string_agg(x, ', ')");
+		c->sep = core_xstrdup(k->text);
+	} else if (fn == CORE_AGG_STRING_AGG && e->nkids != 1) {
+		return core_expr_err(err, CORE_EUSAGE, src, len, e->off,
+		    e->len, "string_agg takes the strings and a separator: "
+		    "string_agg(x, ', '), not %u arguments", e->nkids);
 	} else if (e->nkids != 1)
 		return core_expr_err(err, CORE_EUSAGE, src, len, e->off,
 		    e->len, "%s takes one argument, not %u",
@@ -467,6 +479,7 @@ core_agg_query_free(struct core_agg_query *q)
 	for (i = 0; i < q->ncalls; i++) {
 		free(q->names[i]);
 		free(q->ctexts[i]);
+		free((char *)q->calls[i].sep);	/* owned here */
 	}
 	free(q->names);
 	free(q->ctexts);
