@@ -389,19 +389,6 @@ plan_distinct(struct core_agg_plan_priv *v, const struct core_schema *in,
 	v->pre = pre;
 }
 
-static int
-wide_key(const struct core_schema *in, uint32_t c, const char *what,
-    struct core_err *err)
-{
-	char tn[CORE_TYPE_NAME_MAX];
-
-	return core_err_set(err, CORE_EUSAGE, "%s %s is %s: grouping by "
-	    "decimals of more than 18 digits is not supported yet; cast it "
-	    "to decimal(18,%u) or to a string", what, in->fields[c].name,
-	    core_type_name(in->fields[c].type, tn),
-	    (unsigned)in->fields[c].type.scale);
-}
-
 int
 core_agg_plan_new(const struct core_agg_spec *spec,
     const struct core_schema *in, struct core_agg_plan **out,
@@ -424,17 +411,6 @@ core_agg_plan_new(const struct core_agg_spec *spec,
 			return core_err_set(err, CORE_EUSAGE, "group key "
 			    "column %u out of range (%u columns)",
 			    spec->keys[i], in->ncols);
-	/* core_hash has no 128-bit key path yet. */
-	for (i = 0; i < spec->nkeys; i++)
-		if (in->fields[spec->keys[i]].type.id == CORE_TYPE_DECIMAL128)
-			return wide_key(in, spec->keys[i], "group key", err);
-	for (i = 0; i < spec->naggs; i++)
-		if (spec->aggs[i].distinct && spec->aggs[i].arg >= 0 &&
-		    (uint32_t)spec->aggs[i].arg < in->ncols &&
-		    in->fields[spec->aggs[i].arg].type.id ==
-		    CORE_TYPE_DECIMAL128)
-			return wide_key(in, (uint32_t)spec->aggs[i].arg,
-			    "DISTINCT argument", err);
 	p = core_xcalloc(1, sizeof(*p));
 	v = p->priv = core_xcalloc(1, sizeof(*v));
 	/* The separators in one buffer, made before any points into it. */

@@ -90,20 +90,6 @@ bind_at(struct core_expr *e, const char *src, const struct core_schema *in,
 	return rc;
 }
 
-/* Keys (and DISTINCT's argument, a key of its first pass) are hashed
- * by core_hash, which has no 128-bit path yet. */
-static int
-wide_key(const char *src, const struct core_expr *e, struct core_coltype t,
-    struct core_err *err)
-{
-	char tn[CORE_TYPE_NAME_MAX];
-
-	return core_expr_err(err, CORE_EUSAGE, src, strlen(src), e->off,
-	    e->len, "this is %s: grouping by decimals of more than 18 digits "
-	    "is not supported yet; cast it to decimal(18,%u) or to a string",
-	    core_type_name(t, tn), (unsigned)t.scale);
-}
-
 static int
 plan_by(struct core_agg_query *q, const char *by,
     const struct core_schema *in, struct core_err *err)
@@ -130,10 +116,6 @@ plan_by(struct core_agg_query *q, const char *by,
 		}
 		if ((rc = bind_at(it->expr, by, in, &t, &col, err)) != 0)
 			break;
-		if (t.id == CORE_TYPE_DECIMAL128) {
-			rc = wide_key(by, it->expr, t, err);
-			break;
-		}
 		if (it->alias != NULL)
 			name = it->alias;
 		else if (col >= 0 && it->expr->kind == CORE_EXPR_COLUMN)
@@ -241,8 +223,6 @@ plan_call(struct core_agg_query *q, const struct core_expr *e,
 	if (core_agg_result_type(fn, t, &rt, &e2) != 0)
 		return core_expr_err(err, CORE_EUSAGE, src, len,
 		    e->kids[0]->off, e->kids[0]->len, "%s", e2.msg);
-	if (c->distinct && t.id == CORE_TYPE_DECIMAL128)
-		return wide_key(src, e->kids[0], t, err);
 	/* One column per distinct argument text: DISTINCT needs
 	 * count(DISTINCT x) and sum(DISTINCT x) to see one x. */
 	{

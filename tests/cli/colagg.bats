@@ -479,7 +479,7 @@ pear,2"
 	spill_empty
 }
 
-@test "min, max, any_value, sum, avg and quantiles of decimal(30,2); such keys refused" {
+@test "min, max, any_value, sum, quantiles, keys and DISTINCT of decimal(30,2)" {
 	printf '%s\n' g,x a,12345678901234567890.12 a,-99999999999999999999.99 b, \
 	    b,0.01 a,5 c, >w.csv
 	csv2col --schema 'g:string,x:decimal(30,2)' w.csv >w.col
@@ -498,12 +498,26 @@ pear,2"
 	    b,0.01,0.01,0.01 c,,, | sort)"
 	run --separate-stderr sh -c 'colagg --by g "min(x), max(x), sum(x)" w.col | colscan --schema'
 	assert_output "$(printf '%s\n' g:string 'min(x):decimal(30,2)' 'max(x):decimal(30,2)' 'sum(x):decimal(38,2)')"
-	run --separate-stderr colagg --by x "count(*)" w.col
-	status_is 2
-	stderr_has "this is decimal(30,2): grouping by decimals of more than 18 digits is not supported yet"
-	run --separate-stderr colagg "count(DISTINCT x)" w.col
-	status_is 2
-	stderr_has "cast it to decimal(18,2) or to a string"
+	# As keys (5 and 5.00 one group, the NULLs another) and as a
+	# DISTINCT argument, at two budgets, and sorted.
+	printf '%s\n' d,5.00 e,5 e,-99999999999999999999.99 f, >>w.csv
+	csv2col --schema 'g:string,x:decimal(30,2)' w.csv >w.col
+	for m in 256K 1G; do
+		agg_rows -m $m --by x "count(*), count(g)" w.col
+		status_is 0
+		assert_output "$(printf '%s\n' -99999999999999999999.99,2,2 \
+		    0.01,1,1 12345678901234567890.12,1,1 5.00,3,3 ,3,3 | sort)"
+		agg_rows -m $m --by g "count(DISTINCT x), sum(DISTINCT x)" w.col
+		status_is 0
+		assert_output "$(printf '%s\n' a,3,-87654321098765432104.87 \
+		    b,1,0.01 c,0, d,1,5.00 e,2,-99999999999999999994.99 f,0, |
+		    sort)"
+	done
+	run --separate-stderr bash -c 'set -o pipefail; colsort -k x w.col |
+	    colagg --sorted --by x "count(*)" | col2csv --no-header'
+	status_is 0
+	assert_output "$(printf '%s\n' -99999999999999999999.99,2 0.01,1 \
+	    5.00,3 12345678901234567890.12,1 ,3)"
 }
 
 @test "inputs: files, several files, '-', process substitution, colscan, Parquet" {

@@ -284,6 +284,19 @@ const CASES = [
 		budgets: ['512M'],
 	},
 	{
+		name: 'decimal(30,2) keys and DISTINCT arguments (spills)',
+		from: 'lineitem',
+		by: [{ expr: nl(WIDE), as: 'w' }],
+		aggs: [
+			agg('count', '*', 'n'),
+			agg('count', 'DISTINCT CAST(l_quantity AS DECIMAL(25,2))',
+			    'nq'),
+			agg('sum', 'DISTINCT CAST(l_quantity AS DECIMAL(25,2))',
+			    'sq'),
+		],
+		spills: true,
+	},
+	{
 		name: 'every function over lineitem, one group',
 		from: 'lineitem',
 		by: [],

@@ -1639,21 +1639,102 @@ test_wide_decimal(void)
 		rows_free(&got);
 		core_agg_plan_free(p);
 	}
-	/* Keys and DISTINCT arguments of 128 bits: refused, not hashed. */
-	{
+	/* 128-bit keys and DISTINCT arguments: count(*) by x against runs
+	 * of the sorted values (the NULLs a group of their own), and
+	 * max(DISTINCT x) by k, at a budget that spills and unlimited. */
+	for (l = 0; l < sizeof(limits) / sizeof(limits[0]) && ok; l += 2) {
 		struct core_agg_plan *p = NULL;
+		struct core_agg_options o;
+		struct core_agg_input in;
 		struct core_err err = { 0 };
-		uint32_t wkey = 1;
-		struct core_agg_spec s2 = { &wkey, 1, c, 1 };
+		struct core_mem mem;
+		struct rows got;
+		struct wsrc s;
+		uint32_t wkey = 1, d, nd = 0, nnul = 0, ndist = 0;
+		struct core_agg_call cs = { CORE_AGG_COUNT_STAR, -1, false,
+		    NULL, 0, NULL };
+		struct core_agg_spec s2 = { &wkey, 1, &cs, 1 };
+		__int128 *all = core_xcalloc(WN, sizeof(*all));
+		size_t g, na = 0;
 
-		CHECK_EQ_INT(core_agg_plan_new(&s2, sc, &p, &err),
-		    CORE_EUSAGE);
-		CHECK(strstr(err.msg, "group key x is decimal(30,2)") != NULL);
-		s2.keys = &key;
-		s2.aggs = &c[8];
-		CHECK_EQ_INT(core_agg_plan_new(&s2, sc, &p, &err),
-		    CORE_EUSAGE);
-		CHECK(strstr(err.msg, "DISTINCT argument x") != NULL);
+		for (i = 0; i < WN; i++)
+			if (!nul[i])
+				all[na++] = x[i];
+			else
+				nnul++;
+		qsort(all, na, sizeof(*all), w_cmp);
+		for (g = 0; g < na; g++)
+			ndist += g == 0 || all[g] != all[g - 1];
+		for (d = 0; d < 2 && ok; d++) {
+			CHECK_EQ_INT(core_agg_plan_new(d ? &spec : &s2, sc, &p,
+			    &err), 0);
+			if (d)
+				spec.aggs = c, spec.naggs = 8;
+			memset(&o, 0, sizeof(o));
+			o.plan = p;
+			memset(&s, 0, sizeof(s));
+			s.k = k;
+			s.x = x;
+			s.null = nul;
+			core_batch_init(&s.own, sc);
+			in.schema = sc;
+			in.next = wsrc_next;
+			in.arg = &s;
+			in.size_hint = 0;
+			memset(&got, 0, sizeof(got));
+			got.ncols = 2;
+			core_mem_init(&mem, limits[l]);
+			CHECK_EQ_INT(core_agg_hash(&o, &mem, &in, emit_rows,
+			    &got, NULL, &err), 0);
+			for (g = 0; g < got.n && ok; g++) {
+				const struct cell *r = &got.c[g * 2];
+				size_t lo = 0, hi = na;
+
+				if (d) {
+					ok = cnt[r[0].i] > 0 &&
+					    r[1].w == mx[r[0].i];
+					continue;
+				}
+				if (r[0].null) {
+					ok = r[1].i == nnul;
+					continue;
+				}
+				/* The run of r[0]'s value in all. */
+				while (lo < hi) {
+					size_t mid = (lo + hi) / 2;
+
+					if (all[mid] < r[0].w)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				for (hi = lo; hi < na && all[hi] == r[0].w;
+				    hi++)
+					;
+				ok = hi > lo && r[1].i == (int64_t)(hi - lo);
+				nd += ok;
+			}
+			if (!ok)
+				printf("# wide %s, budget %llu: group %zu "
+				    "wrong\n", d ? "DISTINCT" : "key",
+				    (unsigned long long)limits[l], g - 1);
+			CHECK(ok);
+			/* Each distinct value once, and the NULLs; each k. */
+			CHECK_EQ_INT((int)got.n, d ? (int)WK : (int)(ndist +
+			    (nnul > 0)));
+			if (d == 0)
+				CHECK_EQ_INT((int)nd, (int)ndist);
+			CHECK(mem.used == 0);
+			core_batch_release(&s.own);
+			rows_free(&got);
+			core_agg_plan_free(p);
+			p = NULL;
+			if (d == 0) {
+				spec.aggs = &c[8];
+				spec.naggs = 1;
+			}
+		}
+		free(all);
 	}
 	free(k);
 	free(x);
