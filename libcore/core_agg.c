@@ -38,6 +38,16 @@
  * the output each group's values are gathered and the one or two needed
  * are selected (quickselect, in place, in a charged scratch).
  *
+ * string_agg (ST_SA) and the quantiles of strings and of decimal(p >
+ * 18) (ST_QS) keep the same kind of log of strings: an entry is an
+ * offset and a length in the aggregate's byte buffer.  string_agg's state
+ * is the group's strings so far joined, so a partial one merges as one
+ * entry and the separator goes in only when the entries are joined (for
+ * a spill or the output, in the entries' order, which is the input's);
+ * ST_QS's state is its values as length-prefixed items, a decimal as 16
+ * bytes whose memcmp order is the numbers', so one selection by memcmp
+ * serves both.
+ *
  * DISTINCT (core_agg_plan.c's plan_distinct) is two of these: the first
  * groups by (keys, argument) and, instead of results, emits its groups'
  * states, which are pushed (push) into the second as its input rows.
@@ -80,6 +90,11 @@ struct acc {
 	int64_t *lv;
 	uint64_t *lnext;
 	size_t llen, lcap;
+	/* ST_SA, ST_QS: the same log, lv an entry's offset in lb and lsz
+	 * its length; lb the entries' bytes. */
+	uint32_t *lsz;
+	char *lb;
+	size_t lblen, lbcap;
 };
 
 /* Owned scratch buffers behind one column of a batch made here. */
@@ -354,6 +369,65 @@ f_unkey(int64_t k)
  * aggregate of each row as a group of its own.  Views of b where the
  * state is the value itself.
  */
+/* A decimal128 as 16 bytes whose memcmp order is the numbers'. */
+static inline void
+w_key(char *p, __int128 v)
+{
+	unsigned __int128 u = (unsigned __int128)v ^
+	    ((unsigned __int128)1 << 127);
+	int i;
+
+	for (i = 15; i >= 0; i--, u >>= 8)
+		p[i] = (char)(uint8_t)u;
+}
+
+static inline __int128
+w_unkey(const char *p)
+{
+	unsigned __int128 u = 0;
+	int i;
+
+	for (i = 0; i < 16; i++)
+		u = u << 8 | (uint8_t)p[i];
+	return (__int128)(u ^ ((unsigned __int128)1 << 127));
+}
+
+/* s = the ST_QS states of c's n rows: per valid row one item, a 4-byte
+ * length and the bytes (a decimal128 as its w_key). */
+static void
+qs_items(struct core_column *s, struct sbuf *bu, const struct core_column *c,
+    uint32_t n)
+{
+	bool wide = c->type.id == CORE_TYPE_DECIMAL128;
+	size_t tot = (size_t)n * 4 + (wide ? (size_t)n * 16 :
+	    (size_t)(c->offsets[n] - c->offsets[0]));
+	char *p = sbuf_vals(bu, tot);
+	int32_t *off;
+	uint32_t r, len, pos = 0;
+
+	core_grow_aligned((void **)&bu->off, &bu->ocap, ((size_t)n + 1) * 4);
+	off = bu->off;
+	off[0] = 0;
+	for (r = 0; r < n; r++) {
+		if (valid_at(c->validity, r)) {
+			len = wide ? 16 : (uint32_t)(c->offsets[r + 1] -
+			    c->offsets[r]);
+			memcpy(p + pos, &len, 4);
+			if (wide)
+				w_key(p + pos + 4, core_i128_load((const char *)
+				    c->values + 16 * (size_t)r));
+			else if (len > 0)
+				memcpy(p + pos + 4, (const char *)c->values +
+				    c->offsets[r], len);
+			pos += 4 + len;
+		}
+		off[r + 1] = (int32_t)pos;
+	}
+	view(s, s);
+	s->values = p;
+	s->offsets = off;
+}
+
 static void
 to_state(struct agg *A, const struct core_batch *b)
 {
@@ -437,6 +511,12 @@ to_state(struct agg *A, const struct core_batch *b)
 		case ST_BOOL:
 		case ST_VW:
 			view(s, c);
+			break;
+		case ST_SA:
+			view(s, c);
+			break;
+		case ST_QS:
+			qs_items(s, bu, c, n);
 			break;
 		case ST_Q: {
 			int64_t *x = sbuf_vals(bu, (size_t)n * 8);
@@ -563,6 +643,8 @@ acc_grow(struct agg *A, size_t ncap)
 			GROW(c->has);
 			break;
 		case ST_Q:
+		case ST_SA:
+		case ST_QS:
 			GROW(c->i);
 			GROW(c->n);
 			break;
@@ -593,6 +675,8 @@ table_free(struct agg *A)
 		free(c->b);
 		free(c->lv);
 		free(c->lnext);
+		free(c->lsz);
+		core_free_aligned(c->lb);
 		memset(c, 0, sizeof(*c));
 	}
 	A->gcap = 0;
@@ -805,6 +889,20 @@ s_cmp(const char *a, size_t la, const char *b, size_t lb)
 	return c ? c : (la > lb) - (la < lb);
 }
 
+/* Appends string x[0..len) to group g's log (room made beforehand). */
+static inline void
+sl_add(struct acc *c, uint32_t g, const char *x, uint32_t len)
+{
+	if (len > 0)
+		memcpy(c->lb + c->lblen, x, len);
+	c->lv[c->llen] = (int64_t)c->lblen;
+	c->lsz[c->llen] = len;
+	c->lblen += len;
+	c->lnext[c->llen] = (uint64_t)c->i[g];
+	c->i[g] = (int64_t)++c->llen;
+	c->n[g]++;
+}
+
 /* Merges state batch sb into the groups A->gid: cannot fail (the arena
  * was made room for beforehand). */
 static void
@@ -982,6 +1080,30 @@ merge(struct agg *A, const struct core_batch *sb)
 			}
 			break;
 		}
+		case ST_SA:
+		case ST_QS: {
+			const char *x = s->values;
+			const int32_t *off = s->offsets;
+
+			for (r = 0; r < n; r++) {
+				uint32_t g = gid[r], len;
+				int32_t j;
+
+				if (a->st == ST_SA) {
+					if (valid_at(val, r))
+						sl_add(c, g, x + off[r],
+						    (uint32_t)(off[r + 1] -
+						    off[r]));
+					continue;
+				}
+				for (j = off[r]; j < off[r + 1];
+				    j += 4 + (int32_t)len) {
+					memcpy(&len, x + j, 4);
+					sl_add(c, g, x + j + 4, len);
+				}
+			}
+			break;
+		}
 		case ST_BOOL: {
 			const uint8_t *x = s->values;
 
@@ -1014,40 +1136,93 @@ merge(struct agg *A, const struct core_batch *sb)
  * states.
  */
 static int
-log_room(struct agg *A, uint32_t i, size_t need)
+log_charge(struct agg *A, uint32_t i, uint64_t want, uint64_t least,
+    size_t have, uint64_t *got)
 {
-	struct acc *c = &A->acc[i];
-	size_t ncap;
 	int rc;
 
-	if (c->llen + need <= c->lcap)
-		return 0;
-	ncap = c->lcap * 2 > c->llen + need ? c->lcap * 2 : c->llen + need;
-	if (ncap < 16)
-		ncap = 16;
 	if (A->forced && A->nk == 0) {
-		if (core_mem_part_try_charge(&A->p_tab, (uint64_t)(ncap -
-		    c->lcap) * 16) != 0) {
-			ncap = c->llen + need;
-			if (core_mem_part_try_charge(&A->p_tab,
-			    (uint64_t)(ncap - c->lcap) * 16) != 0)
+		if (core_mem_part_try_charge(&A->p_tab, want) != 0) {
+			want = least;
+			if (core_mem_part_try_charge(&A->p_tab, want) != 0)
 				return core_err_set(A->err, CORE_ELIMIT,
 				    "%s: the values of %u group (%zu and "
 				    "more) do not fit in the memory budget of "
 				    "%llu bytes, and without --by they cannot "
 				    "be split: give colagg a bigger -m",
 				    A->plan->out->fields[A->nk + i].name,
-				    A->ngroups, c->llen + need,
+				    A->ngroups, have,
 				    (unsigned long long)A->mem->limit);
 		}
-		A->tab_charged += (uint64_t)(ncap - c->lcap) * 16;
-	} else if ((rc = charge(A, (uint64_t)(ncap - c->lcap) * 16)) != 0) {
+		A->tab_charged += want;
+	} else if ((rc = charge(A, want)) != 0) {
 		return rc;
 	}
+	*got = want;
+	return 0;
+}
+
+static int
+log_room(struct agg *A, uint32_t i, size_t need, size_t bytes)
+{
+	struct acc *c = &A->acc[i];
+	bool sl = A->P->aggs[i].st != ST_Q;
+	uint64_t per = sl ? 20 : 16, got;
+	size_t ncap;
+	int rc;
+
+	if (sl && c->lblen + bytes > c->lbcap) {
+		size_t nb = c->lbcap * 2 > c->lblen + bytes ? c->lbcap * 2 :
+		    c->lblen + bytes;
+
+		if (nb < 64)
+			nb = 64;
+		if ((rc = log_charge(A, i, nb - c->lbcap, c->lblen + bytes -
+		    c->lbcap, c->llen + need, &got)) != 0)
+			return rc;
+		nb = c->lbcap + got;
+		core_grow_aligned((void **)&c->lb, &c->lbcap, nb);
+		/* core_grow_aligned may round up: charge what it made. */
+		if (c->lbcap > nb) {
+			core_mem_part_charge(&A->p_tab, c->lbcap - nb);
+			A->tab_charged += c->lbcap - nb;
+		}
+	}
+	if (c->llen + need <= c->lcap)
+		return 0;
+	ncap = c->lcap * 2 > c->llen + need ? c->lcap * 2 : c->llen + need;
+	if (ncap < 16)
+		ncap = 16;
+	if ((rc = log_charge(A, i, (uint64_t)(ncap - c->lcap) * per,
+	    (uint64_t)(c->llen + need - c->lcap) * per, c->llen + need,
+	    &got)) != 0)
+		return rc;
+	ncap = c->lcap + (size_t)(got / per);
 	c->lv = core_xreallocarray(c->lv, ncap, sizeof(*c->lv));
 	c->lnext = core_xreallocarray(c->lnext, ncap, sizeof(*c->lnext));
+	if (sl)
+		c->lsz = core_xreallocarray(c->lsz, ncap, sizeof(*c->lsz));
 	c->lcap = ncap;
 	return 0;
+}
+
+/* The strings n ST_SA or ST_QS states s hold. */
+static size_t
+sl_count(const struct core_agg_a *a, const struct core_column *s, uint32_t n)
+{
+	const char *x = s->values;
+	size_t k = 0;
+	uint32_t r, len;
+	int32_t j;
+
+	if (a->st == ST_SA) {
+		for (r = 0; r < n; r++)
+			k += valid_at(s->validity, r);
+		return k;
+	}
+	for (j = s->offsets[0]; j < s->offsets[n]; j += 4 + (int32_t)len, k++)
+		memcpy(&len, x + j, 4);
+	return k;
 }
 
 /* Room in the arena for every string sb's min/max/any_value could
@@ -1067,7 +1242,11 @@ arena_room(struct agg *A, const struct core_batch *sb)
 			need += (size_t)(s->offsets[sb->nrows] - s->offsets[0]);
 		if (a->st == ST_Q && sb->nrows > 0 && (rc = log_room(A,
 		    i, (size_t)(s->offsets[sb->nrows] -
-		    s->offsets[0]) / 8)) != 0)
+		    s->offsets[0]) / 8, 0)) != 0)
+			return rc;
+		if ((a->st == ST_SA || a->st == ST_QS) && sb->nrows > 0 &&
+		    (rc = log_room(A, i, sl_count(a, s, sb->nrows),
+		    (size_t)(s->offsets[sb->nrows] - s->offsets[0]))) != 0)
 			return rc;
 	}
 	if (need == 0)
@@ -1093,6 +1272,93 @@ consume(struct agg *A, const struct core_batch *sb)
 }
 
 /* ---- the table's groups as batches ---- */
+
+/* Group g's log entries of aggregate c (ST_SA, ST_QS) gathered into
+ * A->qs in the order they came: their number. */
+static size_t
+sl_gather(struct agg *A, const struct acc *c, uint32_t g)
+{
+	size_t k = (size_t)c->n[g], j = k;
+	uint64_t e;
+
+	if (k > A->qscap) {
+		size_t old = A->qscap;
+
+		A->qs = core_xreallocarray(A->qs, k, sizeof(*A->qs));
+		A->qscap = k;
+		core_mem_part_charge(&A->p_out, (uint64_t)(k - old) * 8);
+	}
+	for (e = (uint64_t)c->i[g]; e != 0; e = c->lnext[e - 1])
+		A->qs[--j] = (int64_t)(e - 1);
+	return k;
+}
+
+/*
+ * s = a string column of groups [g0, g0 + n) of ST_SA or ST_QS
+ * aggregate i, in bu's buffers: ST_SA's joined strings (NULL where a
+ * group has none), ST_QS's items.  0, or CORE_ELIMIT past the 2 GiB a
+ * string column holds.
+ */
+static int
+sl_strings(struct agg *A, uint32_t i, uint32_t g0, uint32_t n,
+    struct sbuf *bu, struct core_column *s)
+{
+	const struct core_agg_a *a = &A->P->aggs[i];
+	const struct acc *c = &A->acc[i];
+	uint64_t tot = 0;
+	uint8_t *v = NULL;
+	int32_t *off;
+	char *p;
+	uint32_t r;
+
+	for (r = 0; r < n; r++) {
+		uint64_t e, k = (uint64_t)c->n[g0 + r];
+
+		for (e = (uint64_t)c->i[g0 + r]; e != 0; e = c->lnext[e - 1])
+			tot += c->lsz[e - 1];
+		tot += a->st == ST_QS ? 4 * k : k > 0 ? (k - 1) * a->seplen :
+		    0;
+	}
+	if (tot > INT32_MAX)
+		return core_err_set(A->err, CORE_ELIMIT, "%s: %llu bytes of "
+		    "strings in %u groups, more than a string column holds "
+		    "(2 GiB)%s", A->plan->out->fields[A->nk + i].name,
+		    (unsigned long long)tot, n, n > 1 ? "; give -m a smaller "
+		    "budget so that the groups spill sooner" : "");
+	core_grow_aligned((void **)&bu->off, &bu->ocap, ((size_t)n + 1) * 4);
+	off = bu->off;
+	p = sbuf_vals(bu, (size_t)tot);
+	off[0] = 0;
+	for (r = 0; r < n; r++) {
+		size_t k = sl_gather(A, c, g0 + r), j, pos = (size_t)off[r];
+
+		for (j = 0; j < k; j++) {
+			uint32_t len = c->lsz[A->qs[j]];
+
+			if (a->st == ST_QS) {
+				memcpy(p + pos, &len, 4);
+				pos += 4;
+			} else if (j > 0 && a->seplen > 0) {
+				memcpy(p + pos, a->sep, a->seplen);
+				pos += a->seplen;
+			}
+			if (len > 0)
+				memcpy(p + pos, c->lb + c->lv[A->qs[j]], len);
+			pos += len;
+		}
+		off[r + 1] = (int32_t)pos;
+		if (a->st == ST_SA && k == 0) {
+			if (v == NULL)
+				v = sbuf_valid(bu, n);
+			clear_bit(v, r);
+		}
+	}
+	view(s, s);
+	s->values = p;
+	s->offsets = off;
+	s->validity = v;
+	return 0;
+}
 
 /* A->sb's state columns of groups [g0, g0 + n) of the table; for
  * spilling.  0, or CORE_ELIMIT when a median's or quantile's values of
@@ -1236,6 +1502,14 @@ states_of(struct agg *A, uint32_t g0, uint32_t n)
 			s->values = p;
 			s->offsets = off;
 			s->validity = NULL;
+			break;
+		}
+		case ST_SA:
+		case ST_QS: {
+			int rc = sl_strings(A, i, g0, n, bu, s);
+
+			if (rc != 0)
+				return rc;
 			break;
 		}
 		}
@@ -1396,6 +1670,132 @@ q_result(const struct core_agg_a *a, int64_t *v, size_t k, void *vals,
 	}
 }
 
+static inline int
+e_cmp(const struct acc *c, int64_t x, int64_t y)
+{
+	return s_cmp(c->lb + c->lv[x], c->lsz[x], c->lb + c->lv[y],
+	    c->lsz[y]);
+}
+
+/* nth's selection over log entries a[0..n) of c, by their bytes. */
+static void
+nth_e(const struct acc *c, int64_t *a, size_t n, size_t k)
+{
+	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
+
+	while (lo < hi) {
+		int64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi], p, t;
+		ptrdiff_t i = lo, j = hi;
+
+		p = e_cmp(c, x, y) < 0 ? (e_cmp(c, y, z) < 0 ? y :
+		    e_cmp(c, x, z) < 0 ? z : x) : (e_cmp(c, x, z) < 0 ? x :
+		    e_cmp(c, y, z) < 0 ? z : y);
+		while (i <= j) {
+			while (e_cmp(c, a[i], p) < 0)
+				i++;
+			while (e_cmp(c, a[j], p) > 0)
+				j--;
+			if (i <= j) {
+				t = a[i];
+				a[i++] = a[j];
+				a[j--] = t;
+			}
+		}
+		if (kk <= j)
+			hi = j;
+		else if (kk >= i)
+			lo = i;
+		else
+			return;
+	}
+}
+
+/*
+ * o = ST_QS aggregate i's results of groups [g0, g0 + n), in bu:
+ * quantile_disc (and median of strings) the value at ceil(k q) - 1 as
+ * q_result; quantile_cont of decimal(p > 18) interpolated in doubles
+ * and truncated, as DuckDB does at that width: lo (1 - f) + hi f (hi -
+ * lo may pass 128 bits).
+ */
+static void
+qs_results(struct agg *A, uint32_t i, uint32_t g0, uint32_t n,
+    struct sbuf *bu, struct core_column *o)
+{
+	const struct core_agg_a *a = &A->P->aggs[i];
+	const struct acc *c = &A->acc[i];
+	bool str = a->rt.id == CORE_TYPE_STRING;
+	uint8_t *v = NULL;
+	int32_t *off = NULL;
+	char *p = sbuf_vals(bu, str ? 8 : (size_t)n * 16);
+	uint32_t r;
+
+	if (str) {
+		core_grow_aligned((void **)&bu->off, &bu->ocap,
+		    ((size_t)n + 1) * 4);
+		off = bu->off;
+		off[0] = 0;
+	}
+	for (r = 0; r < n; r++) {
+		size_t k = sl_gather(A, c, g0 + r), fi, ci, j;
+		int64_t lo, hi;
+		double rn, f;
+
+		if (k == 0) {
+			if (v == NULL)
+				v = sbuf_valid(bu, n);
+			clear_bit(v, r);
+			if (str)
+				off[r + 1] = off[r];
+			else
+				core_i128_store(p + 16 * (size_t)r, 0);
+			continue;
+		}
+		if (a->fn != CORE_AGG_QUANTILE_CONT && (str ||
+		    a->fn == CORE_AGG_QUANTILE_DISC)) {
+			fi = (size_t)ceil((double)k * a->q);
+			fi = fi > 0 ? fi - 1 : 0;
+			if (fi > k - 1)
+				fi = k - 1;
+			nth_e(c, A->qs, k, fi);
+			lo = A->qs[fi];
+			if (!str) {
+				core_i128_store(p + 16 * (size_t)r,
+				    w_unkey(c->lb + c->lv[lo]));
+				continue;
+			}
+			/* Grown a value at a time: p moves. */
+			p = sbuf_vals(bu, (size_t)off[r] + c->lsz[lo]);
+			if (c->lsz[lo] > 0)
+				memcpy(p + off[r], c->lb + c->lv[lo],
+				    c->lsz[lo]);
+			off[r + 1] = off[r] + (int32_t)c->lsz[lo];
+			continue;
+		}
+		rn = (double)(k - 1) * a->q;
+		fi = (size_t)floor(rn);
+		ci = (size_t)ceil(rn);
+		f = rn - (double)fi;
+		nth_e(c, A->qs, k, fi);
+		lo = hi = A->qs[fi];
+		if (ci != fi)
+			for (hi = A->qs[fi + 1], j = fi + 2; j < k; j++)
+				if (e_cmp(c, A->qs[j], hi) < 0)
+					hi = A->qs[j];
+		{
+			__int128 wl = w_unkey(c->lb + c->lv[lo]);
+			__int128 wh = w_unkey(c->lb + c->lv[hi]);
+
+			core_i128_store(p + 16 * (size_t)r, ci == fi ? wl :
+			    (__int128)((double)wl * (1 - f) +
+			    (double)wh * f));
+		}
+	}
+	view(o, o);
+	o->values = p;
+	o->offsets = off;
+	o->validity = v;
+}
+
 /* A->ob = the output rows of groups [g0, g0 + n). */
 static int
 results_of(struct agg *A, uint32_t g0, uint32_t n)
@@ -1412,7 +1812,8 @@ results_of(struct agg *A, uint32_t g0, uint32_t n)
 		struct acc *c = &A->acc[i];
 		uint8_t *v = NULL;
 		size_t w = core_type_width(a->rt.id);
-		void *vals = a->st == ST_VS ? NULL : sbuf_vals(bu,
+		void *vals = a->st == ST_VS || a->st == ST_SA ||
+		    (a->st == ST_QS && w == 0) ? NULL : sbuf_vals(bu,
 		    (size_t)n * w);
 
 		view(o, o);
@@ -1548,6 +1949,17 @@ results_of(struct agg *A, uint32_t g0, uint32_t n)
 				}
 				q_result(a, A->qs, q_gather(A, c, g), vals, r);
 			}
+			break;
+		case ST_SA:
+			if ((rc = sl_strings(A, i, g0, n, bu, o)) != 0)
+				return rc;
+			vals = (void *)o->values;
+			v = o->validity;
+			break;
+		case ST_QS:
+			qs_results(A, i, g0, n, bu, o);
+			vals = (void *)o->values;
+			v = o->validity;
 			break;
 		case ST_VS: {
 			size_t tot = 0;
@@ -1927,6 +2339,41 @@ carry_last(struct agg *A)
 			a->lv[j] = A->qs[j];
 			a->lnext[j] = j;
 		}
+		a->llen = k;
+		a->i[last] = (int64_t)k;
+	}
+	/* And the last group's strings of string logs, in their order. */
+	for (i = 0; i < A->na; i++) {
+		struct acc *a = &A->acc[i];
+		size_t k, j;
+
+		if (A->P->aggs[i].st != ST_SA && A->P->aggs[i].st != ST_QS)
+			continue;
+		k = sl_gather(A, a, last);
+		for (tot = 0, j = 0; j < k; j++)
+			tot += a->lsz[A->qs[j]];
+		tmp = core_xmalloc(tot + 1);
+		for (pos = 0, j = 0; j < k; j++) {
+			uint32_t len = a->lsz[A->qs[j]];
+
+			if (len > 0)
+				memcpy(tmp + pos, a->lb + a->lv[A->qs[j]],
+				    len);
+			a->lv[j] = (int64_t)pos;
+			pos += len;
+		}
+		/* Lengths after offsets: qs[j] >= j, so the loop above read
+		 * lsz[qs[j]] before any write below it. */
+		for (j = 0; j < k; j++)
+			A->qs[j] = a->lsz[A->qs[j]];
+		for (j = 0; j < k; j++) {
+			a->lsz[j] = (uint32_t)A->qs[j];
+			a->lnext[j] = j;
+		}
+		if (tot > 0)
+			memcpy(a->lb, tmp, tot);
+		free(tmp);
+		a->lblen = tot;
 		a->llen = k;
 		a->i[last] = (int64_t)k;
 	}

@@ -44,6 +44,9 @@ enum core_agg_fn {
 	CORE_AGG_MEDIAN,		/* quantile_cont(x, 0.5) */
 	CORE_AGG_QUANTILE_CONT,		/* q interpolated between neighbours */
 	CORE_AGG_QUANTILE_DISC,		/* q's value itself */
+	CORE_AGG_STRING_AGG,		/* the group's strings joined by
+					   sep, in input order (see
+					   core_agg_hash) */
 };
 
 /* "count", "sum", ..., "stddev" (= stddev_samp), case-insensitive; 0 or
@@ -71,6 +74,8 @@ struct core_agg_call {
 	const char *name;		/* output name; NULL: "fn(column)" */
 	double q;			/* quantile_cont/_disc: the fraction,
 					   in [0, 1]; median ignores it */
+	const char *sep;		/* string_agg: the separator (copied
+					   by the plan); NULL: "," */
 };
 
 struct core_agg_spec {
@@ -166,6 +171,13 @@ struct core_agg_stats {
  * mem's limit: the input grouped by (keys, DISTINCT argument), the other
  * aggregates' partial states made alongside, then those groups' states
  * grouped by the keys alone; both passes spill as above.
+ *
+ * string_agg joins a group's strings in the order they were read, also
+ * when the group spills: the table's partial strings go to the
+ * partitions before any later row, and a partition is read back (and
+ * re-partitioned) in the order it was written.  Next to a DISTINCT
+ * aggregate the first pass's groups come in no particular order, and so
+ * do their strings.
  *
  * 0, or a negative code: the input's and emit's codes, CORE_EDATA (a
  * sum past what its result type holds), CORE_ELIMIT (max_spill),

@@ -42,6 +42,7 @@ static const struct {
 	{ "median", CORE_AGG_MEDIAN },
 	{ "quantile_cont", CORE_AGG_QUANTILE_CONT },
 	{ "quantile_disc", CORE_AGG_QUANTILE_DISC },
+	{ "string_agg", CORE_AGG_STRING_AGG },
 };
 
 int
@@ -102,10 +103,13 @@ numeric(enum core_type t)
  *   median, quantile_cont(int32|int64|double)  DOUBLE
  *   median, quantile_cont(decimal(p<=18,s))    DECIMAL(p,s)
  *   median, quantile_cont(date|timestamp)      TIMESTAMP
- *   quantile_disc(T)              T (int32, int64, decimal(p<=18), double,
- *                                 date, timestamp)
- * DuckDB also takes strings and 38-digit decimals in these three; here
- * they are CORE_EUSAGE (not yet held as values).
+ *   quantile_disc(T)              T (int32, int64, decimal, double,
+ *                                 date, timestamp, varchar)
+ *   median, quantile_cont(decimal(p>18,s))     DECIMAL(p,s)
+ *   median(varchar)               VARCHAR (quantile_disc's value; DuckDB
+ *                                 has no quantile_cont of strings)
+ *   string_agg(varchar)           VARCHAR (DuckDB casts other types to
+ *                                 VARCHAR; here the caller casts)
  */
 int
 core_agg_result_type(enum core_agg_fn fn, struct core_coltype arg,
@@ -161,7 +165,10 @@ core_agg_result_type(enum core_agg_fn fn, struct core_coltype arg,
 	case CORE_AGG_QUANTILE_DISC:
 		if (arg.id != CORE_TYPE_INT32 && arg.id != CORE_TYPE_INT64 &&
 		    arg.id != CORE_TYPE_DECIMAL && arg.id != CORE_TYPE_FLOAT64 &&
-		    arg.id != CORE_TYPE_DATE && arg.id != CORE_TYPE_TIMESTAMP)
+		    arg.id != CORE_TYPE_DATE && arg.id != CORE_TYPE_TIMESTAMP &&
+		    arg.id != CORE_TYPE_DECIMAL128 &&
+		    (arg.id != CORE_TYPE_STRING ||
+		    fn == CORE_AGG_QUANTILE_CONT))
 			goto bad;
 		t = arg;
 		if (fn == CORE_AGG_QUANTILE_DISC)
@@ -170,6 +177,11 @@ core_agg_result_type(enum core_agg_fn fn, struct core_coltype arg,
 			t.id = CORE_TYPE_FLOAT64;
 		else if (arg.id == CORE_TYPE_DATE)
 			t.id = CORE_TYPE_TIMESTAMP;
+		break;
+	case CORE_AGG_STRING_AGG:
+		if (arg.id != CORE_TYPE_STRING)
+			goto bad;
+		t = arg;
 		break;
 	default:
 		return core_err_set(err, CORE_EUSAGE, "unknown aggregate "
@@ -215,7 +227,11 @@ layout(struct core_agg_a *a, struct core_coltype at)
 	case CORE_AGG_MEDIAN:
 	case CORE_AGG_QUANTILE_CONT:
 	case CORE_AGG_QUANTILE_DISC:
-		a->st = ST_Q;
+		a->st = t == CORE_TYPE_STRING || t == CORE_TYPE_DECIMAL128 ?
+		    ST_QS : ST_Q;
+		break;
+	case CORE_AGG_STRING_AGG:
+		a->st = ST_SA;
 		break;
 	default:
 		a->st = ST_VAR;
@@ -226,14 +242,15 @@ layout(struct core_agg_a *a, struct core_coltype at)
 static const uint8_t st_ncols[] = {
 	[ST_CNT] = 1, [ST_SUMI] = 3, [ST_SUMF] = 2, [ST_VI] = 1, [ST_VF] = 1,
 	[ST_VS] = 1, [ST_VAR] = 3, [ST_BOOL] = 1, [ST_VW] = 1, [ST_Q] = 1,
+	[ST_SA] = 1, [ST_QS] = 1,
 };
 
-/* Bytes of the in-memory arrays per group (core_agg.c's struct acc); an
- * ST_Q's values are charged as they come. */
+/* Bytes of the in-memory arrays per group (core_agg.c's struct acc); the
+ * values of ST_Q, ST_SA and ST_QS are charged as they come. */
 static const uint8_t st_bytes[] = {
 	[ST_CNT] = 8, [ST_SUMI] = 24, [ST_SUMF] = 16, [ST_VI] = 9,
 	[ST_VF] = 9, [ST_VS] = 17, [ST_VAR] = 24, [ST_BOOL] = 2, [ST_VW] = 17,
-	[ST_Q] = 16,
+	[ST_Q] = 16, [ST_SA] = 16, [ST_QS] = 16,
 };
 
 static void
@@ -265,6 +282,8 @@ state_cols(const struct core_agg_a *a, struct core_coltype *ct)
 		break;
 	case ST_VS:
 	case ST_Q:
+	case ST_SA:
+	case ST_QS:
 		ct[0] = str;
 		break;
 	case ST_VAR:		/* count, mean, sum of squared deviations */
@@ -315,6 +334,7 @@ priv_free(struct core_agg_plan_priv *v)
 	if (v == NULL)
 		return;
 	priv_free(v->pre);
+	free(v->seps);
 	free(v->keys);
 	free(v->aggs);
 	core_schema_free(v->state);
@@ -369,19 +389,6 @@ plan_distinct(struct core_agg_plan_priv *v, const struct core_schema *in,
 	v->pre = pre;
 }
 
-static int
-wide_key(const struct core_schema *in, uint32_t c, const char *what,
-    struct core_err *err)
-{
-	char tn[CORE_TYPE_NAME_MAX];
-
-	return core_err_set(err, CORE_EUSAGE, "%s %s is %s: grouping by "
-	    "decimals of more than 18 digits is not supported yet; cast it "
-	    "to decimal(18,%u) or to a string", what, in->fields[c].name,
-	    core_type_name(in->fields[c].type, tn),
-	    (unsigned)in->fields[c].type.scale);
-}
-
 int
 core_agg_plan_new(const struct core_agg_spec *spec,
     const struct core_schema *in, struct core_agg_plan **out,
@@ -391,6 +398,7 @@ core_agg_plan_new(const struct core_agg_spec *spec,
 	struct core_agg_plan_priv *v;
 	uint32_t i, j, nst;
 	int32_t dx = -1;
+	size_t seppos = 0;
 	char buf[256];
 	int rc;
 
@@ -403,19 +411,14 @@ core_agg_plan_new(const struct core_agg_spec *spec,
 			return core_err_set(err, CORE_EUSAGE, "group key "
 			    "column %u out of range (%u columns)",
 			    spec->keys[i], in->ncols);
-	/* core_hash has no 128-bit key path yet. */
-	for (i = 0; i < spec->nkeys; i++)
-		if (in->fields[spec->keys[i]].type.id == CORE_TYPE_DECIMAL128)
-			return wide_key(in, spec->keys[i], "group key", err);
-	for (i = 0; i < spec->naggs; i++)
-		if (spec->aggs[i].distinct && spec->aggs[i].arg >= 0 &&
-		    (uint32_t)spec->aggs[i].arg < in->ncols &&
-		    in->fields[spec->aggs[i].arg].type.id ==
-		    CORE_TYPE_DECIMAL128)
-			return wide_key(in, (uint32_t)spec->aggs[i].arg,
-			    "DISTINCT argument", err);
 	p = core_xcalloc(1, sizeof(*p));
 	v = p->priv = core_xcalloc(1, sizeof(*v));
+	/* The separators in one buffer, made before any points into it. */
+	for (i = 0, nst = 0; i < spec->naggs; i++)
+		if (spec->aggs[i].fn == CORE_AGG_STRING_AGG)
+			nst += (uint32_t)strlen(spec->aggs[i].sep != NULL ?
+			    spec->aggs[i].sep : ",") + 1;
+	v->seps = core_xmalloc(nst + 1);
 	v->nkeys = spec->nkeys;
 	v->naggs = spec->naggs;
 	v->keys = core_xcalloc(spec->nkeys + 1, sizeof(*v->keys));
@@ -437,6 +440,14 @@ core_agg_plan_new(const struct core_agg_spec *spec,
 		struct core_coltype at = { CORE_TYPE_INT64, 0, 0 };
 
 		a->fn = c->fn;
+		if (c->fn == CORE_AGG_STRING_AGG) {
+			const char *sp = c->sep != NULL ? c->sep : ",";
+
+			a->sep = v->seps + seppos;
+			a->seplen = (uint32_t)strlen(sp);
+			memcpy(v->seps + seppos, sp, a->seplen + 1);
+			seppos += a->seplen + 1;
+		}
 		a->q = c->fn == CORE_AGG_MEDIAN ? 0.5 : c->q;
 		if (!(a->q >= 0 && a->q <= 1)) {
 			rc = core_err_set(err, CORE_EUSAGE, "%s: the quantile "
@@ -506,6 +517,10 @@ core_agg_plan_new(const struct core_agg_spec *spec,
 			snprintf(buf, sizeof(buf), "%s(%s%s, %.17g)",
 			    core_agg_fn_name(c->fn), c->distinct ?
 			    "DISTINCT " : "", in->fields[a->arg].name, a->q);
+		else if (c->fn == CORE_AGG_STRING_AGG)
+			snprintf(buf, sizeof(buf), "%s(%s%s, '%s')",
+			    core_agg_fn_name(c->fn), c->distinct ?
+			    "DISTINCT " : "", in->fields[a->arg].name, a->sep);
 		else
 			snprintf(buf, sizeof(buf), "%s(%s%s)",
 			    core_agg_fn_name(c->fn), c->distinct ?

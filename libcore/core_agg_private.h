@@ -27,6 +27,12 @@ enum {
 	ST_Q,		/* all the group's values (median, quantiles): a
 			   string of packed int64s, doubles as their
 			   order-preserving int64 keys */
+	ST_SA,		/* string_agg: the group's strings so far joined
+			   by the separator, NULL for none */
+	ST_QS,		/* all the group's values (median, quantiles of
+			   strings and of decimal(p > 18)): a string of
+			   items, each a 4-byte length and its bytes, a
+			   decimal as 16 bytes that memcmp orders */
 };
 
 enum { OP_NONE = 0, OP_MIN, OP_MAX, OP_ANY, OP_AND, OP_OR };
@@ -40,6 +46,9 @@ struct core_agg_a {
 	uint32_t scol;			/* first state column */
 	bool distinct;			/* over the distinct values of arg */
 	double q;			/* ST_Q: the quantile (median 0.5) */
+	const char *sep;		/* ST_SA: the separator, in the
+					   plan's seps */
+	uint32_t seplen;
 	/* Second phase of a DISTINCT plan: the state is already made, in
 	 * input columns pcol, ... (the first phase's states). */
 	bool pre;
@@ -57,6 +66,9 @@ struct core_agg_plan_priv {
 	 * and the DISTINCT argument, the other aggregates' states made
 	 * alongside; this plan then reads its state batches.  Owned. */
 	struct core_agg_plan_priv *pre;
+	char *seps;			/* owned: string_agg's separators,
+					   each NUL-terminated; the first
+					   phase's point into its plan's */
 };
 
 #endif

@@ -28,7 +28,7 @@ struct core_agg_query {
 	size_t len, cap;
 	struct core_agg_spec spec;
 	uint32_t *keys;			/* owned */
-	struct core_agg_call *calls;	/* owned */
+	struct core_agg_call *calls;	/* owned, and each one's sep */
 	char **names;			/* owned, one per call */
 	char **keynames;		/* owned, one per key */
 	char **argtexts;		/* owned, one per argument column */
@@ -90,20 +90,6 @@ bind_at(struct core_expr *e, const char *src, const struct core_schema *in,
 	return rc;
 }
 
-/* Keys (and DISTINCT's argument, a key of its first pass) are hashed
- * by core_hash, which has no 128-bit path yet. */
-static int
-wide_key(const char *src, const struct core_expr *e, struct core_coltype t,
-    struct core_err *err)
-{
-	char tn[CORE_TYPE_NAME_MAX];
-
-	return core_expr_err(err, CORE_EUSAGE, src, strlen(src), e->off,
-	    e->len, "this is %s: grouping by decimals of more than 18 digits "
-	    "is not supported yet; cast it to decimal(18,%u) or to a string",
-	    core_type_name(t, tn), (unsigned)t.scale);
-}
-
 static int
 plan_by(struct core_agg_query *q, const char *by,
     const struct core_schema *in, struct core_err *err)
@@ -130,10 +116,6 @@ plan_by(struct core_agg_query *q, const char *by,
 		}
 		if ((rc = bind_at(it->expr, by, in, &t, &col, err)) != 0)
 			break;
-		if (t.id == CORE_TYPE_DECIMAL128) {
-			rc = wide_key(by, it->expr, t, err);
-			break;
-		}
 		if (it->alias != NULL)
 			name = it->alias;
 		else if (col >= 0 && it->expr->kind == CORE_EXPR_COLUMN)
@@ -220,6 +202,18 @@ plan_call(struct core_agg_query *q, const struct core_expr *e,
 			    core_agg_fn_name(fn), core_agg_fn_name(fn));
 		if ((rc = quantile_arg(e->kids[1], src, &c->q, err)) != 0)
 			return rc;
+	} else if (fn == CORE_AGG_STRING_AGG && e->nkids == 2) {
+		const struct core_expr *k = e->kids[1];
+
+		if (k->kind != CORE_EXPR_LITERAL || k->lit != CORE_LIT_STRING)
+			return core_expr_err(err, CORE_EUSAGE, src, len,
+			    k->off, k->len, "the separator must be a string "
+			    "written out, such as string_agg(x, ', ')");
+		c->sep = core_xstrdup(k->text);
+	} else if (fn == CORE_AGG_STRING_AGG && e->nkids != 1) {
+		return core_expr_err(err, CORE_EUSAGE, src, len, e->off,
+		    e->len, "string_agg takes the strings and a separator: "
+		    "string_agg(x, ', '), not %u arguments", e->nkids);
 	} else if (e->nkids != 1)
 		return core_expr_err(err, CORE_EUSAGE, src, len, e->off,
 		    e->len, "%s takes one argument, not %u",
@@ -229,8 +223,6 @@ plan_call(struct core_agg_query *q, const struct core_expr *e,
 	if (core_agg_result_type(fn, t, &rt, &e2) != 0)
 		return core_expr_err(err, CORE_EUSAGE, src, len,
 		    e->kids[0]->off, e->kids[0]->len, "%s", e2.msg);
-	if (c->distinct && t.id == CORE_TYPE_DECIMAL128)
-		return wide_key(src, e->kids[0], t, err);
 	/* One column per distinct argument text: DISTINCT needs
 	 * count(DISTINCT x) and sum(DISTINCT x) to see one x. */
 	{
@@ -467,6 +459,7 @@ core_agg_query_free(struct core_agg_query *q)
 	for (i = 0; i < q->ncalls; i++) {
 		free(q->names[i]);
 		free(q->ctexts[i]);
+		free((char *)q->calls[i].sep);	/* owned here */
 	}
 	free(q->names);
 	free(q->ctexts);

@@ -14,7 +14,10 @@
  *   anything else:         h = s, then per key h = XXH3(bytes, len,
  *                          h ^ null*K_NULL): each key hashed on its own
  *                          with its length, so "a","bc" and "ab","c"
- *                          differ
+ *                          differ; a decimal(p > 18) hashes its 16
+ *                          bytes (0 where NULL), so it is a key of its
+ *                          own kind, at its own scale: equal numbers are
+ *                          equal integers there, and equal bytes
  * Canonical forms: an integer-like value is its number times 10^scale at
  * the common scale, truncated (a division by a constant only when the
  * scales differ); a float64 folds -0 into +0 and every NaN into one NaN.
@@ -114,8 +117,16 @@ core_hash_keys_init(struct core_hash_keys *k,
 		t = schema->fields[cols[i]].type;
 		k->col[i] = cols[i];
 		k->type[i] = (uint8_t)t.id;
-		k->own_scale[i] = t.id == CORE_TYPE_DECIMAL ? t.scale : 0;
+		k->own_scale[i] = t.id == CORE_TYPE_DECIMAL ||
+		    t.id == CORE_TYPE_DECIMAL128 ? t.scale : 0;
 		k->scale[i] = scales != NULL ? scales[i] : k->own_scale[i];
+		if (t.id == CORE_TYPE_DECIMAL128 &&
+		    k->scale[i] != k->own_scale[i])
+			return core_err_set(err, CORE_EUSAGE, "key column '%s':"
+			    " a decimal of more than 18 digits is hashed at "
+			    "its own scale %u, not %u",
+			    schema->fields[cols[i]].name, k->own_scale[i],
+			    k->scale[i]);
 		if (k->scale[i] > k->own_scale[i])
 			return core_err_set(err, CORE_EUSAGE, "key column '%s':"
 			    " common scale %u above its own %u",
@@ -128,6 +139,8 @@ core_hash_keys_init(struct core_hash_keys *k,
 		} else if (t.id == CORE_TYPE_FLOAT64) {
 			k->kind[i] = CORE_HASH_KIND_FLOAT;
 			nfloat++;
+		} else if (t.id == CORE_TYPE_DECIMAL128) {
+			k->kind[i] = CORE_HASH_KIND_WIDE;
 		} else {
 			k->kind[i] = CORE_HASH_KIND_STRING;
 		}
@@ -276,6 +289,20 @@ hash_chain(const struct core_hash_keys *k, const struct core_batch *b,
 		case CORE_HASH_KIND_FLOAT:
 			load_f64_canon(c, base, rows, m, ok, (uint64_t *)v);
 			break;
+		case CORE_HASH_KIND_WIDE: {
+			const char *w = c->values;
+			char z[16];
+
+			memset(z, 0, sizeof(z));
+			for (i = 0; i < m; i++) {
+				uint32_t r = rows != NULL ? rows[i] : base + i;
+
+				h[i] = XXH3_64bits_withSeed(ok[i] ? w + 16 *
+				    (size_t)r : z, 16, h[i] ^ (ok[i] ? 0 :
+				    K_NULL));
+			}
+			continue;
+		}
 		default: {
 			const char *bytes = c->values;
 			const int32_t *off = c->offsets;
@@ -453,6 +480,17 @@ equal_key(const struct core_hash_keys *ka, const struct core_batch *a,
 
 			same[i] = x == y || (x != x && y != y);
 		}
+		break;
+	}
+	case CORE_HASH_KIND_WIDE: {
+		const char *pa = ca->values;
+
+		/* Comparable sides share the scale: equal numbers, equal
+		 * bytes. */
+		for (i = 0; i < m; i++)
+			same[i] = memcmp(pa + 16 * (size_t)ra[i],
+			    (const char *)cb[i]->values + 16 * (size_t)rb[i],
+			    16) == 0;
 		break;
 	}
 	default: {

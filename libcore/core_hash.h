@@ -13,6 +13,9 @@
  *     int64 5; a decimal compares by the number it stands for, so
  *     decimal(15,2) 1.50 equals decimal(12,1) 1.5;
  *   - float64: -0.0 equals +0.0, every NaN equals every NaN;
+ *   - decimal(p > 18) (128 bits): by value among keys of its scale, a
+ *     kind of its own (such a key compares with another of its width
+ *     and scale only: convert the other side first);
  *   - strings: by their bytes and length;
  *   - NULL: a join drops rows whose key has a NULL (NULL matches nothing),
  *     an aggregation groups them (NULLs equal); the hash reports which
@@ -37,6 +40,7 @@ enum core_hash_kind {
 	CORE_HASH_KIND_INT = 1,		/* integer-like, compared by value */
 	CORE_HASH_KIND_FLOAT = 2,
 	CORE_HASH_KIND_STRING = 3,
+	CORE_HASH_KIND_WIDE = 4,	/* decimal(p > 18), at its own scale */
 };
 
 /*
@@ -69,7 +73,8 @@ struct core_hash_keys {
  * scales[i] is key i's common scale (see above); scales NULL means each
  * key's own scale (one side hashed alone, as an aggregation does).
  * 0, or CORE_EUSAGE with a message (no keys, too many, a column out of
- * range, a common scale above the key's own).
+ * range, a common scale above the key's own, or other than its own for a
+ * decimal(p > 18)).
  */
 int core_hash_keys_init(struct core_hash_keys *k,
     const struct core_schema *schema, const uint32_t *cols,

@@ -479,7 +479,7 @@ pear,2"
 	spill_empty
 }
 
-@test "min, max, any_value, sum and avg of decimal(30,2); such keys refused" {
+@test "min, max, any_value, sum, quantiles, keys and DISTINCT of decimal(30,2)" {
 	printf '%s\n' g,x a,12345678901234567890.12 a,-99999999999999999999.99 b, \
 	    b,0.01 a,5 c, >w.csv
 	csv2col --schema 'g:string,x:decimal(30,2)' w.csv >w.col
@@ -487,14 +487,37 @@ pear,2"
 	status_is 0
 	assert_output "$(printf '%s\n' a,-99999999999999999999.99,12345678901234567890.12,12345678901234567890.12,-87654321098765432104.87,3 \
 	    b,0.01,0.01,0.01,0.01,1 c,,,,,0 | sort)"
+	# a's sorted: -99999999999999999999.99 5.00 12345678901234567890.12;
+	# quantile_cont at 0.25 is half way from the first to the second,
+	# in doubles as DuckDB: -49999999999999999997.495 is the double
+	# -5e19 (DuckDB gives -50000000000000000000.00 too).
+	agg_rows -m 256K --by g "median(x), quantile_disc(x, 1),
+	    quantile_cont(x, 0.25)" w.col
+	status_is 0
+	assert_output "$(printf '%s\n' a,5.00,12345678901234567890.12,-50000000000000000000.00 \
+	    b,0.01,0.01,0.01 c,,, | sort)"
 	run --separate-stderr sh -c 'colagg --by g "min(x), max(x), sum(x)" w.col | colscan --schema'
 	assert_output "$(printf '%s\n' g:string 'min(x):decimal(30,2)' 'max(x):decimal(30,2)' 'sum(x):decimal(38,2)')"
-	run --separate-stderr colagg --by x "count(*)" w.col
-	status_is 2
-	stderr_has "this is decimal(30,2): grouping by decimals of more than 18 digits is not supported yet"
-	run --separate-stderr colagg "count(DISTINCT x)" w.col
-	status_is 2
-	stderr_has "cast it to decimal(18,2) or to a string"
+	# As keys (5 and 5.00 one group, the NULLs another) and as a
+	# DISTINCT argument, at two budgets, and sorted.
+	printf '%s\n' d,5.00 e,5 e,-99999999999999999999.99 f, >>w.csv
+	csv2col --schema 'g:string,x:decimal(30,2)' w.csv >w.col
+	for m in 256K 1G; do
+		agg_rows -m $m --by x "count(*), count(g)" w.col
+		status_is 0
+		assert_output "$(printf '%s\n' -99999999999999999999.99,2,2 \
+		    0.01,1,1 12345678901234567890.12,1,1 5.00,3,3 ,3,3 | sort)"
+		agg_rows -m $m --by g "count(DISTINCT x), sum(DISTINCT x)" w.col
+		status_is 0
+		assert_output "$(printf '%s\n' a,3,-87654321098765432104.87 \
+		    b,1,0.01 c,0, d,1,5.00 e,2,-99999999999999999994.99 f,0, |
+		    sort)"
+	done
+	run --separate-stderr bash -c 'set -o pipefail; colsort -k x w.col |
+	    colagg --sorted --by x "count(*)" | col2csv --no-header'
+	status_is 0
+	assert_output "$(printf '%s\n' -99999999999999999999.99,2 0.01,1 \
+	    5.00,3 12345678901234567890.12,1 ,3)"
 }
 
 @test "inputs: files, several files, '-', process substitution, colscan, Parquet" {
@@ -920,7 +943,70 @@ BIG_AGGS="count(*), sum(k), min(k), max(k), avg(k), min(day), max(label)"
 	run --separate-stderr colagg 'quantile_cont(i)' t.col
 	status_is 2
 	stderr_has "quantile_cont takes two arguments"
-	run --separate-stderr colagg 'median(s)' t.col
+	run --separate-stderr colagg 'quantile_cont(s, 0.5)' t.col
 	status_is 2
-	stderr_has "median does not take string"
+	stderr_has "quantile_cont does not take string"
+}
+
+@test "string_agg: the group's strings in input order, NULLs skipped, NULL for none" {
+	# Worked by hand from t.csv; the median of strings is the lower
+	# middle value (quantile_disc(s, 0.5)), as DuckDB's.
+	agg_rows --by g "string_agg(s), string_agg(s, ' | '), string_agg(s, ''),
+	    median(s), quantile_disc(s, 0), count(s)" t.col
+	status_is 0
+	stderr_empty
+	cat >want <<-'E'
+	,fig,fig,fig,fig,fig,1
+	a,"pear,banana,pear",pear | banana | pear,pearbananapear,pear,banana,3
+	b,"apple,kiwi,zucchini",apple | kiwi | zucchini,applekiwizucchini,kiwi,apple,3
+	c,,,,,,0
+	E
+	diff want got || fail "string_agg differs"
+	run --separate-stderr bash -c "colagg \"string_agg(s, '-') AS j,
+	    median(s)\" t.col | colscan --schema"
+	status_is 0
+	assert_output "$(printf '%s\n' j:string 'median(s):string')"
+	# Without --by, and with --sorted: the same order.
+	agg_rows "string_agg(s, ';')" t.col
+	[ "$(cat got)" = "pear;apple;fig;kiwi;banana;zucchini;pear" ] ||
+		fail "one group: $(cat got)"
+	run --separate-stderr bash -c "set -o pipefail; colsort -k g t.col |
+	    colagg --sorted --by g \"string_agg(s, ';')\" | col2csv --no-header"
+	status_is 0
+	assert_output "$(printf '%s\n' 'a,pear;banana;pear' \
+	    'b,apple;kiwi;zucchini' c, ',fig')"
+}
+
+@test "string_agg: input order at every budget, spilled below it" {
+	# amount's groups are the 3 k's i, i + 100000, i + 200000, in that
+	# order; each k a string of 4 words.
+	tail -n +2 big.csv | awk -F, '{ n[$2]++; k[$2] = k[$2] (n[$2] > 1 ? "/" : "") "k " $1 " of " $2 }
+	END { for (a in k) printf "%s,%s\n", a, k[a] }' | sort >want
+	for m in 256K 1M 1G; do
+		agg_rows -m $m --stats --by amount "string_agg('k ' ||
+		    k::varchar || ' of ' || amount::varchar, '/')" big.col
+		status_is 0
+		[ "$(wc -l <got)" -eq 100000 ] || fail "-m $m: $(wc -l <got) groups"
+		diff -q want got >/dev/null ||
+			fail "-m $m: $(diff want got | head -5)"
+		case $m in
+		1G) stderr_has " 0 partitions, 0 levels" ;;
+		*) [[ $stderr =~ \ ([1-9][0-9]*)\ partitions ]] ||
+			fail "-m $m did not spill: $stderr" ;;
+		esac
+	done
+	spill_empty
+}
+
+@test "string_agg: usage errors are exit 2 with a caret" {
+	run --separate-stderr colagg 'string_agg(s, s)' t.col
+	status_is 2
+	stderr_has "the separator must be a string written out"
+	stderr_has "^"
+	run --separate-stderr colagg "string_agg(s, ',', 'x')" t.col
+	status_is 2
+	stderr_has "string_agg takes the strings and a separator"
+	run --separate-stderr colagg 'string_agg(i)' t.col
+	status_is 2
+	stderr_has "string_agg does not take int64"
 }

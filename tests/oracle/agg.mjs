@@ -18,7 +18,8 @@
 // the first non-NULL value in the table's order, as colagg's is.
 //
 // Environment: COLPIPE_BIN, WORK (holding lineitem.col/.csv/.parquet
-// and orders.col/.csv; the caller removes it), MODE (asan: one budget).
+// and orders.col/.csv; the caller removes it), MODE (asan: one budget),
+// AGG_CASES (a regular expression: only the cases it matches).
 
 import { DuckDBInstance } from '@duckdb/node-api';
 import { readFileSync } from 'node:fs';
@@ -28,6 +29,8 @@ import { Tap, sh, shDiag, parseFlatLine, scaleOf, sameValue } from './lib.mjs';
 const BIN = process.env.COLPIPE_BIN;
 const WORK = process.env.WORK;
 const ASAN = process.env.MODE === 'asan';
+// AGG_CASES: a regular expression; only the cases whose name it matches.
+const ONLY = process.env.AGG_CASES ? new RegExp(process.env.AGG_CASES) : null;
 const BUDGETS = ASAN ? ['256M'] : ['256M', '1M'];
 const tap = new Tap();
 const env = { ...process.env, PATH: `${BIN}:${process.env.PATH}` };
@@ -124,6 +127,23 @@ const QUANT = [
 	['quantile_disc', 'l_shipdate, 1', 'qd_sd'],
 	['quantile_disc', 'CAST(l_quantity AS DOUBLE), 0', 'qd_qf'],
 	['quantile_disc', 'CAST(l_shipdate AS TIMESTAMP), 0.33', 'qd_sts'],
+].map(([fn, arg, as]) => ({ fn, arg, as }));
+
+// string_agg (input order within a group, also when it spills) and the
+// quantiles that hold strings and decimal(p > 18) values.
+const WIDE = 'CAST(l_extendedprice AS DECIMAL(30,2))';
+const SQUANT = [
+	['string_agg', "l_comment, ' | '", 'sa_c'],
+	['string_agg', 'l_shipmode', 'sa_m'],
+	['string_agg', nl('l_shipinstruct') + ", ''", 'sa_in'],
+	['median', 'l_shipmode', 'med_m'],
+	['median', nl('l_comment'), 'med_cn'],
+	['quantile_disc', 'l_comment, 0.3', 'qd_c'],
+	['median', WIDE, 'med_w'],
+	['median', nl(WIDE), 'med_wn'],
+	['quantile_cont', WIDE + ', 0.3', 'qc_w'],
+	['quantile_disc', 'CAST(l_quantity AS DECIMAL(20,0)) * ' +
+	    'CAST(-1 AS DECIMAL(20,0)), 0.7', 'qd_w'],
 ].map(([fn, arg, as]) => ({ fn, arg, as }));
 
 const CASES = [
@@ -239,6 +259,42 @@ const CASES = [
 		by: [],
 		aggs: QUANT,
 		budgets: ['512M'],
+	},
+	{
+		name: 'string_agg and string and wide quantiles by l_suppkey',
+		from: 'lineitem',
+		by: [{ expr: 'l_suppkey' }],
+		aggs: SQUANT,
+		spills: true,
+	},
+	{
+		name: 'string_agg and string and wide quantiles by l_orderkey',
+		from: 'lineitem',
+		by: [{ expr: 'l_orderkey' }],
+		aggs: SQUANT,
+		spills: true,
+	},
+	{
+		// Each string held costs 20 bytes beside its own.
+		name: 'string_agg and string and wide quantiles, one group',
+		from: 'lineitem',
+		by: [],
+		aggs: SQUANT.filter((a) => /^(sa_c|sa_m|med_m|qd_c|qc_w)$/.test(
+		    a.as)),
+		budgets: ['512M'],
+	},
+	{
+		name: 'decimal(30,2) keys and DISTINCT arguments (spills)',
+		from: 'lineitem',
+		by: [{ expr: nl(WIDE), as: 'w' }],
+		aggs: [
+			agg('count', '*', 'n'),
+			agg('count', 'DISTINCT CAST(l_quantity AS DECIMAL(25,2))',
+			    'nq'),
+			agg('sum', 'DISTINCT CAST(l_quantity AS DECIMAL(25,2))',
+			    'sq'),
+		],
+		spills: true,
 	},
 	{
 		name: 'every function over lineitem, one group',
@@ -512,6 +568,8 @@ for (const t of ['lineitem', 'orders']) {
 }
 
 for (const c of CASES) {
+	if (ONLY !== null && !ONLY.test(c.name))
+		continue;
 	const s = sql(c);
 	let duck;
 	try {

@@ -833,6 +833,128 @@ test_keys_init_errors(void)
 	core_schema_free(s);
 }
 
+/*
+ * decimal(p > 18) keys, alone and beside an int32: rows of a small
+ * domain of 128-bit values (some past 64 bits, either sign) with NULLs
+ * whose slots hold garbage, hashed whole and through a selection.
+ * Against a reference equality (the numbers, NULLs equal or not):
+ * core_hash_equal agrees on every pair of a sample, equal keys hash
+ * equal, and distinct ones rarely collide.  Two schemas of one scale and
+ * other precisions are comparable; a common scale other than the key's
+ * own is refused.
+ */
+#define WROWS 4097u
+static void
+test_wide_keys(void)
+{
+	struct core_schema *s = core_schema_new(2), *s2 = core_schema_new(1);
+	struct core_batch b;
+	struct core_hash_keys k1, k2, kw;
+	struct core_err err;
+	uint64_t *h = core_xcalloc(WROWS, sizeof(*h));
+	uint64_t *hs = core_xcalloc(WROWS, sizeof(*hs));
+	uint32_t *sel = core_xcalloc(WROWS, sizeof(*sel));
+	uint64_t *refs = core_xcalloc(WROWS, sizeof(*refs));
+	uint32_t *ra = core_xcalloc(WROWS, sizeof(*ra));
+	uint8_t *eq = core_xcalloc(WROWS, 1), *nul = core_xcalloc(WROWS, 1);
+	__int128 *v = core_xcalloc(WROWS, sizeof(*v));
+	int32_t *iv;
+	const struct core_batch *src[1];
+	static const uint32_t c0 = 0, c01[2] = { 0, 1 };
+	static const uint8_t sc1 = 1;
+	uint32_t r, i, nk, collide = 0, bad = 0, badh = 0, distinct = 0;
+
+	core_schema_set(s, 0, "w", core_type_decimal(30, 2));
+	core_schema_set(s, 1, "i", (struct core_coltype){ CORE_TYPE_INT32,
+	    0, 0 });
+	core_schema_set(s2, 0, "w", core_type_decimal(38, 2));
+	core_batch_init(&b, s);
+	core_batch_reserve(&b, WROWS, 0);
+	iv = b.cols[1].values;
+	for (r = 0; r < WROWS; r++) {
+		__int128 x = (__int128)(unit_rand() % 40) - 20;
+
+		if (unit_rand() % 2)
+			x = x * ((__int128)1 << 70) + 3;
+		v[r] = x;
+		if (unit_rand() % 9 == 0) {
+			/* Garbage in a NULL slot. */
+			x = (__int128)unit_rand() << 64 | unit_rand();
+			core_col_set_null(&b.cols[0], r, WROWS);
+			nul[r] = 1;
+		}
+		core_i128_store((char *)b.cols[0].values + 16 * (size_t)r, x);
+		iv[r] = (int32_t)(unit_rand() % 2);
+		sel[r] = WROWS - 1 - r;
+	}
+	b.nrows = WROWS;
+	src[0] = &b;
+	core_err_clear(&err);
+	CHECK_EQ_INT(core_hash_keys_init(&kw, s2, &c0, NULL, 1, &err), 0);
+	CHECK_EQ_INT(core_hash_keys_init(&k2, s, c01, NULL, 2, &err), 0);
+	CHECK_EQ_INT(core_hash_keys_init(&k1, s, &c0, &sc1, 1, &err),
+	    CORE_EUSAGE);
+	CHECK(strstr(err.msg, "own scale 2") != NULL);
+	CHECK_EQ_INT(core_hash_keys_init(&k1, s, &c0, NULL, 1, &err), 0);
+	CHECK(core_hash_keys_comparable(&k1, &kw));
+	for (nk = 1; nk <= 2; nk++) {
+		const struct core_hash_keys *k = nk == 1 ? &k1 : &k2;
+		uint8_t *nn = core_xcalloc(WROWS, 1);
+
+		uint32_t nnul = 0;
+
+		for (r = 0; r < WROWS; r++)
+			nnul += nul[r];
+		CHECK_EQ_INT((int)core_hash_batch(k, &b, NULL, WROWS, 7, h,
+		    nn), (int)nnul);
+		core_hash_batch(k, &b, sel, WROWS, 7, hs, NULL);
+		for (r = 0; r < WROWS; r++) {
+			badh += hs[r] != h[sel[r]];
+			bad += nn[r] != nul[r];
+		}
+		free(nn);
+		/* Pairs (r, r * 7 + 1 mod n), and each row with itself. */
+		for (i = 0; i < 2; i++) {
+			for (r = 0; r < WROWS; r++) {
+				ra[r] = r;
+				refs[r] = i ? r : (r * 7 + 1) % WROWS;
+			}
+			core_hash_equal(k, &b, ra, k, src, refs, WROWS, i == 0,
+			    eq);
+			for (r = 0; r < WROWS; r++) {
+				uint32_t q = (uint32_t)refs[r];
+				bool same = nul[r] || nul[q] ? (i == 0 &&
+				    nul[r] && nul[q]) : v[r] == v[q];
+
+				if (nk == 2)
+					same = same && iv[r] == iv[q];
+				bad += eq[r] != same;
+				if (i == 0 && same)
+					badh += h[r] != h[q];
+				if (i == 0 && !same) {
+					distinct++;
+					collide += h[r] == h[q];
+				}
+			}
+		}
+	}
+	CHECK_EQ_INT((int)bad, 0);
+	CHECK_EQ_INT((int)badh, 0);
+	CHECK(distinct > WROWS);
+	CHECK(collide <= 1);
+	core_batch_release(&b);
+	core_schema_free(s);
+	core_schema_free(s2);
+	free(h);
+	free(hs);
+	free(sel);
+	free(refs);
+	free(ra);
+	free(eq);
+	free(nul);
+	free(v);
+}
+
 int
 main(void)
 {
@@ -842,5 +964,6 @@ main(void)
 	RUN(test_special_values);
 	RUN(test_collisions);
 	RUN(test_keys_init_errors);
+	RUN(test_wide_keys);
 	return unit_done();
 }
