@@ -11,11 +11,11 @@
 // there is the machine or the input, not the code; --force prints the
 // deltas anyway for a reader who knows what moved.  Clock, governor, load
 // and the temporary file system are shown as advisory lines: they move
-// between sessions legitimately.
+// from one run to the next legitimately.
 //
 // Per case it prints best and median wall time, median CPU time and peak
 // RSS, old and new, with the delta of the best wall time.  A delta is
-// labelled "noise" when it is under 25% (cross-session deltas that size
+// labelled "noise" when it is under 25% (deltas that size between runs on different days
 // have been seen on unchanged code) or inside either record's own
 // run-to-run spread (max over best) for that case.  A case whose output
 // SHA-256 changed did different work: it is flagged and the exit status
