@@ -1471,14 +1471,21 @@ note_failure(struct core_csv_reader *r, const struct csv_rec *rec)
 	static const char fit[] = "value does not fit column ";
 	unsigned long long nf;
 	unsigned exp;
+	char head[96];
 
+	/* The message is not NUL-terminated in the arena: sscanf reads a
+	 * bounded copy of its start (the counts come first). */
+	snprintf(head, sizeof(head), "%.*s",
+	    (int)(rec->msg_len < sizeof(head) - 1 ? rec->msg_len :
+	    sizeof(head) - 1), m);
 	if (rec->msg_len > sizeof(fit) && memcmp(m, fit, sizeof(fit) - 1) == 0 &&
 	    rec->col >= 1 && rec->col <= r->schema->ncols) {
 		r->bad_kind = CORE_CSV_BAD_TYPE;
 		r->bad_col = rec->col - 1;
 	} else if (rec->msg_len > 8 && memcmp(m, "row has ", 8) == 0 &&
-	    (sscanf(m, "row has %llu fields, expected %u", &nf, &exp) == 2 ||
-	    sscanf(m, "row has %llu field, expected %u", &nf, &exp) == 2) &&
+	    (sscanf(head, "row has %llu fields, expected %u", &nf,
+	    &exp) == 2 ||
+	    sscanf(head, "row has %llu field, expected %u", &nf, &exp) == 2) &&
 	    nf >= 2 && nf < exp) {
 		r->bad_kind = CORE_CSV_BAD_SHORT;
 		r->bad_col = rec->col - 1;
