@@ -10,7 +10,9 @@
  * kept (key/value metadata, encodings).
  *
  * Trust: the footer length must fit in the file; every list count in it
- * is bounded by the footer's bytes (core_thrift); the schema tree must be
+ * is bounded by the footer's bytes (core_thrift), and the schema's, row
+ * groups' and key/value pairs' by the least bytes each element takes
+ * (list_fits) before anything is allocated for them; the schema tree must be
  * well formed (children counts adding up, as many column chunks in every
  * row group as the schema has leaves, of the leaves' physical types); row
  * counts are non-negative and their sum fits; a chunk's byte range must
@@ -740,6 +742,32 @@ build_columns(struct parse *ps, struct core_err *err)
 	return 0;
 }
 
+/*
+ * The least bytes a list element of the footer takes in the compact
+ * protocol, by the fields this reader requires: a SchemaElement and a
+ * KeyValue their name or key (field header, length, stop); a RowGroup
+ * its columns list header, num_rows and stop, and a byte (at least the
+ * stop) per column chunk.  A count the bytes left cannot hold is refused
+ * before anything is allocated for it.
+ */
+#define PQ_MIN_ELEM 3
+#define PQ_MIN_KV 3
+#define PQ_MIN_RG 5
+
+static int
+list_fits(struct parse *ps, uint32_t cnt, uint64_t each, const char *what,
+    struct core_err *err)
+{
+	uint64_t left = (uint64_t)(ps->r.end - ps->r.p);
+
+	if ((uint64_t)cnt * each <= left)
+		return 0;
+	return core_err_set(err, CORE_ECORRUPT, "%s: corrupt footer: %u %s "
+	    "cannot fit in the %llu bytes left of it (each takes at least "
+	    "%llu)", ps->f->name, cnt, what, (unsigned long long)left,
+	    (unsigned long long)each);
+}
+
 static int
 parse_footer(struct core_parquet_file *f, const uint8_t *p, size_t n,
     struct core_err *err)
@@ -763,6 +791,10 @@ parse_footer(struct core_parquet_file *f, const uint8_t *p, size_t n,
 				rc = CORE_ECORRUPT;
 				break;
 			}
+			rc = list_fits(&ps, cnt, PQ_MIN_ELEM,
+			    "schema elements", err);
+			if (rc != 0)
+				goto out;
 			ps.elems = core_xcalloc(cnt ? cnt : 1,
 			    sizeof(*ps.elems));
 			for (i = 0; i < cnt; i++) {
@@ -785,6 +817,10 @@ parse_footer(struct core_parquet_file *f, const uint8_t *p, size_t n,
 				rc = CORE_ECORRUPT;
 				break;
 			}
+			rc = list_fits(&ps, cnt, PQ_MIN_RG + (uint64_t)
+			    f->nleaves, "row groups", err);
+			if (rc != 0)
+				goto out;
 			f->rgs = core_xcalloc(cnt ? cnt : 1, sizeof(*f->rgs));
 			for (i = 0; i < cnt; i++) {
 				f->nrg = i + 1;
@@ -802,6 +838,26 @@ parse_footer(struct core_parquet_file *f, const uint8_t *p, size_t n,
 				break;
 			}
 			have_rgs = true;
+		} else if (id == 5 && t == CORE_THRIFT_LIST) {
+			/* key_value_metadata: not kept, but its count is
+			 * held to its bytes like the others. */
+			if (core_thrift_read_list(&ps.r, &et, &cnt) != 0 ||
+			    want(&ps, et == CORE_THRIFT_STRUCT) != 0) {
+				rc = CORE_ECORRUPT;
+				break;
+			}
+			rc = list_fits(&ps, cnt, PQ_MIN_KV,
+			    "key/value pairs", err);
+			if (rc != 0)
+				goto out;
+			for (i = 0; i < cnt; i++)
+				if (core_thrift_skip(&ps.r,
+				    CORE_THRIFT_STRUCT) != 0)
+					break;
+			if (i < cnt) {
+				rc = CORE_ECORRUPT;
+				break;
+			}
 		} else if (id == 6 && t == CORE_THRIFT_BINARY) {
 			if (core_thrift_read_binary(&ps.r, &s, &len) != 0) {
 				rc = CORE_ECORRUPT;

@@ -532,6 +532,196 @@ test_damage(void)
 	core_schema_free(schema);
 }
 
+/* ---- metadata caps ---- */
+
+enum craft { CR_OK, CR_FLEN, CR_ELEMS, CR_RGS, CR_KVS, CR_COLS };
+
+/*
+ * A file of one REQUIRED INT64 column x and one row group of nrows rows
+ * whose chunk is chunk[0..clen), uncompressed; kind makes one count of
+ * the footer (or its length) larger than its bytes can hold.
+ */
+static int
+craft_file(enum craft kind, const uint8_t *chunk, size_t clen, int64_t nrows)
+{
+	struct core_thrift t, f;
+	uint8_t tail[8];
+	uint32_t flen;
+
+	core_thrift_init(&f);
+	core_thrift_field_i32(&f, 1, 2);
+	core_thrift_field_list(&f, 2, CORE_THRIFT_STRUCT,
+	    kind == CR_ELEMS ? 40 : 2);
+	core_thrift_elem_struct(&f);
+	core_thrift_field_string(&f, 4, "schema");
+	core_thrift_field_i32(&f, 5, kind == CR_COLS ? 5000 : 1);
+	core_thrift_struct_end(&f);
+	core_thrift_elem_struct(&f);
+	core_thrift_field_i32(&f, 1, 2);		/* INT64 */
+	core_thrift_field_i32(&f, 3, 0);		/* REQUIRED */
+	core_thrift_field_string(&f, 4, "x");
+	core_thrift_struct_end(&f);
+	core_thrift_field_i64(&f, 3, nrows);
+	core_thrift_field_list(&f, 4, CORE_THRIFT_STRUCT,
+	    kind == CR_RGS ? 20 : 1);
+	core_thrift_elem_struct(&f);
+	core_thrift_field_list(&f, 1, CORE_THRIFT_STRUCT, 1);
+	core_thrift_elem_struct(&f);
+	core_thrift_field_i64(&f, 2, 4);
+	core_thrift_field_struct(&f, 3);
+	core_thrift_field_i32(&f, 1, 2);
+	core_thrift_field_i32(&f, 4, 0);		/* UNCOMPRESSED */
+	core_thrift_field_i64(&f, 7, (int64_t)clen);
+	core_thrift_field_i64(&f, 9, 4);
+	core_thrift_struct_end(&f);
+	core_thrift_struct_end(&f);
+	core_thrift_field_i64(&f, 2, (int64_t)clen);
+	core_thrift_field_i64(&f, 3, nrows);
+	core_thrift_struct_end(&f);
+	core_thrift_field_list(&f, 5, CORE_THRIFT_STRUCT,
+	    kind == CR_KVS ? 3 : 1);
+	core_thrift_elem_struct(&f);
+	core_thrift_field_string(&f, 1, "k");
+	core_thrift_struct_end(&f);
+	core_thrift_struct_end(&f);
+
+	core_thrift_init(&t);
+	core_thrift_raw(&t, "PAR1", 4);
+	core_thrift_raw(&t, chunk, clen);
+	core_thrift_raw(&t, f.buf, f.len);
+	flen = kind == CR_FLEN ? (uint32_t)(t.len + 1) : (uint32_t)f.len;
+	tail[0] = (uint8_t)flen;
+	tail[1] = (uint8_t)(flen >> 8);
+	tail[2] = (uint8_t)(flen >> 16);
+	tail[3] = (uint8_t)(flen >> 24);
+	memcpy(tail + 4, "PAR1", 4);
+	core_thrift_raw(&t, tail, 8);
+	{
+		int fd = memfd_of(t.buf, t.len);
+
+		core_thrift_release(&t);
+		core_thrift_release(&f);
+		return fd;
+	}
+}
+
+/* Opens and reads column x of fd; its status, err set, rows read. */
+static int
+read_x(int fd, struct core_err *err, uint64_t *nrows)
+{
+	struct core_parquet_file *f = NULL;
+	struct core_parquet_scan *s = NULL;
+	struct core_batch b;
+	uint32_t col = 0;
+	int rc;
+
+	*nrows = 0;
+	rc = core_parquet_file_open_fd(fd, "crafted.parquet", &f, err);
+	if (rc != 0)
+		return rc;
+	rc = core_parquet_scan_new(f, &col, 1, &s, err);
+	if (rc == 0) {
+		core_batch_init(&b, core_parquet_scan_schema(s));
+		while ((rc = core_parquet_scan_next(s, &b, err)) == 0)
+			*nrows += b.nrows;
+		core_batch_release(&b);
+		if (rc == CORE_EOF)
+			rc = 0;
+	}
+	core_parquet_scan_free(s);
+	core_parquet_file_free(f);
+	return rc;
+}
+
+/* A page header: type, sizes, and its sub-header (data page v1, or
+ * dictionary page) of nvalues PLAIN values. */
+static void
+page_hdr(struct core_thrift *t, int type, int32_t usize, int32_t csize,
+    int32_t nvalues)
+{
+	core_thrift_field_i32(t, 1, type);
+	core_thrift_field_i32(t, 2, usize);
+	core_thrift_field_i32(t, 3, csize);
+	core_thrift_field_struct(t, type == 2 ? 7 : 5);
+	core_thrift_field_i32(t, 1, nvalues);
+	core_thrift_field_i32(t, 2, 0);		/* PLAIN */
+	if (type != 2) {
+		core_thrift_field_i32(t, 3, 3);
+		core_thrift_field_i32(t, 4, 3);
+	}
+	core_thrift_struct_end(t);
+	core_thrift_struct_end(t);
+}
+
+/* One cap: the file fd is refused with CORE_ECORRUPT naming the file
+ * (and, where given, the place) and what says which cap. */
+static void
+cap_refused(int fd, const char *what, bool place)
+{
+	struct core_err err = { 0, "" };
+	uint64_t n;
+
+	CHECK_EQ_INT(read_x(fd, &err, &n), CORE_ECORRUPT);
+	CHECK(strstr(err.msg, "crafted.parquet") != NULL);
+	CHECK(strstr(err.msg, what) != NULL);
+	if (place)
+		CHECK(strstr(err.msg, "row group 0, column x") != NULL);
+	printf("# %s\n", err.msg);
+	close(fd);
+}
+
+/*
+ * Each of the footer's counts and each page's sizes is held to the bytes
+ * that hold it, and refused before anything of that size is allocated:
+ * more schema elements, row groups or key/value pairs than the bytes
+ * after their list's header hold at the least each takes (but no more
+ * than there are bytes: those the Thrift reader refuses), 5000 columns
+ * of a schema of two elements, a footer longer than the file, a page
+ * longer than its chunk and a dictionary of a million values in 16
+ * bytes.  The same file without the damage reads, so each refusal is
+ * the cap's.
+ */
+static void
+test_metadata_caps(void)
+{
+	struct core_thrift t;
+	struct core_err err = { 0, "" };
+	uint8_t vals[16] = { 7, 0, 0, 0, 0, 0, 0, 0, 9 };
+	uint64_t n = 0;
+	int fd;
+
+	core_thrift_init(&t);
+	page_hdr(&t, 0, 16, 16, 2);
+	core_thrift_raw(&t, vals, 16);
+	fd = craft_file(CR_OK, t.buf, t.len, 2);
+	CHECK_EQ_INT(read_x(fd, &err, &n), 0);
+	CHECK(n == 2);
+	close(fd);
+	cap_refused(craft_file(CR_FLEN, t.buf, t.len, 2), "footer length",
+	    false);
+	cap_refused(craft_file(CR_ELEMS, t.buf, t.len, 2), "40 schema "
+	    "elements cannot fit", false);
+	cap_refused(craft_file(CR_RGS, t.buf, t.len, 2), "20 row groups "
+	    "cannot fit", false);
+	cap_refused(craft_file(CR_KVS, t.buf, t.len, 2), "3 key/value "
+	    "pairs cannot fit", false);
+	cap_refused(craft_file(CR_COLS, t.buf, t.len, 2), "bad schema root",
+	    false);
+
+	core_thrift_reset(&t);
+	page_hdr(&t, 0, 16, 1000, 2);
+	core_thrift_raw(&t, vals, 16);
+	cap_refused(craft_file(CR_OK, t.buf, t.len, 2), "page runs past its "
+	    "column chunk", true);
+
+	core_thrift_reset(&t);
+	page_hdr(&t, 2, 16, 16, 1000000);
+	core_thrift_raw(&t, vals, 16);
+	cap_refused(craft_file(CR_OK, t.buf, t.len, 2), "dictionary page "
+	    "declares 1000000 values", true);
+	core_thrift_release(&t);
+}
+
 /* ---- the Thrift decoder ---- */
 
 /* Random nested structs through the encoder: the decoder must give back
@@ -1971,6 +2161,7 @@ main(void)
 	RUN(test_encodings);
 	RUN(test_thrift_reader);
 	RUN(test_page_declared_size);
+	RUN(test_metadata_caps);
 	if (stat(corpora, &st) == 0 && S_ISDIR(st.st_mode)) {
 		RUN(test_corpus);
 	} else {
