@@ -690,6 +690,38 @@ load_dictionary(struct pq_cursor *c, const struct page_header *h,
 	return 0;
 }
 
+int
+pq_dict_load(struct pq_cursor *c, const uint8_t *p, size_t len,
+    struct core_err *err)
+{
+	struct page_header h;
+	size_t hlen = 0;
+	int rc;
+
+	c->has_dict = false;
+	c->dict_n = 0;
+	if ((rc = parse_page_header(p, len, &h, &hlen, err)) != 0)
+		return rc;
+	if (h.type != PAGE_DICTIONARY)
+		return 1;
+	if ((uint64_t)h.csize > len - hlen)
+		return corrupt(err, "page runs past its column chunk");
+	return load_dictionary(c, &h, p + hlen, err);
+}
+
+const uint8_t *
+pq_dict_value(const struct pq_cursor *c, uint32_t i, uint32_t *len)
+{
+	const struct pq_leaf *l = c->leaf;
+
+	if (l->phys == PQ_BYTE_ARRAY || l->phys == PQ_FLBA) {
+		*len = c->dict_sv[i].len;
+		return c->dict_sv[i].p;
+	}
+	*len = (uint32_t)plain_width(l);
+	return c->dict_buf + (size_t)i * *len;
+}
+
 static bool
 encoding_fits(int enc, int phys)
 {
