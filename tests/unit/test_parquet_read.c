@@ -44,6 +44,9 @@
 #include "core_value.h"
 #include "core_codec.h"
 #include "core_col.h"
+#include "core_expr_bind.h"
+#include "core_expr_eval.h"
+#include "core_expr_parse.h"
 #include "core_io.h"
 #include "core_parquet_read.h"
 #include "core_parquet_read_private.h"
@@ -720,6 +723,199 @@ test_metadata_caps(void)
 	cap_refused(craft_file(CR_OK, t.buf, t.len, 2), "dictionary page "
 	    "declares 1000000 values", true);
 	core_thrift_release(&t);
+}
+
+/* ---- dictionary pruning ---- */
+
+/* Row group g of the dictionary pruning tests: n rows of a (INT64) and
+ * s (STRING) from the few values of dom (0..40), NULL one time in 8. */
+static void
+fill_dom(struct core_batch *b, uint32_t n, const int *dom, int ndom)
+{
+	struct core_column *a = &b->cols[0], *sc = &b->cols[1];
+	size_t used = 0;
+	uint32_t r;
+
+	core_batch_reserve(b, n, 4);
+	for (r = 0; r < n; r++) {
+		int v = dom[unit_rand() % (uint64_t)ndom];
+		int w = dom[unit_rand() % (uint64_t)ndom];
+		char buf[8];
+		int len = snprintf(buf, sizeof(buf), "x%d", w);
+
+		((int64_t *)a->values)[r] = v;
+		core_col_reserve_bytes(sc, used, (size_t)len);
+		memcpy((char *)sc->values + used, buf, (size_t)len);
+		used += (size_t)len;
+		sc->offsets[r + 1] = (int32_t)used;
+		if (unit_rand() % 8 == 0)
+			core_col_set_null(a, r, n);
+		if (unit_rand() % 8 == 0)
+			core_col_set_null(sc, r, n);
+	}
+	b->nrows = n;
+}
+
+static struct core_expr_bound *
+bind_filter(const char *src, const struct core_schema *s)
+{
+	struct core_expr *e = NULL;
+	struct core_expr_bound *b = NULL;
+	struct core_err err = { 0, "" };
+
+	if (core_expr_parse(src, strlen(src), &e, &err) != 0 ||
+	    core_expr_bind(e, src, strlen(src), s, &b, &err) != 0) {
+		printf("# %s: %s\n", src, err.msg);
+		b = NULL;
+	}
+	core_expr_free(e);
+	return b;
+}
+
+static uint32_t
+count_passing(struct core_expr_bound *w, const struct core_batch *b,
+    uint32_t *sel)
+{
+	struct core_err err = { 0, "" };
+	uint32_t n = 0;
+
+	if (core_expr_eval_filter(w, b, NULL, b->nrows, sel, &n, &err) != 0)
+		printf("# eval: %s\n", err.msg);
+	return n;
+}
+
+/* A random = or IN term on a or s, over values 0..40. */
+static int
+dict_term(char *buf, size_t cap)
+{
+	int k1 = (int)(unit_rand() % 41), k2 = (int)(unit_rand() % 41);
+
+	switch (unit_rand() % 5) {
+	case 0:
+		return snprintf(buf, cap, "a = %d", k1);
+	case 1:
+		return snprintf(buf, cap, "a IN (%d, %d)", k1, k2);
+	case 2:
+		return snprintf(buf, cap, "s = 'x%d'", k1);
+	case 3:
+		return snprintf(buf, cap, "s IN ('x%d', 'x%d', 'y')", k1, k2);
+	default:
+		return snprintf(buf, cap, "a <> %d", k1);
+	}
+}
+
+/*
+ * Row groups ruled out on a dictionary hold no row that passes: random
+ * files of row groups each of a few values of its own out of 0..40, and
+ * random conjunctions of = and IN terms (and a term the dictionary
+ * cannot decide); the rows the pruned scan hands out that pass must be
+ * as many as the evaluator passes over everything written.  And pruning
+ * must happen: most row groups without a passing row are skipped.
+ */
+static void
+test_dict_prune(void)
+{
+	struct core_schema *sc = core_schema_new(2);
+	uint32_t *sel = core_xmalloc(CORE_PARQUET_READ_BATCH_ROWS *
+	    sizeof(*sel));
+	static const uint32_t map[2] = { 0, 1 };
+	uint64_t empty_groups = 0, skipped = 0;
+	int trial, bad = 0;
+
+	core_schema_set(sc, 0, "a", (struct core_coltype){ CORE_TYPE_INT64,
+	    0, 0 });
+	core_schema_set(sc, 1, "s", (struct core_coltype){ CORE_TYPE_STRING,
+	    0, 0 });
+	for (trial = 0; trial < 60; trial++) {
+		struct core_parquet_options o;
+		struct core_parquet_writer *w = NULL;
+		struct core_parquet_file *f = NULL;
+		struct core_parquet_scan *scan = NULL;
+		struct core_parquet_scan_stats st;
+		struct core_output out;
+		struct core_err err = { 0, "" };
+		struct core_batch *bs, b;
+		struct core_expr_bound *wh;
+		struct core_prune *p;
+		uint32_t nrg = 1 + (uint32_t)(unit_rand() % 6), g;
+		uint32_t rows = 20 + (uint32_t)(unit_rand() % 300);
+		uint64_t want = 0, got = 0;
+		char src[256];
+		int fd = memfd_create("dict", 0), len, rc;
+
+		len = dict_term(src, sizeof(src));
+		if (unit_rand() % 2) {
+			len += snprintf(src + len, sizeof(src) - (size_t)len,
+			    " AND ");
+			dict_term(src + len, sizeof(src) - (size_t)len);
+		}
+		wh = bind_filter(src, sc);
+		CHECK(wh != NULL);
+		if (wh == NULL)
+			break;
+		core_parquet_options_init(&o);
+		o.row_group_rows = rows;
+		if (unit_rand() % 2)
+			o.page_bytes = 64;
+		core_output_init(&out, fd, "memfd", 0);
+		rc = core_parquet_writer_new(&out, sc, &o, &w, &err);
+		bs = core_xcalloc(nrg, sizeof(*bs));
+		for (g = 0; g < nrg; g++) {
+			int dom[4], nd = 1 + (int)(unit_rand() % 4), k;
+			uint32_t n;
+
+			for (k = 0; k < nd; k++)
+				dom[k] = (int)(unit_rand() % 41);
+			core_batch_init(&bs[g], sc);
+			fill_dom(&bs[g], rows, dom, nd);
+			if (rc == 0)
+				rc = core_parquet_write_batch(w, &bs[g], &err);
+			n = count_passing(wh, &bs[g], sel);
+			want += n;
+			empty_groups += n == 0;
+		}
+		if (rc == 0)
+			rc = core_parquet_writer_finish(w, &err);
+		CHECK_EQ_INT(rc, 0);
+		core_parquet_writer_free(w);
+		core_output_release(&out);
+		p = core_prune_new(wh, sc);
+		rc = core_parquet_file_open_fd(fd, "dict.parquet", &f, &err);
+		if (rc == 0)
+			rc = core_parquet_scan_new(f, map, 2, &scan, &err);
+		CHECK_EQ_INT(rc, 0);
+		if (rc == 0) {
+			core_parquet_scan_prune(scan, p, map, 2);
+			core_batch_init(&b, core_parquet_scan_schema(scan));
+			while ((rc = core_parquet_scan_next(scan, &b,
+			    &err)) == 0)
+				got += count_passing(wh, &b, sel);
+			CHECK_EQ_INT(rc, CORE_EOF);
+			core_batch_release(&b);
+			core_parquet_scan_stats(scan, &st);
+			skipped += st.row_groups_skipped;
+		}
+		if (got != want) {
+			bad++;
+			printf("# %s: %llu rows pass, %llu expected\n", src,
+			    (unsigned long long)got,
+			    (unsigned long long)want);
+		}
+		core_parquet_scan_free(scan);
+		core_parquet_file_free(f);
+		core_prune_free(p);
+		core_expr_bound_free(wh);
+		for (g = 0; g < nrg; g++)
+			core_batch_release(&bs[g]);
+		free(bs);
+		close(fd);
+	}
+	CHECK_EQ_INT(bad, 0);
+	printf("# %llu row groups skipped of %llu without a passing row\n",
+	    (unsigned long long)skipped, (unsigned long long)empty_groups);
+	CHECK(skipped * 4 >= empty_groups * 3);
+	free(sel);
+	core_schema_free(sc);
 }
 
 /* ---- the Thrift decoder ---- */
@@ -2162,6 +2358,7 @@ main(void)
 	RUN(test_thrift_reader);
 	RUN(test_page_declared_size);
 	RUN(test_metadata_caps);
+	RUN(test_dict_prune);
 	if (stat(corpora, &st) == 0 && S_ISDIR(st.st_mode)) {
 		RUN(test_corpus);
 	} else {
