@@ -541,11 +541,14 @@ enum craft { CR_OK, CR_FLEN, CR_ELEMS, CR_RGS, CR_KVS, CR_COLS };
 
 /*
  * A file of one REQUIRED INT64 column x and one row group of nrows rows
- * whose chunk is chunk[0..clen), uncompressed; kind makes one count of
- * the footer (or its length) larger than its bytes can hold.
+ * whose chunk is chunk[0..clen), uncompressed, its first dlen bytes a
+ * dictionary page when dlen > 0, its encodings list enc[0..nenc) when
+ * nenc > 0; kind makes one count of the footer (or its length) larger
+ * than its bytes can hold.
  */
 static int
-craft_file(enum craft kind, const uint8_t *chunk, size_t clen, int64_t nrows)
+craft_file_enc(enum craft kind, const uint8_t *chunk, size_t clen,
+    int64_t nrows, size_t dlen, const int32_t *enc, uint32_t nenc)
 {
 	struct core_thrift t, f;
 	uint8_t tail[8];
@@ -573,9 +576,18 @@ craft_file(enum craft kind, const uint8_t *chunk, size_t clen, int64_t nrows)
 	core_thrift_field_i64(&f, 2, 4);
 	core_thrift_field_struct(&f, 3);
 	core_thrift_field_i32(&f, 1, 2);
+	if (nenc > 0) {
+		uint32_t k;
+
+		core_thrift_field_list(&f, 2, CORE_THRIFT_I32, nenc);
+		for (k = 0; k < nenc; k++)
+			core_thrift_elem_i32(&f, enc[k]);
+	}
 	core_thrift_field_i32(&f, 4, 0);		/* UNCOMPRESSED */
 	core_thrift_field_i64(&f, 7, (int64_t)clen);
-	core_thrift_field_i64(&f, 9, 4);
+	core_thrift_field_i64(&f, 9, 4 + (int64_t)dlen);
+	if (dlen > 0)
+		core_thrift_field_i64(&f, 11, 4);
 	core_thrift_struct_end(&f);
 	core_thrift_struct_end(&f);
 	core_thrift_field_i64(&f, 2, (int64_t)clen);
@@ -606,6 +618,12 @@ craft_file(enum craft kind, const uint8_t *chunk, size_t clen, int64_t nrows)
 		core_thrift_release(&f);
 		return fd;
 	}
+}
+
+static int
+craft_file(enum craft kind, const uint8_t *chunk, size_t clen, int64_t nrows)
+{
+	return craft_file_enc(kind, chunk, clen, nrows, 0, NULL, 0);
 }
 
 /* Opens and reads column x of fd; its status, err set, rows read. */
@@ -915,6 +933,96 @@ test_dict_prune(void)
 	    (unsigned long long)skipped, (unsigned long long)empty_groups);
 	CHECK(skipped * 4 >= empty_groups * 3);
 	free(sel);
+	core_schema_free(sc);
+}
+
+/*
+ * Without encoding_stats the encodings list decides: a chunk of a
+ * dictionary of 7 and two rows of index 0 is ruled out for x = 8 when
+ * the list holds RLE_DICTIONARY and RLE only, not when it also holds
+ * PLAIN (a data page might be PLAIN), nor for x <> 7; x = 7 keeps it.
+ */
+static void
+test_dict_encodings(void)
+{
+	static const int32_t only[] = { 8, 3 }, mixed[] = { 0, 8, 3 };
+	static const struct {
+		const char *where;
+		const int32_t *enc;
+		uint32_t nenc;
+		uint64_t skipped, rows;
+	} cases[] = {
+		{ "x = 8", only, 2, 1, 0 }, { "x IN (1, 9)", only, 2, 1, 0 },
+		{ "x = 8", mixed, 3, 0, 0 }, { "x = 7", only, 2, 0, 2 },
+		{ "x IN (7, 9)", only, 2, 0, 2 }, { "x <> 7", only, 2, 0, 0 },
+	};
+	static const uint8_t idx[3] = { 1, 4, 0 };	/* width 1, 2 x 0 */
+	uint8_t seven[8] = { 7 };
+	struct core_schema *sc = core_schema_new(1);
+	struct core_thrift t;
+	size_t dlen, i;
+
+	core_schema_set(sc, 0, "x", (struct core_coltype){ CORE_TYPE_INT64,
+	    0, 0 });
+	core_thrift_init(&t);
+	page_hdr(&t, 2, 8, 8, 1);
+	core_thrift_raw(&t, seven, 8);
+	dlen = t.len;
+	core_thrift_field_i32(&t, 1, 0);
+	core_thrift_field_i32(&t, 2, 3);
+	core_thrift_field_i32(&t, 3, 3);
+	core_thrift_field_struct(&t, 5);
+	core_thrift_field_i32(&t, 1, 2);
+	core_thrift_field_i32(&t, 2, 8);	/* RLE_DICTIONARY */
+	core_thrift_field_i32(&t, 3, 3);
+	core_thrift_field_i32(&t, 4, 3);
+	core_thrift_struct_end(&t);
+	core_thrift_struct_end(&t);
+	core_thrift_raw(&t, idx, 3);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int fd = craft_file_enc(CR_OK, t.buf, t.len, 2, dlen,
+		    cases[i].enc, cases[i].nenc);
+		struct core_parquet_file *f = NULL;
+		struct core_parquet_scan *s = NULL;
+		struct core_parquet_scan_stats st;
+		struct core_err err = { 0, "" };
+		struct core_expr_bound *w = bind_filter(cases[i].where, sc);
+		struct core_prune *p = w ? core_prune_new(w, sc) : NULL;
+		struct core_batch b;
+		uint32_t col = 0, sel[4];
+		uint64_t rows = 0;
+		int rc;
+
+		rc = core_parquet_file_open_fd(fd, "enc.parquet", &f, &err);
+		if (rc == 0)
+			rc = core_parquet_scan_new(f, &col, 1, &s, &err);
+		CHECK_EQ_INT(rc, 0);
+		if (rc == 0) {
+			core_parquet_scan_prune(s, p, &col, 1);
+			core_batch_init(&b, core_parquet_scan_schema(s));
+			while ((rc = core_parquet_scan_next(s, &b,
+			    &err)) == 0)
+				rows += count_passing(w, &b, sel);
+			CHECK_EQ_INT(rc, CORE_EOF);
+			core_batch_release(&b);
+			core_parquet_scan_stats(s, &st);
+			if (st.row_groups_skipped != cases[i].skipped ||
+			    rows != cases[i].rows) {
+				printf("# %s, %u encodings: %llu skipped, "
+				    "%llu rows\n", cases[i].where,
+				    cases[i].nenc,
+				    (unsigned long long)st.row_groups_skipped,
+				    (unsigned long long)rows);
+				unit_cur_failed++;
+			}
+		}
+		core_parquet_scan_free(s);
+		core_parquet_file_free(f);
+		core_prune_free(p);
+		core_expr_bound_free(w);
+		close(fd);
+	}
+	core_thrift_release(&t);
 	core_schema_free(sc);
 }
 
@@ -2359,6 +2467,7 @@ main(void)
 	RUN(test_page_declared_size);
 	RUN(test_metadata_caps);
 	RUN(test_dict_prune);
+	RUN(test_dict_encodings);
 	if (stat(corpora, &st) == 0 && S_ISDIR(st.st_mode)) {
 		RUN(test_corpus);
 	} else {
