@@ -10,7 +10,9 @@
  * kept (key/value metadata, encodings).
  *
  * Trust: the footer length must fit in the file; every list count in it
- * is bounded by the footer's bytes (core_thrift); the schema tree must be
+ * is bounded by the footer's bytes (core_thrift), and the schema's, row
+ * groups' and key/value pairs' by the least bytes each element takes
+ * (list_fits) before anything is allocated for them; the schema tree must be
  * well formed (children counts adding up, as many column chunks in every
  * row group as the schema has leaves, of the leaves' physical types); row
  * counts are non-negative and their sum fits; a chunk's byte range must
@@ -23,6 +25,13 @@
  * then batches of at most CORE_PARQUET_READ_BATCH_ROWS rows decoded from
  * all of them.  Workload: files of a few to thousands of row groups of
  * up to millions of rows, scanned front to back.
+ *
+ * Dictionary pruning: before a row group's chunks are read, each column
+ * the filter has an = or IN term on whose chunk is dictionary-encoded
+ * throughout (encoding_stats, or the encodings list) has only its
+ * dictionary page read; when no value of it may pass, the row group is
+ * skipped.  A chunk whose dictionary page does not lie before its first
+ * data page is not looked at.
  *
  * Page pruning (core_parquet_scan_prune): before a row group's chunks
  * are read, the ColumnIndex and OffsetIndex of each pruned column give
@@ -83,6 +92,9 @@ struct chunk {
 	int64_t data_off, dict_off;	/* dict_off -1 when absent */
 	int64_t csize;
 	bool external;			/* in another file */
+	/* Every data page dictionary-encoded, by encoding_stats, or
+	 * without them by the encodings list. */
+	bool all_dict;
 	struct stats st;
 	/* The page index: OffsetIndex and ColumnIndex places, len 0 when
 	 * the file has none. */
@@ -176,6 +188,11 @@ struct core_parquet_scan {
 	struct pageloc *pl;		/* owned scratch: an OffsetIndex */
 	size_t npl, pl_cap;
 	struct colidx ci;		/* owned scratch: a ColumnIndex */
+	/* Dictionary pruning: a cursor holding one chunk's dictionary
+	 * (only its dictionary fields used), and the bytes read for it. */
+	struct pq_cursor dcur;		/* owned */
+	uint8_t *dbuf;			/* owned */
+	size_t dbuf_cap;
 	uint8_t *ix;			/* owned: page index bytes */
 	size_t ix_cap;
 };
@@ -425,6 +442,84 @@ parse_stats(struct parse *ps, struct stats *st)
 	return rc < 0 ? CORE_ECORRUPT : 0;
 }
 
+/* parquet.thrift's Encoding and PageType values the reader looks for. */
+enum {
+	ENC_PLAIN_DICTIONARY = 2,
+	ENC_RLE = 3,
+	ENC_BIT_PACKED = 4,
+	ENC_RLE_DICTIONARY = 8,
+	PAGE_DATA = 0,
+	PAGE_DATA_V2 = 3,
+};
+
+/* The encodings list: whether it holds a dictionary encoding and only
+ * those and the levels' (RLE, BIT_PACKED). */
+static int
+parse_encodings(struct parse *ps, bool *all_dict)
+{
+	uint32_t n, i;
+	uint8_t et;
+	int64_t v;
+	bool dict = false, other = false;
+
+	if (core_thrift_read_list(&ps->r, &et, &n) != 0 ||
+	    want(ps, et == CORE_THRIFT_I32) != 0)
+		return CORE_ECORRUPT;
+	for (i = 0; i < n; i++) {
+		if (core_thrift_read_int(&ps->r, et, &v) != 0)
+			return CORE_ECORRUPT;
+		if (v == ENC_PLAIN_DICTIONARY || v == ENC_RLE_DICTIONARY)
+			dict = true;
+		else if (v != ENC_RLE && v != ENC_BIT_PACKED)
+			other = true;
+	}
+	*all_dict = dict && !other;
+	return 0;
+}
+
+/* encoding_stats: whether every data page counted is dictionary-encoded
+ * (and there is one). */
+static int
+parse_encoding_stats(struct parse *ps, bool *all_dict)
+{
+	uint32_t n, i;
+	uint8_t et, t;
+	int16_t id;
+	int64_t v, type, enc, count;
+	int rc;
+	bool dict = false, other = false;
+
+	if (core_thrift_read_list(&ps->r, &et, &n) != 0 ||
+	    want(ps, et == CORE_THRIFT_STRUCT) != 0)
+		return CORE_ECORRUPT;
+	for (i = 0; i < n; i++) {
+		type = enc = -1;
+		count = 1;
+		if (core_thrift_read_struct(&ps->r) != 0)
+			return CORE_ECORRUPT;
+		while ((rc = core_thrift_read_field(&ps->r, &id, &t)) > 0) {
+			if (id >= 1 && id <= 3 && t == CORE_THRIFT_I32) {
+				if (core_thrift_read_int(&ps->r, t, &v) != 0)
+					return CORE_ECORRUPT;
+				*(id == 1 ? &type : id == 2 ? &enc :
+				    &count) = v;
+			} else if (core_thrift_skip(&ps->r, t) != 0) {
+				return CORE_ECORRUPT;
+			}
+		}
+		if (rc < 0)
+			return CORE_ECORRUPT;
+		if ((type != PAGE_DATA && type != PAGE_DATA_V2) || count == 0)
+			continue;
+		if (enc == ENC_PLAIN_DICTIONARY || enc == ENC_RLE_DICTIONARY)
+			dict = true;
+		else
+			other = true;
+	}
+	*all_dict = dict && !other;
+	return 0;
+}
+
 static int
 parse_col_meta(struct parse *ps, struct chunk *c)
 {
@@ -432,6 +527,7 @@ parse_col_meta(struct parse *ps, struct chunk *c)
 	uint8_t t;
 	int rc;
 	int64_t v;
+	bool by_list = false, by_stats = false, have_stats = false;
 
 	if (core_thrift_read_struct(&ps->r) != 0)
 		return CORE_ECORRUPT;
@@ -439,6 +535,17 @@ parse_col_meta(struct parse *ps, struct chunk *c)
 		switch (id) {
 		case 1:
 			GET32(c->type);
+			break;
+		case 2:
+			if (want(ps, t == CORE_THRIFT_LIST) != 0 ||
+			    parse_encodings(ps, &by_list) != 0)
+				return CORE_ECORRUPT;
+			break;
+		case 13:
+			if (want(ps, t == CORE_THRIFT_LIST) != 0 ||
+			    parse_encoding_stats(ps, &by_stats) != 0)
+				return CORE_ECORRUPT;
+			have_stats = true;
 			break;
 		case 4:
 			GET32(c->codec);
@@ -467,6 +574,7 @@ parse_col_meta(struct parse *ps, struct chunk *c)
 			SKIP();
 		}
 	}
+	c->all_dict = have_stats ? by_stats : by_list;
 	return rc;
 }
 
@@ -740,6 +848,32 @@ build_columns(struct parse *ps, struct core_err *err)
 	return 0;
 }
 
+/*
+ * The least bytes a list element of the footer takes in the compact
+ * protocol, by the fields this reader requires: a SchemaElement and a
+ * KeyValue their name or key (field header, length, stop); a RowGroup
+ * its columns list header, num_rows and stop, and a byte (at least the
+ * stop) per column chunk.  A count the bytes left cannot hold is refused
+ * before anything is allocated for it.
+ */
+#define PQ_MIN_ELEM 3
+#define PQ_MIN_KV 3
+#define PQ_MIN_RG 5
+
+static int
+list_fits(struct parse *ps, uint32_t cnt, uint64_t each, const char *what,
+    struct core_err *err)
+{
+	uint64_t left = (uint64_t)(ps->r.end - ps->r.p);
+
+	if ((uint64_t)cnt * each <= left)
+		return 0;
+	return core_err_set(err, CORE_ECORRUPT, "%s: corrupt footer: %u %s "
+	    "cannot fit in the %llu bytes left of it (each takes at least "
+	    "%llu)", ps->f->name, cnt, what, (unsigned long long)left,
+	    (unsigned long long)each);
+}
+
 static int
 parse_footer(struct core_parquet_file *f, const uint8_t *p, size_t n,
     struct core_err *err)
@@ -763,6 +897,10 @@ parse_footer(struct core_parquet_file *f, const uint8_t *p, size_t n,
 				rc = CORE_ECORRUPT;
 				break;
 			}
+			rc = list_fits(&ps, cnt, PQ_MIN_ELEM,
+			    "schema elements", err);
+			if (rc != 0)
+				goto out;
 			ps.elems = core_xcalloc(cnt ? cnt : 1,
 			    sizeof(*ps.elems));
 			for (i = 0; i < cnt; i++) {
@@ -785,6 +923,10 @@ parse_footer(struct core_parquet_file *f, const uint8_t *p, size_t n,
 				rc = CORE_ECORRUPT;
 				break;
 			}
+			rc = list_fits(&ps, cnt, PQ_MIN_RG + (uint64_t)
+			    f->nleaves, "row groups", err);
+			if (rc != 0)
+				goto out;
 			f->rgs = core_xcalloc(cnt ? cnt : 1, sizeof(*f->rgs));
 			for (i = 0; i < cnt; i++) {
 				f->nrg = i + 1;
@@ -802,6 +944,26 @@ parse_footer(struct core_parquet_file *f, const uint8_t *p, size_t n,
 				break;
 			}
 			have_rgs = true;
+		} else if (id == 5 && t == CORE_THRIFT_LIST) {
+			/* key_value_metadata: not kept, but its count is
+			 * held to its bytes like the others. */
+			if (core_thrift_read_list(&ps.r, &et, &cnt) != 0 ||
+			    want(&ps, et == CORE_THRIFT_STRUCT) != 0) {
+				rc = CORE_ECORRUPT;
+				break;
+			}
+			rc = list_fits(&ps, cnt, PQ_MIN_KV,
+			    "key/value pairs", err);
+			if (rc != 0)
+				goto out;
+			for (i = 0; i < cnt; i++)
+				if (core_thrift_skip(&ps.r,
+				    CORE_THRIFT_STRUCT) != 0)
+					break;
+			if (i < cnt) {
+				rc = CORE_ECORRUPT;
+				break;
+			}
 		} else if (id == 6 && t == CORE_THRIFT_BINARY) {
 			if (core_thrift_read_binary(&ps.r, &s, &len) != 0) {
 				rc = CORE_ECORRUPT;
@@ -1133,6 +1295,8 @@ core_parquet_scan_free(struct core_parquet_scan *s)
 	free(s->ci.max);
 	free(s->ci.nulls);
 	free(s->ix);
+	pq_cursor_release(&s->dcur);
+	free(s->dbuf);
 	free(s->cur);
 	free(s->buf);
 	free(s->buf_cap);
@@ -1580,6 +1744,92 @@ read_pages(struct core_parquet_scan *s, uint32_t i, const struct chunk *c,
 
 /* Reads the chunks of row group s->rg (their pages that hold rows of
  * s->keep) and starts the cursors. */
+/*
+ * Dictionary pruning: 1 when the pruner has an = or IN term on a column
+ * whose chunk in this row group is all dictionary-encoded and whose
+ * dictionary holds no value that may pass (every row then holds one of
+ * them or NULL, which neither term passes), else 0 or an error.  Only
+ * the bytes before the chunk's first data page are read; a chunk
+ * without such a gap, or a dictionary of values stat_value cannot give
+ * in colpipe's domain, rules nothing out.
+ */
+static int
+dict_rules_out(struct core_parquet_scan *s, struct core_err *err)
+{
+	struct core_parquet_file *f = s->f;
+	const struct row_group *g = &f->rgs[s->rg];
+	uint32_t j, k, i, vlen;
+	int rc;
+
+	for (j = 0; j < s->prune_n; j++) {
+		uint32_t fc = s->prune_map[j];
+		const struct pq_leaf *l = &f->leaves[fc];
+		const struct chunk *c = &g->chunks[l->chunk];
+		const char *cname = f->cols[fc].name;
+		enum core_codec codec;
+		int64_t start;
+		size_t len;
+		bool any = false;
+
+		if (!f->cols[fc].supported || c->external || c->type < 0 ||
+		    !c->all_dict || !core_prune_has_eq(s->prune, j) ||
+		    codec_of(c->codec, &codec) != 0)
+			continue;
+		if ((rc = chunk_span(f, s->rg, c, cname, &start, err)) != 0)
+			return rc;
+		if (c->data_off <= start || c->data_off - start > c->csize)
+			continue;
+		len = (size_t)(c->data_off - start);
+		if (s->dbuf_cap < len) {
+			free(s->dbuf);
+			s->dbuf_cap = len;
+			s->dbuf = core_xmalloc(len);
+		}
+		if ((rc = pread_all(f->fd, s->dbuf, len, (uint64_t)start,
+		    f->name, err)) != 0)
+			return rc;
+		s->stats.bytes += (uint64_t)len;
+		s->dcur.leaf = l;
+		s->dcur.codec = codec;
+		s->dcur.cx = s->cx;
+		rc = pq_dict_load(&s->dcur, s->dbuf, len, err);
+		if (rc < 0) {
+			char where[512];
+
+			snprintf(where, sizeof(where),
+			    "%s: row group %u, column %s", f->name, s->rg,
+			    cname);
+			core_err_prefix(err, where);
+			return rc;
+		}
+		if (rc > 0)
+			continue;
+		s->stats.pages++;
+		for (k = 0; k < s->prune_n; k++) {
+			memset(&s->pst[k], 0, sizeof(s->pst[k]));
+			s->pst[k].rows = (uint64_t)g->nrows;
+		}
+		for (i = 0; i < s->dcur.dict_n && !any; i++) {
+			struct core_colstats *st = &s->pst[j];
+			const uint8_t *v = pq_dict_value(&s->dcur, i, &vlen);
+
+			st->rows = 1;
+			st->has_null_count = true;
+			st->null_count = 0;
+			/* Without a value in colpipe's domain nothing is
+			 * known of the row: it may pass. */
+			any = !minmax_of(l, false, v, vlen, v, vlen, st) ||
+			    core_prune_may_match(s->prune, s->pst);
+		}
+		/* plan_rows reads the entries of the columns without a
+		 * page index as unknown: all zero. */
+		memset(s->pst, 0, s->prune_n * sizeof(*s->pst));
+		if (!any)
+			return 1;
+	}
+	return 0;
+}
+
 static int
 start_row_group(struct core_parquet_scan *s, struct core_err *err)
 {
@@ -1597,6 +1847,8 @@ start_row_group(struct core_parquet_scan *s, struct core_err *err)
 		left += s->keep[k].hi - s->keep[k].lo;
 	if (left == 0)
 		return 1;		/* every row ruled out */
+	if (s->prune != NULL && (rc = dict_rules_out(s, err)) != 0)
+		return rc;
 	all = left == nrows;
 	for (i = 0; i < s->ncols; i++) {
 		const struct pq_leaf *l = &f->leaves[s->cols[i]];

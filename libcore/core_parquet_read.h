@@ -155,7 +155,9 @@ int core_parquet_scan_next_rest(struct core_parquet_scan *s,
 
 struct core_parquet_scan_stats {
 	uint64_t row_groups;	/* row groups read */
-	uint64_t row_groups_skipped;	/* by core_parquet_scan_skip */
+	/* By core_parquet_scan_skip, their dictionaries, or their pages
+	 * all ruled out (core_parquet_scan_prune). */
+	uint64_t row_groups_skipped;
 	uint64_t pages;		/* data and dictionary pages decoded */
 	uint64_t pages_skipped;	/* data pages ruled out by a page index */
 	uint64_t bytes;		/* file bytes read: chunks, page indexes */
@@ -190,7 +192,11 @@ void core_parquet_scan_skip(struct core_parquet_scan *s, const bool *skip);
  * are borrowed for the scan's life (NULL p: no page pruning).  Of the
  * scan's columns with an OffsetIndex, only the pages holding rows left
  * are read.  A page index that does not fit its chunk is CORE_ECORRUPT
- * naming the file, row group and column.  Before the first next.
+ * naming the file, row group and column.  And whole row groups: one
+ * whose chunk of a column p has an = or IN term on (core_prune_has_eq)
+ * is dictionary-encoded throughout and whose dictionary holds no value
+ * that may pass is skipped after only that dictionary page is read.
+ * Before the first next.
  */
 void core_parquet_scan_prune(struct core_parquet_scan *s,
     const struct core_prune *p, const uint32_t *map, uint32_t n);

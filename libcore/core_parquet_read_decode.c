@@ -637,6 +637,14 @@ load_dictionary(struct pq_cursor *c, const struct page_header *h,
 		    h->encoding);
 	if (l->phys == PQ_BOOLEAN)
 		return bad_data(err, "dictionary page in a boolean column");
+	/* Each value takes its width (a BYTE_ARRAY's at least its length
+	 * prefix), so a count the declared size cannot hold is refused
+	 * before the page is expanded or its entries allocated. */
+	n = (size_t)h->nvalues;
+	if (n > (size_t)h->usize / (l->phys == PQ_BYTE_ARRAY ? 4 : w))
+		return core_err_set(err, CORE_ECORRUPT, "dictionary page "
+		    "declares %zu values, more than its %lld bytes can hold",
+		    n, (long long)h->usize);
 	rc = expand(c, body, (size_t)h->csize, (size_t)h->usize, true,
 	    &c->dict_buf, &c->dict_cap, &d, err);
 	if (rc != 0)
@@ -654,15 +662,6 @@ load_dictionary(struct pq_cursor *c, const struct page_header *h,
 		if (h->usize > 0)
 			memcpy(c->dict_buf, d, (size_t)h->usize);
 		d = c->dict_buf;
-	}
-	n = (size_t)h->nvalues;
-	if (l->phys != PQ_BYTE_ARRAY) {
-		if (n > (size_t)h->usize / w)
-			return corrupt(err, "dictionary holds fewer values "
-			    "than it declares");
-	} else if (n > (size_t)h->usize / 4) {
-		return corrupt(err, "dictionary holds fewer values than it "
-		    "declares");
 	}
 	if (l->phys == PQ_BYTE_ARRAY || l->phys == PQ_FLBA) {
 		c->dict_sv = core_grow(c->dict_sv, &c->dict_sv_cap, n ? n : 1,
@@ -689,6 +688,38 @@ load_dictionary(struct pq_cursor *c, const struct page_header *h,
 	c->dict_n = (uint32_t)n;
 	c->has_dict = true;
 	return 0;
+}
+
+int
+pq_dict_load(struct pq_cursor *c, const uint8_t *p, size_t len,
+    struct core_err *err)
+{
+	struct page_header h;
+	size_t hlen = 0;
+	int rc;
+
+	c->has_dict = false;
+	c->dict_n = 0;
+	if ((rc = parse_page_header(p, len, &h, &hlen, err)) != 0)
+		return rc;
+	if (h.type != PAGE_DICTIONARY)
+		return 1;
+	if ((uint64_t)h.csize > len - hlen)
+		return corrupt(err, "page runs past its column chunk");
+	return load_dictionary(c, &h, p + hlen, err);
+}
+
+const uint8_t *
+pq_dict_value(const struct pq_cursor *c, uint32_t i, uint32_t *len)
+{
+	const struct pq_leaf *l = c->leaf;
+
+	if (l->phys == PQ_BYTE_ARRAY || l->phys == PQ_FLBA) {
+		*len = c->dict_sv[i].len;
+		return c->dict_sv[i].p;
+	}
+	*len = (uint32_t)plain_width(l);
+	return c->dict_buf + (size_t)i * *len;
 }
 
 static bool

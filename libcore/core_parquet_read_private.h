@@ -170,4 +170,17 @@ int pq_cursor_read(struct pq_cursor *c, struct core_column *out,
     uint32_t row0, uint32_t n, size_t *str_used, bool *nulls,
     struct core_err *err);
 
+/*
+ * Loads the dictionary of a chunk from the len bytes at p (borrowed; its
+ * first page) into c, of which only leaf, codec and cx need be set (then
+ * free with pq_cursor_release, or reuse): 0, 1 when the first page is no
+ * dictionary page, or CORE_ECORRUPT/CORE_EDATA as pq_cursor_read.
+ * pq_dict_value gives entry i (< c->dict_n) in PLAIN form, without a
+ * BYTE_ARRAY's length prefix.
+ */
+int pq_dict_load(struct pq_cursor *c, const uint8_t *p, size_t len,
+    struct core_err *err);
+const uint8_t *pq_dict_value(const struct pq_cursor *c, uint32_t i,
+    uint32_t *len);
+
 #endif

@@ -311,3 +311,18 @@ core_prune_may_match(const struct core_prune *p,
 			return false;
 	return true;
 }
+
+bool
+core_prune_has_eq(const struct core_prune *p, uint32_t col)
+{
+	uint32_t i;
+
+	for (i = 0; p != NULL && i < p->n; i++) {
+		const struct term *t = &p->terms[i];
+
+		if (t->col == (int)col && (t->kind == T_IN ||
+		    (t->kind == T_CMP && t->op == CORE_OP_EQ)))
+			return true;
+	}
+	return false;
+}

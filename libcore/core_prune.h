@@ -62,4 +62,12 @@ const bool *core_prune_columns(const struct core_prune *p);
 bool core_prune_may_match(const struct core_prune *p,
     const struct core_colstats *st);
 
+/*
+ * Whether the filter holds, on column col, an = or IN term (neither is
+ * true of a NULL).  A unit whose every non-NULL value of col, each taken
+ * as a unit of its own, fails core_prune_may_match then has no row that
+ * passes: what ruling a row group out on its dictionary rests on.
+ */
+bool core_prune_has_eq(const struct core_prune *p, uint32_t col);
+
 #endif

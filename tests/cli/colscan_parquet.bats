@@ -2,8 +2,9 @@
 # colscan_parquet.bats - colscan reading Parquet files as users run it:
 # the same answers as from the MLSPILL3 stream the file was written
 # from, a count from the footer alone, row groups skipped by their
-# statistics without changing an answer, columns colpipe cannot hold,
-# Parquet and MLSPILL3 inputs mixed, and the errors.  Whether files of
+# statistics or dictionaries without changing an answer, columns
+# colpipe cannot hold, Parquet and MLSPILL3 inputs mixed, and the
+# errors.  Whether files of
 # other writers read right is tests/unit/test_parquet_read.c's corpus.
 
 load helpers
@@ -102,6 +103,54 @@ $(diff want.csv got.csv | head -5)"
 	run --separate-stderr colscan --stats --count --where "k < 1500" n.parquet
 	[ "$output" = 1499 ] || fail "no statistics: count $output"
 	[[ $stderr == *" 0 skipped"* ]] || fail "skipped without stats: $stderr"
+}
+
+@test "row groups whose dictionaries lack every = or IN constant are skipped, with the answers of --no-prune" {
+	# Every row group spans v0..v9 and 0..100, so min/max rule nothing
+	# out; only row group g holds v<g+1> and 10*(g+1).
+	awk 'BEGIN {
+		print "k,city,code"
+		for (i = 0; i < 5000; i++) {
+			g = int(i / 1000); m = i % 3
+			c = m == 0 ? "v0" : m == 1 ? "v9" : "v" (g + 1)
+			n = m == 0 ? 0 : m == 1 ? 100 : 10 * (g + 1)
+			if (i % 7 == 0) c = ""
+			printf "%d,%s,%d\n", i, c, n
+		}
+	}' | csv2col >d.col
+	for stats in "" --no-statistics; do
+		col2parquet $stats --row-group-rows 1000 -o d.parquet d.col
+		for w in "city = 'v3'" "code = 30" "city IN ('v3', 'zz')" \
+		    "city IN ('v2', 'v5') AND k >= 0" "code IN (20, 31)" \
+		    "city = 'v3' AND code = 30"; do
+			run --separate-stderr colscan --stats --where "$w" \
+			    d.parquet
+			status_is 0
+			[[ $stderr =~ ([0-9]+)\ row\ groups\ read,\ ([0-9]+)\ skipped ]] ||
+			    fail "$w: no row group counts in: $stderr"
+			[ "${BASH_REMATCH[2]}" -ge 3 ] ||
+			    fail "$w $stats: too few skipped: $stderr"
+			colscan --where "$w" d.parquet | col2csv >pruned.csv
+			colscan --no-prune --where "$w" d.parquet |
+			    col2csv >all.csv
+			colscan --where "$w" d.col | col2csv >col.csv
+			[ -s pruned.csv ] || fail "$w: no output"
+			cmp pruned.csv all.csv ||
+			    fail "$w: pruning changed the answer"
+			cmp pruned.csv col.csv ||
+			    fail "$w: differs from the .col scan"
+		done
+		# A term a dictionary cannot decide alone keeps every group.
+		for w in "city = 'v3' OR k < 0" "city <> 'v3'" \
+		    "city IS NULL"; do
+			run --separate-stderr colscan --stats --count \
+			    --where "$w" d.parquet
+			[[ $stderr == *" 0 skipped"* ]] ||
+			    fail "$w: skipped: $stderr"
+			[ "$output" = "$(colscan --no-prune --count \
+			    --where "$w" d.parquet)" ] || fail "$w: counts differ"
+		done
+	done
 }
 
 @test "pages ruled out by the page index are skipped, and the answers are the same without pruning" {

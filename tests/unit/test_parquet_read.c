@@ -44,6 +44,9 @@
 #include "core_value.h"
 #include "core_codec.h"
 #include "core_col.h"
+#include "core_expr_bind.h"
+#include "core_expr_eval.h"
+#include "core_expr_parse.h"
 #include "core_io.h"
 #include "core_parquet_read.h"
 #include "core_parquet_read_private.h"
@@ -530,6 +533,497 @@ test_damage(void)
 	free(p);
 	table_free(&t);
 	core_schema_free(schema);
+}
+
+/* ---- metadata caps ---- */
+
+enum craft { CR_OK, CR_FLEN, CR_ELEMS, CR_RGS, CR_KVS, CR_COLS };
+
+/*
+ * A file of one REQUIRED INT64 column x and one row group of nrows rows
+ * whose chunk is chunk[0..clen), uncompressed, its first dlen bytes a
+ * dictionary page when dlen > 0, its encodings list enc[0..nenc) when
+ * nenc > 0; kind makes one count of the footer (or its length) larger
+ * than its bytes can hold.
+ */
+static int
+craft_file_enc(enum craft kind, const uint8_t *chunk, size_t clen,
+    int64_t nrows, size_t dlen, const int32_t *enc, uint32_t nenc)
+{
+	struct core_thrift t, f;
+	uint8_t tail[8];
+	uint32_t flen;
+
+	core_thrift_init(&f);
+	core_thrift_field_i32(&f, 1, 2);
+	core_thrift_field_list(&f, 2, CORE_THRIFT_STRUCT,
+	    kind == CR_ELEMS ? 40 : 2);
+	core_thrift_elem_struct(&f);
+	core_thrift_field_string(&f, 4, "schema");
+	core_thrift_field_i32(&f, 5, kind == CR_COLS ? 5000 : 1);
+	core_thrift_struct_end(&f);
+	core_thrift_elem_struct(&f);
+	core_thrift_field_i32(&f, 1, 2);		/* INT64 */
+	core_thrift_field_i32(&f, 3, 0);		/* REQUIRED */
+	core_thrift_field_string(&f, 4, "x");
+	core_thrift_struct_end(&f);
+	core_thrift_field_i64(&f, 3, nrows);
+	core_thrift_field_list(&f, 4, CORE_THRIFT_STRUCT,
+	    kind == CR_RGS ? 20 : 1);
+	core_thrift_elem_struct(&f);
+	core_thrift_field_list(&f, 1, CORE_THRIFT_STRUCT, 1);
+	core_thrift_elem_struct(&f);
+	core_thrift_field_i64(&f, 2, 4);
+	core_thrift_field_struct(&f, 3);
+	core_thrift_field_i32(&f, 1, 2);
+	if (nenc > 0) {
+		uint32_t k;
+
+		core_thrift_field_list(&f, 2, CORE_THRIFT_I32, nenc);
+		for (k = 0; k < nenc; k++)
+			core_thrift_elem_i32(&f, enc[k]);
+	}
+	core_thrift_field_i32(&f, 4, 0);		/* UNCOMPRESSED */
+	core_thrift_field_i64(&f, 7, (int64_t)clen);
+	core_thrift_field_i64(&f, 9, 4 + (int64_t)dlen);
+	if (dlen > 0)
+		core_thrift_field_i64(&f, 11, 4);
+	core_thrift_struct_end(&f);
+	core_thrift_struct_end(&f);
+	core_thrift_field_i64(&f, 2, (int64_t)clen);
+	core_thrift_field_i64(&f, 3, nrows);
+	core_thrift_struct_end(&f);
+	core_thrift_field_list(&f, 5, CORE_THRIFT_STRUCT,
+	    kind == CR_KVS ? 3 : 1);
+	core_thrift_elem_struct(&f);
+	core_thrift_field_string(&f, 1, "k");
+	core_thrift_struct_end(&f);
+	core_thrift_struct_end(&f);
+
+	core_thrift_init(&t);
+	core_thrift_raw(&t, "PAR1", 4);
+	core_thrift_raw(&t, chunk, clen);
+	core_thrift_raw(&t, f.buf, f.len);
+	flen = kind == CR_FLEN ? (uint32_t)(t.len + 1) : (uint32_t)f.len;
+	tail[0] = (uint8_t)flen;
+	tail[1] = (uint8_t)(flen >> 8);
+	tail[2] = (uint8_t)(flen >> 16);
+	tail[3] = (uint8_t)(flen >> 24);
+	memcpy(tail + 4, "PAR1", 4);
+	core_thrift_raw(&t, tail, 8);
+	{
+		int fd = memfd_of(t.buf, t.len);
+
+		core_thrift_release(&t);
+		core_thrift_release(&f);
+		return fd;
+	}
+}
+
+static int
+craft_file(enum craft kind, const uint8_t *chunk, size_t clen, int64_t nrows)
+{
+	return craft_file_enc(kind, chunk, clen, nrows, 0, NULL, 0);
+}
+
+/* Opens and reads column x of fd; its status, err set, rows read. */
+static int
+read_x(int fd, struct core_err *err, uint64_t *nrows)
+{
+	struct core_parquet_file *f = NULL;
+	struct core_parquet_scan *s = NULL;
+	struct core_batch b;
+	uint32_t col = 0;
+	int rc;
+
+	*nrows = 0;
+	rc = core_parquet_file_open_fd(fd, "crafted.parquet", &f, err);
+	if (rc != 0)
+		return rc;
+	rc = core_parquet_scan_new(f, &col, 1, &s, err);
+	if (rc == 0) {
+		core_batch_init(&b, core_parquet_scan_schema(s));
+		while ((rc = core_parquet_scan_next(s, &b, err)) == 0)
+			*nrows += b.nrows;
+		core_batch_release(&b);
+		if (rc == CORE_EOF)
+			rc = 0;
+	}
+	core_parquet_scan_free(s);
+	core_parquet_file_free(f);
+	return rc;
+}
+
+/* A page header: type, sizes, and its sub-header (data page v1, or
+ * dictionary page) of nvalues PLAIN values. */
+static void
+page_hdr(struct core_thrift *t, int type, int32_t usize, int32_t csize,
+    int32_t nvalues)
+{
+	core_thrift_field_i32(t, 1, type);
+	core_thrift_field_i32(t, 2, usize);
+	core_thrift_field_i32(t, 3, csize);
+	core_thrift_field_struct(t, type == 2 ? 7 : 5);
+	core_thrift_field_i32(t, 1, nvalues);
+	core_thrift_field_i32(t, 2, 0);		/* PLAIN */
+	if (type != 2) {
+		core_thrift_field_i32(t, 3, 3);
+		core_thrift_field_i32(t, 4, 3);
+	}
+	core_thrift_struct_end(t);
+	core_thrift_struct_end(t);
+}
+
+/* One cap: the file fd is refused with CORE_ECORRUPT naming the file
+ * (and, where given, the place) and what says which cap. */
+static void
+cap_refused(int fd, const char *what, bool place)
+{
+	struct core_err err = { 0, "" };
+	uint64_t n;
+
+	CHECK_EQ_INT(read_x(fd, &err, &n), CORE_ECORRUPT);
+	CHECK(strstr(err.msg, "crafted.parquet") != NULL);
+	CHECK(strstr(err.msg, what) != NULL);
+	if (place)
+		CHECK(strstr(err.msg, "row group 0, column x") != NULL);
+	printf("# %s\n", err.msg);
+	close(fd);
+}
+
+/*
+ * Each of the footer's counts and each page's sizes is held to the bytes
+ * that hold it, and refused before anything of that size is allocated:
+ * more schema elements, row groups or key/value pairs than the bytes
+ * after their list's header hold at the least each takes (but no more
+ * than there are bytes: those the Thrift reader refuses), 5000 columns
+ * of a schema of two elements, a footer longer than the file, a page
+ * longer than its chunk and a dictionary of a million values in 16
+ * bytes.  The same file without the damage reads, so each refusal is
+ * the cap's.
+ */
+static void
+test_metadata_caps(void)
+{
+	struct core_thrift t;
+	struct core_err err = { 0, "" };
+	uint8_t vals[16] = { 7, 0, 0, 0, 0, 0, 0, 0, 9 };
+	uint64_t n = 0;
+	int fd;
+
+	core_thrift_init(&t);
+	page_hdr(&t, 0, 16, 16, 2);
+	core_thrift_raw(&t, vals, 16);
+	fd = craft_file(CR_OK, t.buf, t.len, 2);
+	CHECK_EQ_INT(read_x(fd, &err, &n), 0);
+	CHECK(n == 2);
+	close(fd);
+	cap_refused(craft_file(CR_FLEN, t.buf, t.len, 2), "footer length",
+	    false);
+	cap_refused(craft_file(CR_ELEMS, t.buf, t.len, 2), "40 schema "
+	    "elements cannot fit", false);
+	cap_refused(craft_file(CR_RGS, t.buf, t.len, 2), "20 row groups "
+	    "cannot fit", false);
+	cap_refused(craft_file(CR_KVS, t.buf, t.len, 2), "3 key/value "
+	    "pairs cannot fit", false);
+	cap_refused(craft_file(CR_COLS, t.buf, t.len, 2), "bad schema root",
+	    false);
+
+	core_thrift_reset(&t);
+	page_hdr(&t, 0, 16, 1000, 2);
+	core_thrift_raw(&t, vals, 16);
+	cap_refused(craft_file(CR_OK, t.buf, t.len, 2), "page runs past its "
+	    "column chunk", true);
+
+	core_thrift_reset(&t);
+	page_hdr(&t, 2, 16, 16, 1000000);
+	core_thrift_raw(&t, vals, 16);
+	cap_refused(craft_file(CR_OK, t.buf, t.len, 2), "dictionary page "
+	    "declares 1000000 values", true);
+	core_thrift_release(&t);
+}
+
+/* ---- dictionary pruning ---- */
+
+/* Row group g of the dictionary pruning tests: n rows of a (INT64) and
+ * s (STRING) from the few values of dom (0..40), NULL one time in 8. */
+static void
+fill_dom(struct core_batch *b, uint32_t n, const int *dom, int ndom)
+{
+	struct core_column *a = &b->cols[0], *sc = &b->cols[1];
+	size_t used = 0;
+	uint32_t r;
+
+	core_batch_reserve(b, n, 4);
+	for (r = 0; r < n; r++) {
+		int v = dom[unit_rand() % (uint64_t)ndom];
+		int w = dom[unit_rand() % (uint64_t)ndom];
+		char buf[8];
+		int len = snprintf(buf, sizeof(buf), "x%d", w);
+
+		((int64_t *)a->values)[r] = v;
+		core_col_reserve_bytes(sc, used, (size_t)len);
+		memcpy((char *)sc->values + used, buf, (size_t)len);
+		used += (size_t)len;
+		sc->offsets[r + 1] = (int32_t)used;
+		if (unit_rand() % 8 == 0)
+			core_col_set_null(a, r, n);
+		if (unit_rand() % 8 == 0)
+			core_col_set_null(sc, r, n);
+	}
+	b->nrows = n;
+}
+
+static struct core_expr_bound *
+bind_filter(const char *src, const struct core_schema *s)
+{
+	struct core_expr *e = NULL;
+	struct core_expr_bound *b = NULL;
+	struct core_err err = { 0, "" };
+
+	if (core_expr_parse(src, strlen(src), &e, &err) != 0 ||
+	    core_expr_bind(e, src, strlen(src), s, &b, &err) != 0) {
+		printf("# %s: %s\n", src, err.msg);
+		b = NULL;
+	}
+	core_expr_free(e);
+	return b;
+}
+
+static uint32_t
+count_passing(struct core_expr_bound *w, const struct core_batch *b,
+    uint32_t *sel)
+{
+	struct core_err err = { 0, "" };
+	uint32_t n = 0;
+
+	if (core_expr_eval_filter(w, b, NULL, b->nrows, sel, &n, &err) != 0)
+		printf("# eval: %s\n", err.msg);
+	return n;
+}
+
+/* A random = or IN term on a or s, over values 0..40. */
+static int
+dict_term(char *buf, size_t cap)
+{
+	int k1 = (int)(unit_rand() % 41), k2 = (int)(unit_rand() % 41);
+
+	switch (unit_rand() % 5) {
+	case 0:
+		return snprintf(buf, cap, "a = %d", k1);
+	case 1:
+		return snprintf(buf, cap, "a IN (%d, %d)", k1, k2);
+	case 2:
+		return snprintf(buf, cap, "s = 'x%d'", k1);
+	case 3:
+		return snprintf(buf, cap, "s IN ('x%d', 'x%d', 'y')", k1, k2);
+	default:
+		return snprintf(buf, cap, "a <> %d", k1);
+	}
+}
+
+/*
+ * Row groups ruled out on a dictionary hold no row that passes: random
+ * files of row groups each of a few values of its own out of 0..40, and
+ * random conjunctions of = and IN terms (and a term the dictionary
+ * cannot decide); the rows the pruned scan hands out that pass must be
+ * as many as the evaluator passes over everything written.  And pruning
+ * must happen: most row groups without a passing row are skipped.
+ */
+static void
+test_dict_prune(void)
+{
+	struct core_schema *sc = core_schema_new(2);
+	uint32_t *sel = core_xmalloc(CORE_PARQUET_READ_BATCH_ROWS *
+	    sizeof(*sel));
+	static const uint32_t map[2] = { 0, 1 };
+	uint64_t empty_groups = 0, skipped = 0;
+	int trial, bad = 0;
+
+	core_schema_set(sc, 0, "a", (struct core_coltype){ CORE_TYPE_INT64,
+	    0, 0 });
+	core_schema_set(sc, 1, "s", (struct core_coltype){ CORE_TYPE_STRING,
+	    0, 0 });
+	for (trial = 0; trial < 60; trial++) {
+		struct core_parquet_options o;
+		struct core_parquet_writer *w = NULL;
+		struct core_parquet_file *f = NULL;
+		struct core_parquet_scan *scan = NULL;
+		struct core_parquet_scan_stats st;
+		struct core_output out;
+		struct core_err err = { 0, "" };
+		struct core_batch *bs, b;
+		struct core_expr_bound *wh;
+		struct core_prune *p;
+		uint32_t nrg = 1 + (uint32_t)(unit_rand() % 6), g;
+		uint32_t rows = 20 + (uint32_t)(unit_rand() % 300);
+		uint64_t want = 0, got = 0;
+		char src[256];
+		int fd = memfd_create("dict", 0), len, rc;
+
+		len = dict_term(src, sizeof(src));
+		if (unit_rand() % 2) {
+			len += snprintf(src + len, sizeof(src) - (size_t)len,
+			    " AND ");
+			dict_term(src + len, sizeof(src) - (size_t)len);
+		}
+		wh = bind_filter(src, sc);
+		CHECK(wh != NULL);
+		if (wh == NULL)
+			break;
+		core_parquet_options_init(&o);
+		o.row_group_rows = rows;
+		if (unit_rand() % 2)
+			o.page_bytes = 64;
+		core_output_init(&out, fd, "memfd", 0);
+		rc = core_parquet_writer_new(&out, sc, &o, &w, &err);
+		bs = core_xcalloc(nrg, sizeof(*bs));
+		for (g = 0; g < nrg; g++) {
+			int dom[4], nd = 1 + (int)(unit_rand() % 4), k;
+			uint32_t n;
+
+			for (k = 0; k < nd; k++)
+				dom[k] = (int)(unit_rand() % 41);
+			core_batch_init(&bs[g], sc);
+			fill_dom(&bs[g], rows, dom, nd);
+			if (rc == 0)
+				rc = core_parquet_write_batch(w, &bs[g], &err);
+			n = count_passing(wh, &bs[g], sel);
+			want += n;
+			empty_groups += n == 0;
+		}
+		if (rc == 0)
+			rc = core_parquet_writer_finish(w, &err);
+		CHECK_EQ_INT(rc, 0);
+		core_parquet_writer_free(w);
+		core_output_release(&out);
+		p = core_prune_new(wh, sc);
+		rc = core_parquet_file_open_fd(fd, "dict.parquet", &f, &err);
+		if (rc == 0)
+			rc = core_parquet_scan_new(f, map, 2, &scan, &err);
+		CHECK_EQ_INT(rc, 0);
+		if (rc == 0) {
+			core_parquet_scan_prune(scan, p, map, 2);
+			core_batch_init(&b, core_parquet_scan_schema(scan));
+			while ((rc = core_parquet_scan_next(scan, &b,
+			    &err)) == 0)
+				got += count_passing(wh, &b, sel);
+			CHECK_EQ_INT(rc, CORE_EOF);
+			core_batch_release(&b);
+			core_parquet_scan_stats(scan, &st);
+			skipped += st.row_groups_skipped;
+		}
+		if (got != want) {
+			bad++;
+			printf("# %s: %llu rows pass, %llu expected\n", src,
+			    (unsigned long long)got,
+			    (unsigned long long)want);
+		}
+		core_parquet_scan_free(scan);
+		core_parquet_file_free(f);
+		core_prune_free(p);
+		core_expr_bound_free(wh);
+		for (g = 0; g < nrg; g++)
+			core_batch_release(&bs[g]);
+		free(bs);
+		close(fd);
+	}
+	CHECK_EQ_INT(bad, 0);
+	printf("# %llu row groups skipped of %llu without a passing row\n",
+	    (unsigned long long)skipped, (unsigned long long)empty_groups);
+	CHECK(skipped * 4 >= empty_groups * 3);
+	free(sel);
+	core_schema_free(sc);
+}
+
+/*
+ * Without encoding_stats the encodings list decides: a chunk of a
+ * dictionary of 7 and two rows of index 0 is ruled out for x = 8 when
+ * the list holds RLE_DICTIONARY and RLE only, not when it also holds
+ * PLAIN (a data page might be PLAIN), nor for x <> 7; x = 7 keeps it.
+ */
+static void
+test_dict_encodings(void)
+{
+	static const int32_t only[] = { 8, 3 }, mixed[] = { 0, 8, 3 };
+	static const struct {
+		const char *where;
+		const int32_t *enc;
+		uint32_t nenc;
+		uint64_t skipped, rows;
+	} cases[] = {
+		{ "x = 8", only, 2, 1, 0 }, { "x IN (1, 9)", only, 2, 1, 0 },
+		{ "x = 8", mixed, 3, 0, 0 }, { "x = 7", only, 2, 0, 2 },
+		{ "x IN (7, 9)", only, 2, 0, 2 }, { "x <> 7", only, 2, 0, 0 },
+	};
+	static const uint8_t idx[3] = { 1, 4, 0 };	/* width 1, 2 x 0 */
+	uint8_t seven[8] = { 7 };
+	struct core_schema *sc = core_schema_new(1);
+	struct core_thrift t;
+	size_t dlen, i;
+
+	core_schema_set(sc, 0, "x", (struct core_coltype){ CORE_TYPE_INT64,
+	    0, 0 });
+	core_thrift_init(&t);
+	page_hdr(&t, 2, 8, 8, 1);
+	core_thrift_raw(&t, seven, 8);
+	dlen = t.len;
+	core_thrift_field_i32(&t, 1, 0);
+	core_thrift_field_i32(&t, 2, 3);
+	core_thrift_field_i32(&t, 3, 3);
+	core_thrift_field_struct(&t, 5);
+	core_thrift_field_i32(&t, 1, 2);
+	core_thrift_field_i32(&t, 2, 8);	/* RLE_DICTIONARY */
+	core_thrift_field_i32(&t, 3, 3);
+	core_thrift_field_i32(&t, 4, 3);
+	core_thrift_struct_end(&t);
+	core_thrift_struct_end(&t);
+	core_thrift_raw(&t, idx, 3);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int fd = craft_file_enc(CR_OK, t.buf, t.len, 2, dlen,
+		    cases[i].enc, cases[i].nenc);
+		struct core_parquet_file *f = NULL;
+		struct core_parquet_scan *s = NULL;
+		struct core_parquet_scan_stats st;
+		struct core_err err = { 0, "" };
+		struct core_expr_bound *w = bind_filter(cases[i].where, sc);
+		struct core_prune *p = w ? core_prune_new(w, sc) : NULL;
+		struct core_batch b;
+		uint32_t col = 0, sel[4];
+		uint64_t rows = 0;
+		int rc;
+
+		rc = core_parquet_file_open_fd(fd, "enc.parquet", &f, &err);
+		if (rc == 0)
+			rc = core_parquet_scan_new(f, &col, 1, &s, &err);
+		CHECK_EQ_INT(rc, 0);
+		if (rc == 0) {
+			core_parquet_scan_prune(s, p, &col, 1);
+			core_batch_init(&b, core_parquet_scan_schema(s));
+			while ((rc = core_parquet_scan_next(s, &b,
+			    &err)) == 0)
+				rows += count_passing(w, &b, sel);
+			CHECK_EQ_INT(rc, CORE_EOF);
+			core_batch_release(&b);
+			core_parquet_scan_stats(s, &st);
+			if (st.row_groups_skipped != cases[i].skipped ||
+			    rows != cases[i].rows) {
+				printf("# %s, %u encodings: %llu skipped, "
+				    "%llu rows\n", cases[i].where,
+				    cases[i].nenc,
+				    (unsigned long long)st.row_groups_skipped,
+				    (unsigned long long)rows);
+				unit_cur_failed++;
+			}
+		}
+		core_parquet_scan_free(s);
+		core_parquet_file_free(f);
+		core_prune_free(p);
+		core_expr_bound_free(w);
+		close(fd);
+	}
+	core_thrift_release(&t);
+	core_schema_free(sc);
 }
 
 /* ---- the Thrift decoder ---- */
@@ -1971,6 +2465,9 @@ main(void)
 	RUN(test_encodings);
 	RUN(test_thrift_reader);
 	RUN(test_page_declared_size);
+	RUN(test_metadata_caps);
+	RUN(test_dict_prune);
+	RUN(test_dict_encodings);
 	if (stat(corpora, &st) == 0 && S_ISDIR(st.st_mode)) {
 		RUN(test_corpus);
 	} else {

@@ -555,11 +555,52 @@ test_cases(void)
 	core_schema_free(s);
 }
 
+/*
+ * core_prune_has_eq: the columns with an = or IN term, the terms the
+ * reader's dictionary pruning rests on (a NULL passes neither).  Not a
+ * <>, a range, an OR, NOT IN or IS NULL, nor a term on another column.
+ */
+static void
+test_has_eq(void)
+{
+	static const struct {
+		const char *where;
+		int col;
+		bool eq;
+	} cases[] = {
+		{ "i = 15", C_I, true }, { "15 = i", C_I, true },
+		{ "s IN ('a', 'b')", C_S, true },
+		{ "l = 1 AND i < 3", C_L, true },
+		{ "l = 1 AND i < 3", C_I, false }, { "i <> 15", C_I, false },
+		{ "i < 15", C_I, false }, { "i = 1 OR i = 2", C_I, false },
+		{ "i NOT IN (1, 2)", C_I, false }, { "i IS NULL", C_I, false },
+		{ "i + 0 = 1", C_I, false }, { "s = 'a'", C_I, false },
+	};
+	struct core_schema *s = make_schema();
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct core_expr_bound *w = bind(cases[i].where, s);
+		struct core_prune *p = w ? core_prune_new(w, s) : NULL;
+		bool eq = core_prune_has_eq(p, (uint32_t)cases[i].col);
+
+		if (w == NULL || eq != cases[i].eq) {
+			printf("# %s on column %d: has_eq %d, want %d\n",
+			    cases[i].where, cases[i].col, eq, cases[i].eq);
+			unit_cur_failed++;
+		}
+		core_prune_free(p);
+		core_expr_bound_free(w);
+	}
+	core_schema_free(s);
+}
+
 int
 main(void)
 {
 	RUN(test_cases);
 	RUN(test_sound);
 	RUN(test_pages);
+	RUN(test_has_eq);
 	return unit_done();
 }
