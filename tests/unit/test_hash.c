@@ -879,7 +879,8 @@ test_wide_keys(void)
 		v[r] = x;
 		if (unit_rand() % 9 == 0) {
 			/* Garbage in a NULL slot. */
-			x = (__int128)unit_rand() << 64 | unit_rand();
+			x = (__int128)((unsigned __int128)unit_rand() << 64 |
+			    unit_rand());
 			core_col_set_null(&b.cols[0], r, WROWS);
 			nul[r] = 1;
 		}
