@@ -739,6 +739,34 @@ BIG_AGGS="count(*), sum(k), min(k), max(k), avg(k), min(day), max(label)"
 	spill_empty
 }
 
+@test "an integer literal past int64: colscan's message and exit 2, a caret" {
+	# In every place colagg takes an expression, as colscan binds it.
+	run --separate-stderr colscan --select "i * 1000000000000000000000 AS y" t.col
+	status_is 2
+	want=${stderr#colscan: --select: }
+	for a in "sum(i * 1000000000000000000000)" \
+	    "count(DISTINCT i * 1000000000000000000000)" \
+	    "sum(i) * 1000000000000000000000"; do
+		run --separate-stderr colagg --by g "$a" t.col
+		status_is 2
+		assert_output ""
+		stderr_has "colagg: '$a': column "
+		stderr_has "integer out of range '1000000000000000000000'"
+		stderr_has "^^^^^^^^^^^^^^^^^^^^^^"
+	done
+	run --separate-stderr colagg --by "i * 1000000000000000000000 AS y" "count(*)" t.col
+	status_is 2
+	[ "$stderr" = "colagg: --by: $want" ] || fail "not colscan's: $stderr"
+	run --separate-stderr colagg --by g "count(*)" --having "sum(i) > 9223372036854775808" t.col
+	status_is 2
+	stderr_has "--having: column 10: integer out of range"
+	stderr_has "           ^^^^^^^^^^^^^^^^^^^"
+	# Through a pipe, the same before a row is read.
+	run --separate-stderr sh -c 'csv2col t.csv | colagg "sum(i * 1000000000000000000000)"'
+	status_is 2
+	stderr_has "integer out of range"
+}
+
 @test "a truncated or bad input: exit 3, and the output truncated too" {
 	head -c 200000 big.col >cut.col
 	for m in 256K 1G; do
