@@ -44,11 +44,18 @@ fi
 
 oracle="$top/tests/oracle"
 if [ -f "$oracle/package-lock.json" ]; then
+	# The stamp holds the lock file's hash, not its time: a checkout
+	# made later (a clone, a worktree sharing node_modules) has a newer
+	# lock file with the same content, and must not reinstall.
+	want=$(sha256sum < "$oracle/package-lock.json" | cut -d' ' -f1)
+	stamp="$oracle/node_modules/.colpipe-lock-sha256"
+	have=$(cat "$stamp" 2>/dev/null || true)
 	if [ ! -d "$oracle/node_modules/@duckdb/node-api" ] ||
-	    [ "$oracle/package-lock.json" -nt "$oracle/node_modules/.package-lock.json" ]; then
+	    [ "$want" != "$have" ]; then
 		if command -v npm >/dev/null 2>&1; then
 			echo "deps: npm ci (DuckDB oracle)" >&2
 			(cd "$oracle" && npm ci --no-audit --no-fund --loglevel=error) >&2
+			echo "$want" > "$stamp"
 		else
 			echo "deps: npm not found; oracle tests will be skipped" >&2
 		fi
