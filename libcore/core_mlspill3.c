@@ -572,6 +572,9 @@ struct core_mlspill3_reader {
 	size_t zraw2_cap;
 	const unsigned char *live;
 	struct core_mlspill3_stats st;
+	int tee_fd;			/* new_tee: fd gets every byte, or -1 */
+	const char *tee_name;		/* borrowed */
+	const char *one_path;		/* borrowed: new_tee's path */
 };
 
 #define READ_CHUNK (1u << 20)
@@ -601,6 +604,44 @@ swap_buffers(struct core_mlspill3_reader *r)
 	r->cap = r->cap2;
 	r->buf2 = b;
 	r->cap2 = c;
+}
+
+/*
+ * new_tee: duplicates up to want bytes of the input pipe to tee_fd
+ * (tee(2) shares the pipe's pages, nothing is copied), then reads those
+ * same bytes, so the output is the input exactly, byte for byte, however
+ * the reads fall.  The number read, 0 at end of input, or a negative
+ * code (errors of either side).
+ */
+static ssize_t
+tee_read(struct core_mlspill3_reader *r, size_t want, struct core_err *err)
+{
+	ssize_t t, k;
+	size_t got = 0;
+
+	do
+		t = tee(r->fd, r->tee_fd, want, 0);
+	while (t < 0 && errno == EINTR);
+	if (t < 0) {
+		if (errno == EPIPE)
+			return core_err_set(err, CORE_EPIPE,
+			    "%s: broken pipe", r->tee_name);
+		return core_err_errno(err, CORE_EIO, errno,
+		    "passing %s on to %s", r->name, r->tee_name);
+	}
+	while (got < (size_t)t) {
+		k = read(r->fd, r->buf + r->end + got, (size_t)t - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return core_err_errno(err, CORE_EIO, errno,
+			    "read error on %s", r->name);
+		if (k == 0)	/* cannot be: tee saw the bytes in the pipe */
+			return core_err_set(err, CORE_EIO, "read error on "
+			    "%s: the pipe lost bytes it held", r->name);
+		got += (size_t)k;
+	}
+	return t;
 }
 
 static ssize_t
@@ -641,8 +682,13 @@ ensure(struct core_mlspill3_reader *r, size_t n, struct core_err *err)
 			want = min;
 		if (want > r->cap - r->end)
 			want = r->cap - r->end;
-		k = read(r->fd, r->buf + r->end, want);
+		if (r->tee_fd >= 0)
+			k = tee_read(r, want, err);
+		else
+			k = read(r->fd, r->buf + r->end, want);
 		if (k < 0) {
+			if (r->tee_fd >= 0)
+				return (int)k;
 			if (errno == EINTR)
 				continue;
 			return core_err_errno(err, CORE_EIO, errno,
@@ -879,6 +925,32 @@ static void
 reader_init(struct core_mlspill3_reader *r)
 {
 	r->codec = core_codec_ctx_new();
+	r->tee_fd = -1;
+}
+
+int
+core_mlspill3_reader_new_tee(const char *path, int tee_fd,
+    const char *tee_name, struct core_mlspill3_reader **out,
+    struct core_err *err)
+{
+	struct core_mlspill3_reader *r = core_xcalloc(1, sizeof(*r));
+	int rc;
+
+	*out = NULL;
+	r->one_path = path;
+	r->paths = &r->one_path;
+	r->npaths = 1;
+	r->fd = -1;
+	reader_init(r);
+	r->tee_fd = tee_fd;
+	r->tee_name = tee_name;
+	if ((rc = open_path(r, err)) != 0 ||
+	    (rc = read_stream_header(r, err)) != 0) {
+		core_mlspill3_reader_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
 }
 
 int

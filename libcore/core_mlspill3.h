@@ -109,6 +109,20 @@ uint64_t core_mlspill3_reader_file_rows(
     const struct core_mlspill3_reader *r);
 
 /*
+ * As core_mlspill3_reader_new over the one path (borrowed for the
+ * reader's life; "-" is stdin), which must be a pipe, as must tee_fd:
+ * every byte is duplicated to tee_fd with tee(2) before it is read, so
+ * that tee_fd gets the input exactly as it came, checked by this reader
+ * as it passes (a bad frame has gone on before it is found: the reader
+ * behind tee_fd finds it too).  For a stage that changes nothing; it
+ * costs one copy of the data where a read and a write cost two.  Errors
+ * on tee_fd are CORE_EPIPE or CORE_EIO naming tee_name (borrowed).
+ */
+int core_mlspill3_reader_new_tee(const char *path, int tee_fd,
+    const char *tee_name, struct core_mlspill3_reader **out,
+    struct core_err *err);
+
+/*
  * The next frame as its record's bytes (header and body, len of them,
  * nrows rows; valid until the next read call), its checksum and layout
  * verified but nothing decoded: for a stage that passes frames on as

@@ -56,6 +56,8 @@ struct core_source {
 	int32_t *pb_col;		/* schema column -> pb column, or -1 */
 
 	struct core_source_stats done;	/* of the inputs closed */
+	int tee_fd;			/* open_tee's, or -1 */
+	const char *tee_name;		/* borrowed */
 };
 
 static const char *const stdin_path[] = { "-" };
@@ -185,7 +187,10 @@ open_input(struct core_source *s, struct core_err *err)
 		s->kind = PQ;
 		sc = parquet_schema(s, first);
 	} else {
-		if ((rc = core_mlspill3_reader_new(p, 1, &s->rd, err)) != 0)
+		rc = s->tee_fd >= 0 ? core_mlspill3_reader_new_tee(*p,
+		    s->tee_fd, s->tee_name, &s->rd, err) :
+		    core_mlspill3_reader_new(p, 1, &s->rd, err);
+		if (rc != 0)
 			return rc;
 		s->kind = MLS;
 		sc = core_schema_clone(core_mlspill3_reader_schema(s->rd));
@@ -201,9 +206,9 @@ open_input(struct core_source *s, struct core_err *err)
 	return rc;
 }
 
-int
-core_source_open(const char *const *paths, size_t npaths,
-    struct core_source **out, struct core_err *err)
+static int
+source_open(const char *const *paths, size_t npaths, int tee_fd,
+    const char *tee_name, struct core_source **out, struct core_err *err)
 {
 	struct core_source *s = core_xcalloc(1, sizeof(*s));
 	int rc;
@@ -212,6 +217,8 @@ core_source_open(const char *const *paths, size_t npaths,
 	s->paths = npaths ? paths : stdin_path;
 	s->npaths = npaths ? npaths : 1;
 	s->pq_fd = -1;
+	s->tee_fd = tee_fd;
+	s->tee_name = tee_name;
 	if ((rc = open_input(s, err)) != 0) {
 		core_source_free(s);
 		return rc;
@@ -220,6 +227,20 @@ core_source_open(const char *const *paths, size_t npaths,
 	    sizeof(*s->pb_col));
 	*out = s;
 	return 0;
+}
+
+int
+core_source_open(const char *const *paths, size_t npaths,
+    struct core_source **out, struct core_err *err)
+{
+	return source_open(paths, npaths, -1, NULL, out, err);
+}
+
+int
+core_source_open_tee(const char *const *path, int tee_fd,
+    const char *tee_name, struct core_source **out, struct core_err *err)
+{
+	return source_open(path, 1, tee_fd, tee_name, out, err);
 }
 
 void

@@ -40,6 +40,15 @@ int core_source_open(const char *const *paths, size_t npaths,
     struct core_source **out, struct core_err *err);
 void core_source_free(struct core_source *s);	/* NULL is fine */
 
+/*
+ * As core_source_open over one path (borrowed, as there), which must be
+ * a pipe carrying MLSPILL3, as must tee_fd: the input's bytes go on to
+ * tee_fd exactly as they come (core_mlspill3_reader_new_tee), for a
+ * stage that changes nothing and reads only to check.
+ */
+int core_source_open_tee(const char *const *path, int tee_fd,
+    const char *tee_name, struct core_source **out, struct core_err *err);
+
 /* The columns of the table; borrowed, valid for the source's life. */
 const struct core_schema *core_source_schema(const struct core_source *s);
 

@@ -577,6 +577,52 @@ EOF
 	stderr_has "col2csv: stdin: truncated stream"
 }
 
+@test "a pass-through from pipe to pipe: the input byte for byte, still checked" {
+	# Nothing to do, stdin and stdout pipes: the bytes are passed on
+	# by the kernel and only read to be checked.
+	run --separate-stderr bash -c 'set -o pipefail
+	    cat big.col | colscan --stats | cat >out.col'
+	status_is 0
+	stderr_has "30000 rows in, 30000 rows out, 1 inputs, 30 frames"
+	cmp big.col out.col || fail "the output is not the input"
+	# Concatenated streams go on as they came: one table downstream.
+	run --separate-stderr bash -c 'set -o pipefail
+	    cat big.col t.col big.col | colscan | colscan -c'
+	status_is 3
+	stderr_has "colscan: stdin: "
+	run --separate-stderr bash -c 'set -o pipefail
+	    cat big.col big.col | colscan | colscan -c'
+	status_is 0
+	assert_output 60000
+	cat big.col big.col | colscan | cmp - <(cat big.col big.col) ||
+	    fail "two streams did not pass as they came"
+	# A frame body overwritten: colscan says so (exit 3), and so does
+	# the reader behind it, which got the bytes.
+	local off len
+	read -r off len < <(frames big.col | sed -n 7p)
+	cp big.col bad.col
+	printf 'XXXX' | dd of=bad.col bs=1 seek=$((off + 32 + len / 2)) \
+	    conv=notrunc status=none
+	run --separate-stderr bash -c 'cat bad.col | colscan | colscan -c'
+	status_is 3
+	stderr_matches "^colscan: stdin: .*(checksum|corrupt)"
+	run --separate-stderr bash -c 'set -o pipefail
+	    cat bad.col | colscan | cat >/dev/null'
+	status_is 3
+	# Cut inside a frame: truncated here as downstream.
+	head -c $((off + 100)) big.col >cut_in.col
+	run --separate-stderr bash -c 'set -o pipefail
+	    cat cut_in.col | colscan | cat >cut.col'
+	status_is 3
+	stderr_has "colscan: stdin: truncated stream"
+	cmp cut.col cut_in.col || fail "cut differs"
+	# A reader that stops early ends the pass-through quietly.
+	run --separate-stderr bash -c 'set -o pipefail
+	    cat big.col big.col big.col | colscan | head -c 1000 | wc -c'
+	assert_output 1000
+	stderr_empty
+}
+
 @test "--stats prints rows in and out" {
 	run --separate-stderr colscan --stats -w "k <= 1500" -o out.col big.col
 	status_is 0

@@ -12,6 +12,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -599,6 +601,115 @@ test_concatenated_streams(void)
 	free(both);
 	close(fa);
 	close(fb);
+	for (f = 0; f < 2; f++)
+		core_batch_release(&a[f]);
+	for (f = 0; f < 3; f++)
+		core_batch_release(&b[f]);
+	core_schema_free(s);
+}
+
+/* test_tee's two ends: a feeder writing p in uneven pieces into a
+ * pipe, and a drainer keeping what comes out of the other. */
+struct pipe_job {
+	int fd;
+	char *p;
+	size_t len, cap;
+};
+
+static void *
+feed(void *arg)
+{
+	struct pipe_job *j = arg;
+	size_t off = 0, k;
+	uint64_t x = 7;
+
+	while (off < j->len) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		k = 1 + (size_t)(x >> 33) % 70000;
+		if (k > j->len - off)
+			k = j->len - off;
+		if (write(j->fd, j->p + off, k) != (ssize_t)k)
+			abort();
+		off += k;
+	}
+	close(j->fd);
+	return NULL;
+}
+
+static void *
+drain(void *arg)
+{
+	struct pipe_job *j = arg;
+	ssize_t k;
+
+	for (;;) {
+		if (j->cap - j->len < 65536)
+			j->p = core_grow(j->p, &j->cap, j->len + 65536, 1,
+			    1 << 20);
+		if ((k = read(j->fd, j->p + j->len, j->cap - j->len)) <= 0)
+			break;
+		j->len += (size_t)k;
+	}
+	return NULL;
+}
+
+/* A tee'd reader hands on exactly what it reads, however the writes
+ * fall, and still reads and checks it: rows counted, a cut found. */
+static void
+test_tee(void)
+{
+	struct core_schema *s = all_types_schema();
+	struct core_mlspill3_reader *r;
+	struct core_batch a[2], b[3], got;
+	struct pipe_job in, out;
+	struct core_err err;
+	pthread_t tf, td;
+	int pa[2], pb[2], f, cut, rc;
+	char path[32], *both, *pa_b, *pb_b;
+	size_t la, lb;
+	uint64_t rows;
+
+	f = write_stream(s, 0, a, 2, 3000, 2);
+	pa_b = slurp(f, &la);
+	close(f);
+	f = write_stream(s, 1, b, 3, 5000, 0);
+	pb_b = slurp(f, &lb);
+	close(f);
+	both = core_xmalloc(la + lb);
+	memcpy(both, pa_b, la);
+	memcpy(both + la, pb_b, lb);
+	for (cut = 0; cut < 2; cut++) {
+		CHECK(pipe(pa) == 0 && pipe(pb) == 0);
+		in = (struct pipe_job){ pa[1], both, la + lb - (cut ? 9 : 0),
+		    0 };
+		out = (struct pipe_job){ pb[0], NULL, 0, 0 };
+		pthread_create(&tf, NULL, feed, &in);
+		pthread_create(&td, NULL, drain, &out);
+		snprintf(path, sizeof(path), "/dev/fd/%d", pa[0]);
+		rc = core_mlspill3_reader_new_tee(path, pb[1], "out", &r,
+		    &err);
+		CHECK_EQ_INT(rc, 0);
+		rows = 0;
+		core_batch_init(&got, s);
+		while ((rc = core_mlspill3_reader_next(r, &got, &err)) == 0)
+			rows += got.nrows;
+		CHECK_EQ_INT(rc, cut ? CORE_ETRUNC : CORE_EOF);
+		if (!cut)
+			CHECK_EQ_INT(rows, 3000 + 3001 + 5000 + 5001 + 5002);
+		core_batch_release(&got);
+		core_mlspill3_reader_free(r);
+		close(pa[0]);
+		close(pb[1]);
+		pthread_join(tf, NULL);
+		pthread_join(td, NULL);
+		CHECK_EQ_INT(out.len, in.len);
+		CHECK(memcmp(out.p, both, in.len) == 0);
+		free(out.p);
+		close(pb[0]);
+	}
+	free(both);
+	free(pa_b);
+	free(pb_b);
 	for (f = 0; f < 2; f++)
 		core_batch_release(&a[f]);
 	for (f = 0; f < 3; f++)
@@ -1233,6 +1344,7 @@ main(void)
 	RUN(test_record_parse);
 	RUN(test_header_len);
 	RUN(test_concatenated_streams);
+	RUN(test_tee);
 	RUN(test_schema_mismatch);
 	RUN(test_unknown_version);
 	RUN(test_empty_stream);

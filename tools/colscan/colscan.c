@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "core_alloc.h"
 #include "core_col.h"
@@ -450,17 +451,80 @@ print_stats(const struct run *r)
 	    (double)fe_peak_rss() / 1e6);
 }
 
+static bool
+is_pipe(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+/*
+ * A scan with nothing to do, from one pipe to another, has its input's
+ * pages passed to the output by the kernel (core_source_open_tee) and
+ * only reads them to check them: one copy of the data, not two.  The
+ * output is then the input byte for byte, concatenated streams
+ * included, which every reader takes as the one table colscan would
+ * have written.
+ */
+static bool
+can_tee(const struct options *o, const char *const *paths, size_t npaths,
+    const struct fe_out *out)
+{
+	if (o->where != NULL || o->select != NULL || o->has_limit ||
+	    o->count || o->schema || o->common.zstd_level != 0)
+		return false;
+	if (npaths > 1 || (npaths == 1 && strcmp(paths[0], "-") != 0))
+		return false;
+	return is_pipe(0) && is_pipe(out->fd);
+}
+
+/* The tee'd scan: frames checked as they pass. */
+static int
+run_tee(struct run *r, struct core_err *err)
+{
+	struct core_source_stats st;
+	const void *p;
+	size_t len;
+	uint32_t n;
+	bool raw;
+	int rc;
+
+	while ((rc = core_source_next_raw(r->src, &r->in, &raw, &p, &len, &n,
+	    err)) == 0) {
+		r->rows_out += raw ? n : r->in.nrows;
+		if (r->prog != NULL) {
+			core_source_stats(r->src, &st);
+			fe_progress_update(r->prog, st.rows, st.bytes);
+		}
+	}
+	return rc == CORE_EOF ? 0 : rc;
+}
+
 static int
 run(const struct options *o, const char *const *paths, size_t npaths,
     const struct fe_out *out, struct core_err *err)
 {
+	static const char *const stdin_path[] = { "-" };
+	bool tee = can_tee(o, paths, npaths, out);
 	struct run r;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
-	if ((rc = core_source_open(paths, npaths, &r.src, err)) != 0)
+	rc = tee ? core_source_open_tee(stdin_path, out->fd, out->name,
+	    &r.src, err) : core_source_open(paths, npaths, &r.src, err);
+	if (rc != 0)
 		return rc;
+	if (tee) {
+		core_batch_init(&r.in, core_source_schema(r.src));
+		r.prog = fe_progress_new(o->common.progress, 0);
+		rc = run_tee(&r, err);
+		fe_progress_free(r.prog);
+		if (rc == 0 && o->common.stats)
+			print_stats(&r);
+		goto out;
+	}
 	if ((rc = plan(&r, err)) != 0)
 		goto out;
 	core_batch_init(&r.in, core_source_schema(r.src));
