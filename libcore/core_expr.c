@@ -329,6 +329,16 @@ print_node(struct out *o, const struct core_expr *e)
 		puts_(o, ")");
 		return;
 	case CORE_EXPR_FUNC:
+		/* The parser reads only SQL's spelling of position. */
+		if (e->text_len == 8 && strncasecmp(e->text, "position",
+		    8) == 0 && e->nkids == 2 && !e->star && !e->distinct) {
+			puts_(o, "position(");
+			print_node(o, e->kids[1]);
+			puts_(o, " IN ");
+			print_node(o, e->kids[0]);
+			puts_(o, ")");
+			return;
+		}
 		put_name(o, e->text, e->text_len);
 		puts_(o, "(");
 		if (e->star)

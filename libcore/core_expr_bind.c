@@ -38,6 +38,7 @@ struct binder {
 	size_t len;
 	const struct core_schema *schema;
 	struct core_err *err;
+	bool final;		/* a failing fold is the error */
 };
 
 static void bnode_free(struct core_bnode *n);
@@ -280,7 +281,13 @@ fold(struct binder *bd, struct core_bnode **np)
 	core_free_aligned(tmp.ident);
 	if (rc != 0) {
 		core_expr_column_release(&col);
-		return err_at(bd, n->off, n->len, e2.msg);
+		if (bd->final)
+			return err_at(bd, n->off, n->len, e2.msg);
+		/* An error only if it stays in the tree: FALSE AND x drops
+		 * x unevaluated, as DuckDB's rewrites do
+		 * (check_fold_failed). */
+		n->fold_failed = true;
+		return 0;
 	}
 	k = bnode_new(CORE_BN_CONST, NULL);
 	k->off = n->off;
@@ -2023,12 +2030,27 @@ bind(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 	return 0;
 }
 
+/* The first constant left in the tree whose value is an error, folded
+ * again to raise it: exit 2 before any row is read. */
+static int
+check_fold_failed(struct binder *bd, struct core_bnode **np)
+{
+	struct core_bnode *n = *np;
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < n->nkids; i++)
+		if ((rc = check_fold_failed(bd, &n->kids[i])) != 0)
+			return rc;
+	return n->fold_failed ? fold(bd, np) : 0;
+}
+
 int
 core_expr_bind(struct core_expr *e, const char *src, size_t len,
     const struct core_schema *schema, struct core_expr_bound **out,
     struct core_err *err)
 {
-	struct binder bd = { src, len, schema, err };
+	struct binder bd = { src, len, schema, err, false };
 	struct core_bnode *root;
 	struct core_expr_bound *b;
 	int rc;
@@ -2036,6 +2058,11 @@ core_expr_bind(struct core_expr *e, const char *src, size_t len,
 	*out = NULL;
 	if ((rc = bind(&bd, e, &root)) != 0)
 		return rc;
+	bd.final = true;
+	if ((rc = check_fold_failed(&bd, &root)) != 0) {
+		bnode_free(root);
+		return rc;
+	}
 	if (root->type.id == TYPE_ANY) {
 		set_type(root, mktype(CORE_TYPE_BOOL, 0, 0));
 		e->type = root->type;

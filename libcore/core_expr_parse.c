@@ -687,6 +687,38 @@ parse_substring(struct parser *p, struct core_expr *e,
 	return finish(p, e, name->off);
 }
 
+/* position(part IN s), SQL's spelling and DuckDB's only one: the same
+ * call as strpos(s, part), so the kids go in strpos's order.  The comma
+ * form is refused, its order being anybody's guess. */
+static struct core_expr *
+parse_position(struct parser *p, struct core_expr *e)
+{
+	struct core_expr *part, *s;
+
+	if ((part = parse_concat(p)) == NULL) {
+		core_expr_free(e);
+		return NULL;
+	}
+	if (!accept_kw(p, "in")) {
+		core_expr_free(part);
+		core_expr_free(e);
+		return fail_here(p, "expected IN: write position(part IN "
+		    "string), or strpos(string, part)");
+	}
+	if ((s = parse_concat(p)) == NULL) {
+		core_expr_free(part);
+		core_expr_free(e);
+		return NULL;
+	}
+	core_expr_add_kid(e, s);
+	core_expr_add_kid(e, part);
+	if (!accept(p, T_RPAREN)) {
+		core_expr_free(e);
+		return fail_here(p, "expected ')'");
+	}
+	return e;
+}
+
 /* A token that can only begin an operand (a name that is no keyword, a
  * quoted name, a literal): one right after another operand is a missing
  * operator or keyword. */
@@ -749,6 +781,12 @@ parse_call(struct parser *p, const struct tok *name)
 	    (name->len == 6 &&
 	    strncasecmp(p->src + name->off, "substr", 6) == 0)))
 		return parse_substring(p, e, name);
+	if (name->kind == T_IDENT && name->len == 8 && !e->distinct &&
+	    strncasecmp(p->src + name->off, "position", 8) == 0) {
+		if ((e = parse_position(p, e)) == NULL)
+			return NULL;
+		return finish(p, e, name->off);
+	}
 	if ((e = parse_list(p, e)) == NULL)
 		return NULL;
 	return finish(p, e, name->off);

@@ -2160,9 +2160,17 @@ test_bind_errors(void)
 	expect_error(s, "s * 2 > 1",
 	    "column 1: cannot apply '*' to string and int32\n"
 	    "  s * 2 > 1\n  ^");
-	expect_error(s, "i = 'x' OR s < dt",
+	expect_error(s, "i = 'x' OR s > 'a'",
 	    "column 5: cannot read 'x' as int32\n"
-	    "  i = 'x' OR s < dt\n      ^^^");
+	    "  i = 'x' OR s > 'a'\n      ^^^");
+	/* A constant's value error counts once the tree is final (so that
+	 * FALSE AND x can drop it): type errors come first. */
+	expect_error(s, "i = 'x' OR s < dt",
+	    "column 16: cannot compare string with date\n"
+	    "  i = 'x' OR s < dt\n                 ^^");
+	expect_error(s, "i = 1 AND sqrt(-1.0) > i",
+	    "column 11: cannot take the square root of a negative number\n"
+	    "  i = 1 AND sqrt(-1.0) > i\n            ^^^^^^^^^^");
 	expect_error(s, "b AND i",
 	    "column 7: AND needs a bool, not int32\n  b AND i\n        ^");
 	/* DuckDB: "Needed scale 40 to accurately represent the

@@ -142,6 +142,9 @@ static const struct {
 	{ "extract('day' FROM d)", "extract(day FROM d)" },
 	{ "extract(a)", "extract(a)" },
 	{ "substring(s FROM 2 FOR 3)", "substring(s, 2, 3)" },
+	{ "position('b' IN s)", "position('b' IN s)" },
+	{ "position('b' || t IN s || 'x') > 0",
+	    "(position(('b' || t) IN (s || 'x')) > 0)" },
 	{ "SUBSTR(s from i + 1)", "SUBSTR(s, (i + 1))" },
 	{ "substring(s, 2)", "substring(s, 2)" },
 	{ "substring(a || b FROM -1 FOR n * 2)",
@@ -755,6 +758,9 @@ static const struct {
 	    "  TIMESTAMP 'noon'\n            ^^^^^^" },
 	{ "INTERVAL '90' WEEK", "column 15: expected DAY, MONTH or YEAR\n"
 	    "  INTERVAL '90' WEEK\n                ^^^^" },
+	{ "position(s, 'b')", "column 11: expected IN: write position(part "
+	    "IN string), or strpos(string, part)\n  position(s, 'b')\n"
+	    "            ^" },
 	{ "extract(year d)", "column 14: expected FROM: write "
 	    "extract(year FROM value)\n  extract(year d)\n               ^" },
 	{ "INTERVAL 'x' DAY", "column 10: bad interval quantity 'x'\n"

@@ -1048,6 +1048,10 @@ test_needed(void)
 		{ "FALSE AND l > 0", "upper(s) AS u", "s" },
 		{ "(f > 1 AND TRUE) OR FALSE", "1 AS one", "f" },
 		{ "i > 0 OR NULL", "upper(s) AS u", "i s" },
+		/* ... also a side whose constant part is an error. */
+		{ "1 = 2 AND sqrt(-1.0) > l", "upper(s) AS u", "s" },
+		{ "i > 0 OR (TRUE OR 1 / 0 > CAST('x' AS int32))", "f",
+		    "f" },
 	};
 	static const char *const short_names[NCOLS] = { "i", "l", "d", "f",
 	    "s", "dt", "ts", "b", "odd" };
