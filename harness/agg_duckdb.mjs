@@ -1,4 +1,4 @@
-// agg_duckdb.mjs - the DuckDB side of harness/agg.sh: one aggregation
+// agg_duckdb.mjs - the DuckDB side of bench.sh's agg cases: one aggregation
 // over lineitem as CSV or Parquet, in a fresh in-memory database with 2
 // threads.  Every mode but check is one whole process timed from outside
 // by harness/timer, start-up included, as a user runs it; the groups are
@@ -10,7 +10,7 @@
 //	node harness/agg_duckdb.mjs run CASE FILE
 //		CASE's query over FILE
 //	node harness/agg_duckdb.mjs check CASE FILE
-//		the answer as agg.sh compares it: Q1's rows in key order,
+//		the answer as bench.sh compares it: Q1's rows in key order,
 //		or the groups' count and the sums of their columns, every
 //		number with 4 decimals
 //	node harness/agg_duckdb.mjs copy CSV OUT

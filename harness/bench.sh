@@ -11,30 +11,44 @@
 # like every other SF by $BUILD/harness/bin/tpchgen -s SF), CASES (a
 # comma-separated list of families, default all: startup scan filter
 # pipe join agg sort parquet tpch), RUNS (timed runs per case, default
-# 3), WARMUPS (untimed runs before them, default 1), QUERIES (the TPC-H
-# query numbers, default 1 to 22), MEM (the in-memory budget of coljoin
-# and colagg, default 1G), SMALL (their spilling budget, default 8M),
-# SORTMEM (colsort's and GNU sort's budget, default 64M: at SF0.1 that
-# spills; below SF 0.1 the two default to 256K and 2M), RECORDS (where
-# the record goes, default harness/records), BENCH_EXTRA (a file of
-# more case lines, sourced after the table: how tests/cli/bench.bats adds
-# a deliberately wrong peer), COLPIPE_SHARED, TMPDIR (data, outputs and
-# spill files: about four times the CSV).
+# 3), WARMUPS (untimed runs before them, default 1 below SF 1 and 0 from
+# SF 1 on, where the case's checked answer run, the last run of it
+# before its timed ones, is its warm-up), LONG_RUNS (timed runs of the
+# TPC-H cases, default RUNS below SF 1; from SF 1 on 0: the answer run,
+# timed like any run, is the one timed run), QUERIES (the TPC-H query
+# numbers, default 1 to 22), MEM (the in-memory budget of coljoin and
+# colagg, default 1G), SMALL (their spilling budget, default 8M), SORTMEM
+# (colsort's and GNU sort's budget, default 64M: at SF0.1 that spills;
+# below SF 0.1 the two default to 256K and 2M), RECORDS (where the record
+# goes, default harness/records), BENCH_CACHE (where generated tables
+# and the files derived from them are kept between runs, default
+# $TMPDIR/colpipe-bench-cache; "none" keeps nothing), BENCH_EXTRA (a
+# file of more case lines, sourced after the table: how
+# tests/cli/bench.bats adds a deliberately wrong peer), COLPIPE_SHARED,
+# TMPDIR (outputs and spill files: about twice the CSV; the cache holds
+# about four times the CSV).
 #
 # Order of work:
 #  1. Data, untimed: the eight tables as CSV, their .col files, Parquet
-#     files of lineitem (col2parquet's and DuckDB's), whatever the chosen
-#     families read; each file's SHA-256 goes in the record.
-#  2. Answers: every case runs once with its output kept, and its check
-#     (a shell test against DuckDB's answer on the same files, or a byte
-#     comparison with the input of a round trip) must pass; a spill case
-#     must also say on --stats that it spilled, and leave its temporary
-#     directory empty.  One wrong answer stops the run with status 1,
-#     before anything is timed and without a record.
-#  3. Times: harness/timer runs each case WARMUPS + RUNS times as one
-#     whole process (sh -c COMMAND): wall, CPU and peak RSS from wait4.
-#     A failed run stops everything; spill directories are checked empty
-#     again after each case.
+#     files of lineitem (col2parquet's and DuckDB's) and orders
+#     (DuckDB's), whatever the chosen families read; each file's SHA-256
+#     goes in the record.  Generated tables are kept in BENCH_CACHE under
+#     tpchgen's hash and SF, the derived files and DuckDB's reference
+#     answers under the data's hash and the hashes of the tools and
+#     programs that made them: a second run over the same data hashes
+#     the files again but makes none of them again.
+#  2. Answers: every case runs once under harness/timer with its output
+#     kept, and its check (a shell test against DuckDB's answer on the
+#     same files, or a byte comparison with the input of a round trip)
+#     must pass; a spill case must also say on --stats that it spilled,
+#     and leave its temporary directory empty.  One wrong answer stops
+#     the run with status 1, before anything is timed and without a
+#     record.
+#  3. Times: harness/timer runs each case WARMUPS + RUNS (LONG_RUNS for
+#     TPC-H) times as one whole process (bash -c COMMAND): wall, CPU and
+#     peak RSS from wait4.  A case with 0 runs keeps its answer run's
+#     figures (one run).  A failed run stops everything; spill
+#     directories are checked empty again after each case.
 #  4. The record, $RECORDS/<UTC date>-<sha>[-SF<sf>].json, and the table
 #     (harness/bench_report.mjs): each case's best and median, CPU, peak
 #     RSS and its ratio to its peer (colpipe over peer: below 1 is
@@ -43,10 +57,11 @@
 #
 # A case line:   c ID PEER 'CHECK' 'COMMAND' 'WHAT'
 # ID is FAMILY/NAME; PEER the id of the case it is held against, or -.
-# COMMAND is run by sh -c with B (the tools), H (harness/), D (the data
-# directory: csv/, col/, li.parquet, dd.parquet, li.tbl, tpch.duckdb) and
-# T (the case's scratch directory, T/spill its temporary directory;
-# a file the case writes is T/o) in its environment.  CHECK is run by
+# COMMAND is run by bash -c with B (the tools), H (harness/), D (the
+# data directory: csv/, col/, li.parquet, dd.parquet, do.parquet, li.tbl,
+# tpch.duckdb; the commands only read it) and T (the case's scratch
+# directory, T/spill its temporary directory; a file the case writes is
+# T/o) in its environment.  CHECK is run by
 # this shell after the answer run, with OUT the file of the command's
 # standard output (or T/o when the command wrote one).
 #
@@ -79,7 +94,15 @@ done
 }
 SF=${SF:-0.1}
 RUNS=${RUNS:-3}
-WARMUPS=${WARMUPS:-1}
+# From SF 1 on a case's answer run is its warm-up, and the TPC-H cases,
+# 88 of them and each seconds long, are timed once: their answer run.
+if awk -v s="$SF" 'BEGIN { exit !(s >= 1) }'; then
+	WARMUPS=${WARMUPS:-0}
+	LONG_RUNS=${LONG_RUNS:-0}
+else
+	WARMUPS=${WARMUPS:-1}
+	LONG_RUNS=${LONG_RUNS:-$RUNS}
+fi
 MEM=${MEM:-1G}
 # The spilling budgets must be smaller than the data: below SF 0.1
 # (the self-test's SF 0.01) they shrink with it.
@@ -113,67 +136,141 @@ PATH=$bin:$PATH
 export PATH
 want() { case " $CASES " in *" $1 "*) return 0 ;; esac; return 1; }
 
-B=$bin H=$top/harness D=$tmp/data T=$tmp/w
-export B H D T MEM SMALL SORTMEM
-mkdir -p "$D/csv" "$tmp/cases" "$tmp/ans"
+CACHE=${BENCH_CACHE:-${TMPDIR:-/tmp}/colpipe-bench-cache}
+[ "$CACHE" = none ] && CACHE=$tmp/cache
+mkdir -p "$CACHE" "$tmp/cases" "$tmp/ans"
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
-say "bench: families: $CASES; SF $SF; $RUNS runs after $WARMUPS" \
-    "warm-up(s); load average $load_start"
+say "bench: families: $CASES; SF $SF; $RUNS runs ($LONG_RUNS for TPC-H)" \
+    "after $WARMUPS warm-up(s); load average $load_start"
 
 # ---- 1. data ----
+# made DIR STAMP: true when STAMP (a file under DIR) says DIR's item was
+# finished; an interrupted run leaves no stamp, so the item is made anew.
+made() { [ -e "$1/.made.$2" ]; }
+mark() { : >"$1/.made.$2"; }
 tables="region nation supplier customer part partsupp orders lineitem"
 src="$shared/data/tpch/sf0.1"
 if [ "$SF" = 0.1 ] && [ -r "$src/lineitem.csv.zst" ]; then
-	for t in $tables; do
-		zstd -q -dc "$src/$t.csv.zst" >"$D/csv/$t.csv" ||
-		    die 2 "$src/$t.csv.zst: cannot decompress"
-	done
+	gdir=$CACHE/shared-$(for t in $tables; do sha <"$src/$t.csv.zst"
+	    done | sha | cut -c1-16)
+	csvdir=$gdir/csv
+	if ! made "$gdir" csv; then
+		rm -rf "$csvdir"
+		mkdir -p "$csvdir"
+		for t in $tables; do
+			zstd -q -dc "$src/$t.csv.zst" >"$csvdir/$t.csv" ||
+			    die 2 "$src/$t.csv.zst: cannot decompress"
+		done
+		mark "$gdir" csv
+	fi
 	data_from="$src/*.csv.zst (decompressed)"
 else
 	[ -x "$tpchgen" ] || die 2 "$tpchgen: not built (make)"
-	"$tpchgen" -s "$SF" -o "$D/csv" || die 1 "tpchgen -s $SF failed"
-	data_from="tpchgen -s $SF"
+	gdir=$CACHE/gen-sf$SF-$(sha <"$tpchgen" | cut -c1-16)
+	csvdir=$gdir/csv
+	if made "$gdir" csv; then
+		data_from="tpchgen -s $SF (kept in $gdir)"
+	else
+		rm -rf "$csvdir"
+		mkdir -p "$csvdir"
+		"$tpchgen" -s "$SF" -o "$csvdir" || die 1 "tpchgen -s $SF failed"
+		mark "$gdir" csv
+		data_from="tpchgen -s $SF"
+	fi
 fi
+# Every file is hashed on every run: the record's data identity is what
+# is read now, not what a cache says it was.
+: >"$tmp/filesha"
+for f in "$csvdir"/*.csv; do
+	printf 'csv/%s %s %s\n' "${f##*/}" "$(sha <"$f")" \
+	    "$(wc -c <"$f" | tr -d ' ')" >>"$tmp/filesha"
+done
+# One hash for the data: the CSV files' hashes in name order.
+data_sha=$(cut -d' ' -f2 "$tmp/filesha" | sha)
+# The derived files depend on the data and on what made them.
+ddver=$(node harness/duckdb_csv.mjs --startup | sed 's/^duckdb=//')
+dkey=$( {
+	echo "$data_sha $ddver"
+	for t in csv2col col2csv col2parquet; do sha <"$bin/$t"; done
+	cat harness/*_duckdb.mjs harness/duckdb_csv.mjs harness/tpch/Makefile |
+	    sha
+} | sha | cut -c1-16)
+D=$CACHE/data-$dkey
+mkdir -p "$D/memo"
+ln -sfn "$csvdir" "$D/csv"
+B=$bin H=$top/harness T=$tmp/w
+export B H D T MEM SMALL SORTMEM
 csv=$D/csv/lineitem.csv
 rows=$(($(wc -l <"$csv") - 1))
 # Only what the chosen families read: on a loaded machine every node
 # start-up is seconds.
 if want tpch; then
-	# Not a sub-make of make bench's: its own jobs, no jobserver.
+	# Not a sub-make of make bench's: its own jobs, no jobserver.  The
+	# Makefile itself remakes a .col only when its CSV is newer.
 	MAKEFLAGS= make -s -f harness/tpch/Makefile DATA="$D/csv" \
 	    COL="$D/col" BIN="$bin" tables >&2 ||
 	    die 1 "csv2col of the tables failed"
 else
 	mkdir -p "$D/col"
 	for t in lineitem orders; do
+		made "$D" "$t.col" && continue
 		"$bin/csv2col" "$D/csv/$t.csv" >"$D/col/$t.col" ||
 		    die 1 "csv2col $t.csv failed"
+		mark "$D" "$t.col"
 	done
 fi
-if want scan || want filter || want parquet; then
+if { want scan || want filter || want parquet; } && ! made "$D" li.parquet
+then
 	"$bin/col2parquet" -o "$D/li.parquet" "$D/col/lineitem.col" ||
 	    die 1 "col2parquet of lineitem failed"
+	mark "$D" li.parquet
 fi
-if want scan || want filter || want agg; then
+if { want scan || want filter || want agg || want join; } &&
+    ! made "$D" dd.parquet; then
 	node harness/scan_duckdb.mjs copy "$csv" "$D/dd.parquet" ||
 	    die 1 "DuckDB cannot write lineitem as Parquet"
+	mark "$D" dd.parquet
 fi
-if want sort; then
+if want join && ! made "$D" do.parquet; then
+	node harness/scan_duckdb.mjs copy "$D/csv/orders.csv" \
+	    "$D/do.parquet" || die 1 "DuckDB cannot write orders as Parquet"
+	mark "$D" do.parquet
+fi
+if want sort && ! made "$D" li.tbl; then
 	"$bin/col2csv" -f tsv --no-header "$D/col/lineitem.col" |
 	    tr '\t' '|' >"$D/li.tbl"
+	mark "$D" li.tbl
 fi
-if want tpch; then
+if want tpch && ! made "$D" tpch.duckdb; then
+	rm -f "$D/tpch.duckdb" "$D/tpch.duckdb.wal"
 	node harness/tpch_duckdb.mjs load "$D/csv" "$D/tpch.duckdb" ||
 	    die 1 "DuckDB cannot load the tables"
+	mark "$D" tpch.duckdb
 fi
+for f in "$D/li.parquet" "$D/dd.parquet" "$D/do.parquet"; do
+	[ -f "$f" ] || continue
+	printf '%s %s %s\n' "${f##*/}" "$(sha <"$f")" \
+	    "$(wc -c <"$f" | tr -d ' ')" >>"$tmp/filesha"
+done
 say "bench: data from $data_from: lineitem $rows rows," \
-    "$(du -sm "$D/csv" | cut -f1) MB of CSV"
+    "$(du -smL "$D/csv" | cut -f1) MB of CSV; derived files in $D"
 
 # ---- the reference answers, from DuckDB over the CSV ----
+# memo COMMAND...: COMMAND's output, kept in D/memo under the hash of the
+# command line (D names the data and the programs' hashes), so a second
+# run over the same data asks DuckDB nothing it asked before.
+memo() {
+	m=$D/memo/$(printf '%s\n' "$@" | sha | cut -c1-24)
+	if [ ! -e "$m" ]; then
+		"$@" >"$m.new" || { rm -f "$m.new"; return 1; }
+		mv "$m.new" "$m"
+	fi
+	cat "$m"
+}
 qty=$("$bin/colagg" "sum(l_quantity) AS s" "$D/col/lineitem.col" |
     "$bin/col2csv" --no-header | sed 's/\.00*$//')
-if want scan || want parquet; then
-	dd_li=$(node harness/parquet_duckdb.mjs answer "$csv") ||
+if want scan || want parquet || want join; then
+	dd_li=$(memo node harness/parquet_duckdb.mjs answer "$csv") ||
 	    die 1 "DuckDB cannot read lineitem.csv"
 	case $dd_li in
 	"rows=$rows sum_qty=$qty.00 "*) ;;
@@ -195,30 +292,40 @@ AGG_Q1="sum(l_quantity) AS sum_qty, sum(l_extendedprice) AS sum_base_price,
     avg(l_discount) AS avg_disc, count(*) AS count_order"
 AGG_HC="count(*) AS n, sum(l_quantity) AS q, sum(l_extendedprice) AS p,
     max(l_shipdate) AS last"
-export SCAN_Q6 SCAN_WIDE SCAN_SEL AGG_Q1W AGG_Q1K AGG_Q1 AGG_HC
+AGG_CD="count(DISTINCT l_partkey) AS parts, count(*) AS n"
+export SCAN_Q6 SCAN_WIDE SCAN_SEL AGG_Q1W AGG_Q1K AGG_Q1 AGG_HC AGG_CD
 if want scan || want filter; then
-	q6_ans=$(node harness/scan_duckdb.mjs check "$csv" "$SCAN_Q6") ||
+	q6_ans=$(memo node harness/scan_duckdb.mjs check "$csv" "$SCAN_Q6") ||
 	    die 1 "DuckDB: q6 failed"
-	wide_ans=$(node harness/scan_duckdb.mjs check "$csv" "$SCAN_WIDE") ||
+	wide_ans=$(memo node harness/scan_duckdb.mjs check "$csv" \
+	    "$SCAN_WIDE") ||
 	    die 1 "DuckDB: wide failed"
 	q6_rows=${q6_ans%% *} q6_rows=${q6_rows#rows=}
 	q6_sum=${q6_ans#* sum=}
 	wide_rows=${wide_ans%% *} wide_rows=${wide_rows#rows=}
 fi
 if want agg; then
-	q1_ans=$(node harness/agg_duckdb.mjs check q1 "$csv") ||
+	q1_ans=$(memo node harness/agg_duckdb.mjs check q1 "$csv") ||
 	    die 1 "DuckDB: q1 failed"
-	hc_ans=$(node harness/agg_duckdb.mjs check hc "$csv") ||
+	hc_ans=$(memo node harness/agg_duckdb.mjs check hc "$csv") ||
 	    die 1 "DuckDB: hc failed"
+	cd_ans=$(memo node harness/agg_duckdb.mjs check cd "$csv") ||
+	    die 1 "DuckDB: cd failed"
 fi
 sort_limit=none
 if want sort; then
-	sort -t'|' -k11,11 -k1,1n -S "$SORTMEM" -T "$tmp" "$D/li.tbl" |
-	    cut -d'|' -f1,11 >"$tmp/sort.want"
+	if ! made "$D" sort.want; then
+		sort -t'|' -k11,11 -k1,1n -S "$SORTMEM" -T "$tmp" "$D/li.tbl" |
+		    cut -d'|' -f1,11 >"$D/sort.want"
+		mark "$D" sort.want
+	fi
 	# DuckDB at SORTMEM when it accepts it, else the smallest of these
-	# that completes (recorded in the case's command).
-	sort_limit=
+	# that completes (recorded in the case's command), found once for
+	# the data.
+	lf=$D/memo/sort_limit.$SORTMEM
+	sort_limit=$(cat "$lf" 2>/dev/null || :)
 	mb=$(echo "$SORTMEM" | sed -n 's/^\([0-9]*\)[Mm].*/\1/p')
+	[ -n "$sort_limit" ] ||
 	for lim in ${mb:+${mb}MB} 96MB 128MB 256MB 512MB 1GB 4GB; do
 		if node harness/sort_duckdb.mjs "$csv" "$tmp/dd.sorted" "$lim" \
 		    2>/dev/null; then
@@ -228,6 +335,7 @@ if want sort; then
 	done
 	rm -rf "$tmp/dd.sorted" "$tmp/duckdb.tmp"
 	[ -n "$sort_limit" ] || die 1 "DuckDB cannot sort lineitem at 4GB"
+	echo "$sort_limit" >"$lf"
 fi
 
 # ---- the checks the case table uses (OUT: the answer run's output) ----
@@ -268,6 +376,11 @@ hc() {
 	[ "$("$bin/colagg" "count(*), sum(n), sum(q), sum(p)" "$OUT" |
 	    "$bin/col2csv" --no-header | fix4)" = "$hc_ans" ]
 }
+# cdsum: OUT (lineitem by l_suppkey) has DuckDB's groups and sums.
+cdsum() {
+	[ "$("$bin/colagg" "count(*), sum(parts), sum(n)" "$OUT" |
+	    "$bin/col2csv" --no-header | fix4)" = "$cd_ans" ]
+}
 # ddagg CASE FILE: DuckDB's answer to CASE over FILE is the CSV's.
 ddagg() {
 	eval "w=\$${1}_ans"
@@ -283,7 +396,7 @@ sorted() {
 	    tr '\t' '|' ;;
 	csv) tr -d '"' <"$OUT" | awk -F, '{ print $1 "|" $11 }' ;;
 	tbl) cut -d'|' -f1,11 "$OUT" ;;
-	esac | cmp -s - "$tmp/sort.want"
+	esac | cmp -s - "$D/sort.want"
 }
 # spilled: the case's --stats (T/stats) reports temporary files written.
 spilled() {
@@ -307,13 +420,15 @@ c() {
 	printf '%s\n' "$3" >"$tmp/cases/$n.check"
 	printf '%s\n' "$4" >"$tmp/cases/$n.cmd"
 	printf '%s\n' "$5" >"$tmp/cases/$n.what"
+	printf '%s\n' "${CASE_RUNS:-$RUNS}" >"$tmp/cases/$n.runs"
 }
 # Shorthands the commands use (exported, so the record shows the command
 # as it was typed and method.variables says what the names are).
 LCSV=$D/csv/lineitem.csv OCSV=$D/csv/orders.csv
 LCOL=$D/col/lineitem.col OCOL=$D/col/orders.col
+LPQ=$D/dd.parquet OPQ=$D/do.parquet
 ON='--on l_orderkey=o_orderkey' KEYS='-k l_shipdate -k l_orderkey'
-export LCSV OCSV LCOL OCOL ON KEYS
+export LCSV OCSV LCOL OCOL LPQ OPQ ON KEYS
 L='"$LCSV"'
 
 # Start-up: a process that reads nothing.  bash -c true is the floor of
@@ -359,6 +474,15 @@ c scan/count_parquet scan/duckdb_count "[ \"\$(cat \"\$OUT\")\" = $rows ]" \
 c scan/duckdb_count - "[ \"\$(cat \"\$OUT\")\" = $rows ]" \
     'node "$H/scan_duckdb.mjs" count "$D/li.parquet"' \
     'DuckDB count(*) of the Parquet file'
+c scan/sum_col scan/duckdb_sum "[ \"\$(cat \"\$OUT\")\" = $qty ]" \
+    '"$B/colagg" "sum(l_quantity)" "$LCOL" | "$B/col2csv" --no-header |
+    sed "s/\.00*\$//"' 'sum(l_quantity): colagg lineitem.col'
+c scan/sum_parquet scan/duckdb_sum "[ \"\$(cat \"\$OUT\")\" = $qty ]" \
+    '"$B/colagg" "sum(l_quantity)" "$D/li.parquet" | "$B/col2csv" \
+    --no-header | sed "s/\.00*\$//"' 'sum(l_quantity): colagg li.parquet'
+c scan/duckdb_sum - "[ \"\$(sed 's/\.0*\$//' \"\$OUT\")\" = $qty ]" \
+    'node "$H/scan_duckdb.mjs" sum "$D/dd.parquet"' \
+    'DuckDB sum(l_quantity) of dd.parquet'
 
 # Filter: a selective condition, every column out as CSV.
 c filter/wide_csv filter/duckdb_csv widecsv \
@@ -386,10 +510,15 @@ c pipe/three pipe/two "same $L" \
     '"$B/csv2col" "$LCSV" | "$B/colscan" | "$B/col2csv"' \
     'csv2col | colscan | col2csv: one more pass-through stage'
 
-# Join: lineitem with orders; every line item has its order.
-c join/col_mem join/duckdb_csv "count $rows" \
+# Join: lineitem with orders; every line item has its order.  The .col
+# cases are held against DuckDB over Parquet files of the same rows, the
+# end-to-end CSV case against DuckDB over the CSV.
+c join/col_mem join/duckdb_parquet "count $rows" \
     '"$B/coljoin" -T "$T/spill" -m "$MEM" $ON "$LCOL" "$OCOL"' \
-    'coljoin lineitem.col orders.col at MEM'
+    'coljoin lineitem.col orders.col at MEM, the join to a pipe'
+c join/col_file join/duckdb_parquet "count $rows" \
+    '"$B/coljoin" -T "$T/spill" -m "$MEM" $ON -o "$T/o" "$LCOL" "$OCOL"' \
+    'the same written to a file (-o)'
 c join/col_spill join/col_mem "count $rows && spilled" \
     '"$B/coljoin" --stats -T "$T/spill" -m "$SMALL" $ON "$LCOL" "$OCOL" \
     2>"$T/stats"' 'the same at SMALL: partitions spilled'
@@ -397,6 +526,9 @@ c join/csv join/duckdb_csv "lines $rows" \
     '"$B/coljoin" -T "$T/spill" -m "$MEM" $ON <("$B/csv2col" "$LCSV") \
     <("$B/csv2col" "$OCSV") | "$B/col2csv" --no-header' \
     'end to end: coljoin of two csv2col pipes | col2csv'
+c join/duckdb_parquet - 'pq "$OUT"' \
+    'node "$H/join_duckdb.mjs" pq "$LPQ" "$OPQ" "$T/o" 1GB' \
+    'DuckDB COPY (read_parquet JOIN read_parquet) TO parquet, 1GB'
 c join/duckdb_csv - "lines $rows" \
     'node "$H/join_duckdb.mjs" csv "$LCSV" "$OCSV" "$T/o" 1GB' \
     'DuckDB COPY (read_csv JOIN read_csv) TO csv, memory_limit 1GB'
@@ -421,9 +553,24 @@ c agg/hc_col agg/duckdb_hc_parquet hc \
 c agg/hc_spill agg/hc_col 'hc && spilled' \
     '"$B/colagg" --stats -m "$SMALL" -T "$T/spill" --by l_orderkey \
     "$AGG_HC" "$LCOL" 2>"$T/stats"' 'the same at SMALL: partitions spilled'
+c agg/hc_csv agg/duckdb_hc_csv hc \
+    '"$B/csv2col" "$LCSV" | "$B/colagg" -m "$MEM" --by l_orderkey "$AGG_HC"' \
+    'the same from csv2col | colagg'
+c agg/duckdb_hc_csv - 'ddagg hc "$LCSV"' \
+    'node "$H/agg_duckdb.mjs" run hc "$LCSV"' \
+    'DuckDB by l_orderkey over lineitem.csv'
 c agg/duckdb_hc_parquet - 'ddagg hc "$D/dd.parquet"' \
     'node "$H/agg_duckdb.mjs" run hc "$D/dd.parquet"' \
     'DuckDB by l_orderkey over dd.parquet'
+c agg/cd_col agg/duckdb_cd_parquet cdsum \
+    '"$B/colagg" -m "$MEM" --by l_suppkey "$AGG_CD" "$LCOL"' \
+    "count(DISTINCT l_partkey) by l_suppkey (Q16's shape) at MEM"
+c agg/cd_spill agg/cd_col 'cdsum && spilled' \
+    '"$B/colagg" --stats -m "$SMALL" -T "$T/spill" --by l_suppkey \
+    "$AGG_CD" "$LCOL" 2>"$T/stats"' 'the same at SMALL: partitions spilled'
+c agg/duckdb_cd_parquet - 'ddagg cd "$D/dd.parquet"' \
+    'node "$H/agg_duckdb.mjs" run cd "$D/dd.parquet"' \
+    'DuckDB count(DISTINCT) by l_suppkey over dd.parquet'
 
 # Sort: lineitem by (l_shipdate, l_orderkey) under SORTMEM, which spills.
 c sort/col sort/gnu 'sorted col && spilled' \
@@ -448,6 +595,12 @@ c parquet/write_col parquet/duckdb_write 'pq "$OUT"' \
 c parquet/duckdb_write - 'pq "$OUT"' \
     'node "$H/parquet_duckdb.mjs" copy "$LCSV" "$T/o" snappy' \
     'DuckDB COPY (read_csv) TO parquet, snappy'
+c parquet/write_zstd parquet/duckdb_write_zstd 'pq "$OUT"' \
+    '"$B/csv2col" "$LCSV" | "$B/col2parquet" -c zstd -o "$T/o"' \
+    'csv2col | col2parquet -c zstd'
+c parquet/duckdb_write_zstd - 'pq "$OUT"' \
+    'node "$H/parquet_duckdb.mjs" copy "$LCSV" "$T/o" zstd' \
+    'DuckDB COPY (read_csv) TO parquet, zstd'
 c parquet/read parquet/duckdb_read "same $L" \
     '"$B/colscan" "$D/li.parquet" | "$B/col2csv"' \
     'colscan li.parquet | col2csv: every value back, byte for byte'
@@ -455,7 +608,9 @@ c parquet/duckdb_read - "lines $((rows + 1))" \
     'node "$H/scan_duckdb.mjs" wide "$D/li.parquet" true "$T/o"' \
     'DuckDB COPY (read_parquet) TO csv'
 
-# TPC-H: the 22 queries as pipelines and DuckDB's official SQL.
+# TPC-H: the 22 queries as pipelines and DuckDB's official SQL, each
+# timed LONG_RUNS times.
+CASE_RUNS=$LONG_RUNS
 for q in $QUERIES; do
 	nn=$(printf '%02d' "$q")
 	c "tpch/q${nn}_csv" "tpch/q${nn}_duckdb_csv" "tpchans csv $nn" \
@@ -469,6 +624,7 @@ for q in $QUERIES; do
 	    "node \"\$H/tpch_duckdb.mjs\" db $nn \"\$D/tpch.duckdb\"" \
 	    "Q$nn DuckDB over its own tables"
 done
+CASE_RUNS=
 
 if [ -n "${BENCH_EXTRA:-}" ]; then
 	# shellcheck disable=SC1090
@@ -490,8 +646,11 @@ for f in "$tmp"/cases/*.id; do
 	n=${f%.id}
 	id=$(cat "$f")
 	fresh
-	if ! bash -c "$(cat "$n.cmd")" >"$tmp/out" 2>"$tmp/err" </dev/null
-	then
+	# Timed like any run, so that a case with no runs of its own (0,
+	# LONG_RUNS at SF 1) keeps this one; bash, not sh: the end-to-end
+	# join reads two process substitutions.
+	if ! "$timer" -n 1 -w 0 -o "$tmp/out" -- bash -c "$(cat "$n.cmd")" \
+	    >"$n.atime" 2>"$tmp/err"; then
 		die 1 "$id: failed: $(head -n 3 "$tmp/err")"
 	fi
 	OUT=$tmp/out
@@ -517,10 +676,15 @@ say "bench: answers right"
 for f in "$tmp"/cases/*.id; do
 	n=${f%.id}
 	id=$(cat "$f")
+	r=$(cat "$n.runs")
+	if [ "$r" -eq 0 ]; then
+		# The checked answer run is the one timed run.
+		sed 's/^{/{"timed":"the answer run",/' "$n.atime" >"$n.time"
+		continue
+	fi
 	fresh
 	say "bench: timing $id"
-	# bash, not sh: the end-to-end join reads two process substitutions.
-	"$timer" -n "$RUNS" -w "$WARMUPS" -- bash -c "$(cat "$n.cmd")" \
+	"$timer" -n "$r" -w "$WARMUPS" -- bash -c "$(cat "$n.cmd")" \
 	    >"$n.time" || die 1 "$id: a run failed; nothing recorded"
 	spill_empty "$id"
 done
@@ -568,15 +732,10 @@ for f in "$bin"/* "$tpchgen" "$timer"; do
       $(json_str "${f##*/}"): \"$(sha <"$f")\""
 done
 files=
-for f in "$D"/csv/*.csv "$D/li.parquet" "$D/dd.parquet"; do
-	[ -f "$f" ] || continue
-	fsha=$(sha <"$f")
-	fbytes=$(wc -c <"$f" | tr -d ' ')
+while read -r fname fsha fbytes; do
 	files="$files${files:+,}
-      $(json_str "${f#"$D"/}"): {\"sha256\": \"$fsha\", \"bytes\": $fbytes}"
-done
-# One hash for the data: the CSV files' hashes in name order.
-data_sha=$(for f in "$D"/csv/*.csv; do sha <"$f"; done | sha)
+      $(json_str "$fname"): {\"sha256\": \"$fsha\", \"bytes\": $fbytes}"
+done <"$tmp/filesha"
 cases=
 for f in "$tmp"/cases/*.id; do
 	n=${f%.id}
@@ -589,7 +748,6 @@ for f in "$tmp"/cases/*.id; do
      \"output_sha256\": \"$(cat "$n.sha")\", $(sed 's/^{//' "$n.time")"
 done
 tmpfs=$(stat -f -c %T "$tmp" 2>/dev/null || echo unknown)
-ddver=$(node harness/duckdb_csv.mjs --startup | sed 's/^duckdb=//')
 mkdir -p "$RECORDS"
 sfx=
 [ "$SF" = 0.1 ] || sfx="-sf$SF"
@@ -644,6 +802,9 @@ cat >"$tmp/record.json" <<EOF
   "method": {
     "runs": $RUNS,
     "warmups": $WARMUPS,
+    "long_runs": $LONG_RUNS,
+    "long_cases": "tpch: long_runs runs (0: its answer run, timed)",
+    "answer_runs": "every case's, first: the warm-up before warmups",
     "families": $(json_str "$CASES"),
     "queries": $(json_str "$(echo $QUERIES)"),
     "budgets": {"MEM": "$MEM", "SMALL": "$SMALL", "SORTMEM": "$SORTMEM"},
@@ -651,10 +812,11 @@ cat >"$tmp/record.json" <<EOF
     "timer": "harness/timer.c: bash -c COMMAND by posix_spawn, rusage of wait4",
     "output_hash": "sha256 of stdout (or T/o, the file written), answer run",
     "variables": {"B": "the build's bin/", "H": "harness/",
-      "D": "the data: csv/, col/, li.parquet, dd.parquet, li.tbl, tpch.duckdb",
+      "D": "the data: csv/, col/, *.parquet, li.tbl, tpch.duckdb",
       "T": "the case's scratch directory; T/spill its temporary directory",
       "LCSV": "D/csv/lineitem.csv", "OCSV": "D/csv/orders.csv",
       "LCOL": "D/col/lineitem.col", "OCOL": "D/col/orders.col",
+      "LPQ": "D/dd.parquet", "OPQ": "D/do.parquet",
       "ON": "$ON", "KEYS": "$KEYS"}
   },
   "cases": [$cases

@@ -1,12 +1,15 @@
 // compare.mjs - compares two benchmark records written by harness/bench.sh
-// (or the older harness/run.sh).
+// (or the older harness/run.sh, now gone: its colpipe-bench/1 records
+// are still read).
 //
 //	node harness/compare.mjs OLD.json NEW.json [--force]
 //	harness/bench.sh --compare OLD.json      (the same, after the run)
 //
 // Refuses (exit 3) when the records were not taken under the same
 // conditions: machine (CPU model, cores, kernel, memory), data (SHA-256 of
-// the input), build mode and compiler, runs and warm-ups, and for
+// the input), build mode and compiler, runs and warm-ups (LONG_RUNS too,
+// and the runs of every case both records hold, so a case timed by its
+// answer run alone is never held against one timed three times), and for
 // bench.sh's records the budgets the cases ran under.  A difference
 // there is the machine or the input, not the code; --force prints the
 // deltas anyway for a reader who knows what moved.  Clock, governor, load
@@ -57,8 +60,10 @@ const conditions = [
 	['build.compiler', (r) => r.build?.compiler],
 	['method.runs', (r) => r.method?.runs],
 	['method.warmups', (r) => r.method?.warmups],
-	['method.budgets', (r) => r.method?.budgets === undefined ? undefined :
-	    JSON.stringify(r.method.budgets)],
+	// Absent from records older than LONG_RUNS: they timed every case
+	// method.runs times.
+	['method.long_runs', (r) => r.method?.long_runs ??
+	    (r.method?.runs === undefined ? undefined : r.method.runs)],
 ];
 let mismatch = 0;
 for (const [name, get] of conditions) {
@@ -68,6 +73,18 @@ for (const [name, get] of conditions) {
 	} else if (x !== y) {
 		console.log(`differs: ${name}: ${JSON.stringify(x)} -> ` +
 		    JSON.stringify(y));
+		mismatch++;
+	}
+}
+// The runs behind each case's figures (a case timed by its answer run
+// alone has one, marked).
+const runsOf = (c) => `${c.runs}${c.timed ? ' (the answer run)' : ''}`;
+const other = new Map((b.cases ?? []).map((c) => [c.id, c]));
+for (const c of a.cases ?? []) {
+	const d = other.get(c.id);
+	if (d && runsOf(c) !== runsOf(d)) {
+		console.log(`differs: runs of ${c.id}: ${runsOf(c)} -> ` +
+		    runsOf(d));
 		mismatch++;
 	}
 }

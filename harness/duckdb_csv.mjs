@@ -7,7 +7,7 @@
 // The whole node process is timed by harness/timer; nothing is subtracted,
 // and --startup is timed as its own case so a reader can see how much of
 // the figure is start-up.  DuckDB runs with 2 threads, the cores of the
-// reference machine.  Prints one line that harness/run.sh checks before
+// reference machine.  Prints one line that harness/bench.sh checks before
 // it records any time: "rows=N sum_l_quantity=S" (or "duckdb=VERSION").
 //
 // @duckdb/node-api is resolved from tests/oracle, where "make deps"

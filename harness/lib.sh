@@ -11,13 +11,11 @@
 # It defines say, die STATUS MESSAGE, jget JSON FIELD (a number from the
 # timer's one-line JSON), sha (SHA-256 of stdin), need_tools TOOL... (exit
 # 2 naming the first one not built), need_duckdb (exit 2 without node and
-# @duckdb/node-api), have_duckdb (the same as a test) and bench_lineitem
-# (TPC-H SF0.1 lineitem, SCALE copies of its rows, as $tmp/li.csv; exit 0
-# with "skipped" when the shared data is missing).
+# @duckdb/node-api) and have_duckdb (the same as a test).
 #
 # Why one timer and no timing loop in shell: the timer is a small C
 # process that forks each run (harness/timer.c says why that keeps the
-# peak-RSS figures honest); every script hands it whole commands.
+# peak-RSS figures honest); bench.sh hands it whole commands.
 
 bench_init()
 {
@@ -33,8 +31,11 @@ bench_init()
 	export LC_ALL
 	timer="$BUILD/harness/timer"
 	mkdir -p "$BUILD/harness"
-	${CC:-cc} -std=c17 -O2 -Wall -Wextra -Werror -o "$timer" \
+	# Built aside and renamed into place: a run already under way keeps
+	# executing the timer it started with.
+	${CC:-cc} -std=c17 -O2 -Wall -Wextra -Werror -o "$timer.$$" \
 	    harness/timer.c || die 2 "cannot build harness/timer.c"
+	mv -f "$timer.$$" "$timer"
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/colpipe-$bench_name.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
 	trap 'exit 130' INT
@@ -69,29 +70,4 @@ need_duckdb()
 {
 	have_duckdb ||
 	    die 2 "node or DuckDB missing (make deps): nothing to check against"
-}
-
-# SCALE copies of SF0.1 lineitem's rows, one header, as $tmp/li.csv.
-bench_lineitem()
-{
-	zst="$shared/data/tpch/sf0.1/lineitem.csv.zst"
-	if [ ! -r "$zst" ]; then
-		say "$bench_name bench: skipped: $zst not found"
-		exit 0
-	fi
-	command -v zstd >/dev/null || die 2 "zstd: not found (make deps)"
-	zstd -q -dc "$zst" >"$tmp/one.csv" || die 1 "$zst: cannot decompress"
-	if [ "${SCALE:-1}" -le 1 ]; then
-		mv "$tmp/one.csv" "$tmp/li.csv"
-		return
-	fi
-	{
-		cat "$tmp/one.csv"
-		i=1
-		while [ $i -lt "$SCALE" ]; do
-			tail -n +2 "$tmp/one.csv"
-			i=$((i + 1))
-		done
-	} >"$tmp/li.csv"
-	rm "$tmp/one.csv"
 }

@@ -1,4 +1,4 @@
-// parquet_duckdb.mjs - the DuckDB side of harness/parquet.sh.
+// parquet_duckdb.mjs - the DuckDB side of bench.sh's parquet cases.
 //
 //	node harness/parquet_duckdb.mjs copy CSV OUT CODEC
 //		COPY (FROM read_csv(CSV)) TO OUT (FORMAT parquet,

@@ -1,5 +1,5 @@
-// scan_duckdb.mjs - the DuckDB side of harness/scan.sh: one statement
-// over lineitem as CSV or Parquet, in a fresh in-memory database with 2
+// scan_duckdb.mjs - the DuckDB side of bench.sh's scan and filter cases:
+// one statement over lineitem as CSV or Parquet, in a fresh in-memory database with 2
 // threads.  Every mode but check is one whole process timed from outside
 // by harness/timer, start-up included, as a user runs it.
 //
@@ -21,7 +21,7 @@
 //	node harness/scan_duckdb.mjs check FILE COND
 //		"rows=N sum=S" for the rows passing COND, the sum of
 //		l_extendedprice * l_discount taken exactly in decimals: what
-//		scan.sh holds colscan's answers against
+//		bench.sh holds colscan's answers against
 //
 // FILE is read with read_csv when its name ends in .csv, else with
 // read_parquet.  COND is the shell's text, the same colscan is given, so

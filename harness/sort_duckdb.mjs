@@ -1,4 +1,4 @@
-// sort_duckdb.mjs - the DuckDB side of harness/sort.sh: sort a lineitem
+// sort_duckdb.mjs - the DuckDB side of bench.sh's sort cases: sort a lineitem
 // CSV by (l_shipdate, l_orderkey) under a memory limit and write it out.
 //
 //	node harness/sort_duckdb.mjs FILE OUT LIMIT      e.g. LIMIT 64MB
@@ -6,7 +6,7 @@
 // COPY (SELECT * FROM read_csv(FILE, buffer_size=262144) ORDER BY ...)
 // TO OUT as CSV without a header, with 2 threads and the temporary
 // directory next to OUT.  Exits non-zero (with DuckDB's message) when the
-// limit is too small, which is how sort.sh finds the smallest one that
+// limit is too small, which is how bench.sh finds the smallest one that
 // works.  @duckdb/node-api is resolved from tests/oracle ("make deps").
 
 import { createRequire } from 'node:module';

@@ -1,4 +1,4 @@
-// tpch_duckdb.mjs - the DuckDB side of harness/tpch.sh: the official SQL
+// tpch_duckdb.mjs - the DuckDB side of bench.sh's tpch cases: the official SQL
 // of a TPC-H query (harness/tpch/sql/qNN.sql) over the CSV files or over
 // DuckDB's own tables, with 2 threads, and the check of colpipe's answers
 // against DuckDB's.  The modes csv, db and startup are each one whole

@@ -78,6 +78,48 @@ bench() { "$TOP/harness/bench.sh" "$@"; }
 	assert_output --partial 'differs: data.sha256'
 }
 
+@test "a case of 0 runs keeps its answer run; the second run makes no data" {
+	cat >extra <<'EOF'
+CASE_RUNS=0
+c pipe/once pipe/cat "same $L" 'cat "$LCSV" | cat' 'timed by its answer run'
+CASE_RUNS=
+EOF
+	BENCH_EXTRA=$PWD/extra CASES=pipe run bench
+	assert_success
+	refute_output --partial 'timing pipe/once'
+	assert_output --partial 'timing pipe/two'
+	refute_output --partial 'kept in'
+	first=$(ls rec/*.json)
+	# The tables tpchgen made and the files derived from them are kept.
+	BENCH_EXTRA=$PWD/extra CASES=pipe run bench
+	assert_success
+	assert_output --partial 'kept in'
+	rec=$(ls rec/*.json | grep -vx "$first")
+	run node -e '
+	const r = JSON.parse(require("fs").readFileSync(process.argv[1]));
+	const c = r.cases.find((x) => x.id === "pipe/once");
+	const t = r.cases.find((x) => x.id === "pipe/two");
+	if (c.runs !== 1 || c.timed !== "the answer run" || t.timed ||
+	    r.method.long_runs !== 1) {
+		console.log(JSON.stringify(c));
+		process.exit(1);
+	}
+	' "$rec"
+	assert_success
+	run node "$TOP/harness/compare.mjs" "$first" "$rec"
+	assert_success
+	# A case timed by its answer run is not held against one timed anew.
+	node -e '
+	const fs = require("fs");
+	const r = JSON.parse(fs.readFileSync(process.argv[1]));
+	delete r.cases.find((x) => x.id === "pipe/once").timed;
+	fs.writeFileSync("other.json", JSON.stringify(r));
+	' "$rec"
+	run node "$TOP/harness/compare.mjs" "$rec" other.json
+	[ "$status" -eq 3 ]
+	assert_output --partial 'differs: runs of pipe/once'
+}
+
 @test "a wrong answer stops the run before any timing, without a record" {
 	# Two stages, but the last lines lost: a peer that answers wrong.
 	cat >extra <<'EOF'

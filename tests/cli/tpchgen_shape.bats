@@ -14,11 +14,22 @@ REF=${COLPIPE_SHARED:-$TOP/../shared}/data/tpch/sf0.1
 TG=$BIN/../harness/bin/tpchgen
 TABLES="region nation supplier customer part partsupp orders lineitem"
 # Queries with fixed groups (flags, priorities, ship modes) or one row:
-# their shape is the specification's, whatever the seed.  Not Q5: its
-# five nations' revenues at SF 0.1 hang on a few hundred customers and
-# suppliers each, and the reference's largest is a third above tpchgen's.
+# their shape is the specification's, whatever the seed.
 QUERIES="01 04 06 12 14"
 TOL=0.25
+# Q5, ASIA's five nations by revenue from lines whose supplier and
+# customer share the nation, held to a looser TOL5.  At SF 0.1 a
+# nation's figure rests on 40 suppliers on average (Poisson, so +-16%)
+# and 150 to 220 lines, and the reference's largest, CHINA's 7.82M, is
+# 2 standard deviations high: it has 53 suppliers where 40 are
+# expected.  Given each data set's own supplier and customer counts the
+# line counts are what uniform nation keys predict in both (reference
+# CHINA 222 against 188, tpchgen's 160 against 164), and tpchgen's SF 1
+# answer, 47.0M to 56.2M, is within 4% of the specification's
+# (45.4M to 55.5M).  Sampling, then; 0.40 is that spread with room, and
+# still fails a generator whose nation keys or supplier choice skew the
+# same-nation lines by half.
+TOL5=0.40
 
 setup() {
 	cd "$BATS_TEST_TMPDIR" || return 1
@@ -29,10 +40,10 @@ setup() {
 	[ -x "$TG" ] || fail "tpchgen not built: $TG is missing"
 }
 
-# shape A B: prints what differs between answers A and B, nothing when
-# their shapes agree.
+# shape A B [TOL]: prints what differs between answers A and B, nothing
+# when their shapes agree.
 shape() {
-	awk -F, -v tol=$TOL '
+	awk -F, -v tol="${3:-$TOL}" '
 	function num(x) { return x ~ /^-?[0-9]+(\.[0-9]+)?$/ }
 	FNR == 1 { f++; hdr[f] = $0; next }
 	{
@@ -84,13 +95,15 @@ shape() {
 	"$TG" -s 0.1 -o gen --format col
 	make -s -f "$TOP/harness/tpch/Makefile" DATA=ref COL=ref BIN="$BIN" \
 	    tables
-	for q in $QUERIES; do
+	for q in $QUERIES 05; do
 		"$TOP/harness/tpch/q$q.sh" ref >"ans/$q.ref"
 		"$TOP/harness/tpch/q$q.sh" gen >"ans/$q.gen"
 	done
 	bad=
-	for q in $QUERIES; do
-		d=$(shape "ans/$q.ref" "ans/$q.gen")
+	for q in $QUERIES 05; do
+		tol=$TOL
+		[ "$q" = 05 ] && tol=$TOL5
+		d=$(shape "ans/$q.ref" "ans/$q.gen" "$tol")
 		[ -z "$d" ] || bad="$bad
 Q$q: $d"
 	done

@@ -6,7 +6,7 @@
 // there is (found by glob) runs on WORK/col, the tables converted once to
 // .col; those named in CSV_QUERIES run on the CSVs as well.  What is
 // compared, and how exactly, is tpch_check.mjs's (shared with the
-// benchmark, harness/tpch.sh).
+// benchmark, harness/bench.sh).
 //
 // Environment: COLPIPE_BIN, TPCH (the directory of the query scripts),
 // WORK (csv/ with NAME.csv, col/ with NAME.col; the caller removes it),
