@@ -1150,6 +1150,7 @@ repartition(struct join *J, int s, struct core_part *from, uint32_t k,
 	int rc;
 
 	*out = p;
+	core_part_async(p, J->pool);
 	if ((rc = psrc_open(J, &src, sp, core_part_run(from, k))) != 0)
 		goto out;
 	while ((rc = psrc_next(J, &src, &b)) == 0)
@@ -1373,6 +1374,7 @@ grace(struct join *J, const struct core_batch *pending)
 	J->st->partitions += 2 * n;
 	bp = core_part_new(side_schema(&J->side[J->bside]), n, o->tmpdirs,
 	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
+	core_part_async(bp, J->pool);
 	for (i = 0; i < J->st_b.n; i++)
 		if ((rc = part_add(J, bp, J->bside, J->st_b.ptrs[i], n, 1)) !=
 		    0)
@@ -1387,6 +1389,7 @@ grace(struct join *J, const struct core_batch *pending)
 		goto out;
 	pp = core_part_new(side_schema(&J->side[J->pside]), n, o->tmpdirs,
 	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
+	core_part_async(pp, J->pool);
 	while ((rc = read_input(J, J->pside, &b)) == 0)
 		if ((rc = part_add(J, pp, J->pside, b, n, 1)) != 0)
 			goto out;
@@ -1509,6 +1512,7 @@ hybrid(struct join *J, uint64_t hint)
 	core_gather_out_init(&J->probe_go, side_schema(&J->side[J->pside]));
 	bp = core_part_new(side_schema(&J->side[J->bside]), n, o->tmpdirs,
 	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
+	core_part_async(bp, J->pool);
 	while ((rc = read_input(J, J->bside, &b)) == 0) {
 		if (b->nrows == 0)
 			continue;
@@ -1534,6 +1538,7 @@ hybrid(struct join *J, uint64_t hint)
 	store_index(J);
 	pp = core_part_new(side_schema(&J->side[J->pside]), n, o->tmpdirs,
 	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
+	core_part_async(pp, J->pool);
 	if (J->null_aware && J->bside == 1 && J->nulls[1] > 0) {
 		/* NOT IN with a NULL on the right: no row. */
 		while ((rc = read_input(J, 0, &b)) == 0)
