@@ -8,6 +8,10 @@
  * at a time (core_hash_equal), and gather the matching pairs into output
  * batches column by column (core_join_out).  No row is copied on its
  * own and nothing per row goes through a function pointer.
+ * Probing a spilled partition, whose frames are small under a small
+ * budget, the pairs of several frames wait together (the ring of probe
+ * batches, frames kept until their pairs are out), so that an output
+ * batch is as full as it is in memory.
  *
  * When the build side does not fit, both sides are partitioned by a hash
  * of the key (with a seed of the level, independent of the table's) into
@@ -60,6 +64,11 @@
  * (smaller frames make the spill files mostly headers). */
 #define PARTS_MAX 256u
 #define PART_BUF_MIN ((uint64_t)32 << 10)
+/* Most probe batches one output batch's pairs may name: a spilled
+ * partition's frames are small under a small budget, and an output
+ * batch per frame would make small output frames and gathers too small
+ * to share between threads. */
+#define RING_MAX 16u
 
 /* A key conversion: the augmented column made from a side's key. */
 enum conv {
@@ -172,6 +181,12 @@ struct join {
 	/* Pairs waiting for an output batch. */
 	uint64_t *pr, *br;		/* probe and build references */
 	uint32_t npairs;
+	/* The probe sources the waiting pairs name: ring[0] the probe
+	 * side's NULL row, ring[1..nring] probe batches their source still
+	 * holds, ring[cur] the one being probed (cur 0: none). */
+	const struct core_batch *ring[RING_MAX + 1];
+	uint32_t nring, cur;
+	uint64_t ring_rows;		/* rows of ring[1..nring] */
 
 	/* Chunked joins: a flag per probe row of the partition. */
 	uint8_t *pflag;
@@ -492,50 +507,86 @@ scratch(struct join *J, uint32_t n)
 
 /* ---- output ---- */
 
-/* Emits the pairs waiting; the probe batch they name is pb (the build
- * sources are the store's). */
+/* Emits the pairs waiting (probe sources the ring, build sources the
+ * store's); the ring keeps only the batch being probed, now ring[1]. */
 static int
-flush(struct join *J, const struct core_batch *pb)
+flush(struct join *J)
 {
-	const struct core_batch *psrc[2];
 	struct store *S = &J->st_b;
-	uint32_t n = J->npairs;
-	int rc;
+	uint32_t n = J->npairs, np = J->nring + 1;
+	int rc = 0;
 
-	if (n == 0)
-		return 0;
-	psrc[0] = pb;
-	psrc[1] = core_join_out_null(J->out, J->pside);
-	S->ptrs = core_grow(S->ptrs, &S->ptrs_cap, S->n + 1, sizeof(*S->ptrs),
-	    16);
-	S->ptrs[S->n] = core_join_out_null(J->out, J->bside);
-	J->npairs = 0;
-	if (J->pside == 0)
-		rc = core_join_out_emit(J->out, psrc, 2, J->pr, S->ptrs,
-		    S->n + 1, J->br, n, J->emit, J->emit_arg, J->err);
-	else
-		rc = core_join_out_emit(J->out, S->ptrs, S->n + 1, J->br, psrc,
-		    2, J->pr, n, J->emit, J->emit_arg, J->err);
-	J->st->rows_out += n;
+	if (n > 0) {
+		J->ring[0] = core_join_out_null(J->out, J->pside);
+		S->ptrs = core_grow(S->ptrs, &S->ptrs_cap, S->n + 1,
+		    sizeof(*S->ptrs), 16);
+		S->ptrs[S->n] = core_join_out_null(J->out, J->bside);
+		J->npairs = 0;
+		if (J->pside == 0)
+			rc = core_join_out_emit(J->out, J->ring, np, J->pr,
+			    S->ptrs, S->n + 1, J->br, n, J->emit, J->emit_arg,
+			    J->err);
+		else
+			rc = core_join_out_emit(J->out, S->ptrs, S->n + 1,
+			    J->br, J->ring, np, J->pr, n, J->emit, J->emit_arg,
+			    J->err);
+		J->st->rows_out += n;
+	}
+	if (J->cur != 0) {
+		J->ring[1] = J->ring[J->cur];
+		J->cur = J->nring = 1;
+		J->ring_rows = J->ring[1]->nrows;
+	} else {
+		J->nring = 0;
+		J->ring_rows = 0;
+	}
 	return rc;
 }
 
 static inline int
-add_pair(struct join *J, const struct core_batch *pb, uint64_t pref,
-    uint64_t bref)
+add_pair(struct join *J, uint64_t pref, uint64_t bref)
 {
 	J->pr[J->npairs] = pref;
 	J->br[J->npairs] = bref;
 	if (++J->npairs == J->out_rows)
-		return flush(J, pb);
+		return flush(J);
 	return 0;
 }
 
-/* The reference of a side's NULL row, among the sources flush passes. */
+/* Probe batch pb joins the ring as the one being probed. */
+static void
+ring_push(struct join *J, const struct core_batch *pb)
+{
+	CORE_DCHECK(J->nring < RING_MAX && J->cur == 0);
+	J->ring[++J->nring] = pb;
+	J->cur = J->nring;
+	J->ring_rows += pb->nrows;
+}
+
+/* Row i of the batch being probed, as a pair's probe reference. */
+static inline uint64_t
+cur_ref(const struct join *J, uint32_t i)
+{
+	return (uint64_t)J->cur << 32 | i;
+}
+
+/* The batch being probed is done.  keep: its source holds it until told
+ * (psrc_next), so its pairs may wait for those of the next batches,
+ * until an output batch's worth or a full ring; else they go now. */
+static int
+ring_done(struct join *J, bool keep)
+{
+	J->cur = 0;
+	if (keep && J->nring < RING_MAX && J->ring_rows < J->out_rows)
+		return 0;
+	return flush(J);
+}
+
+/* The reference of the probe side's NULL row: ring[0]'s only row. */
 static uint64_t
 null_pref(void)
 {
-	return (uint64_t)1 << 32;
+	return 0;
 }
 
 static uint64_t
@@ -779,10 +830,12 @@ null_left_survives(const struct join *J)
 
 /*
  * Probes the store's table with batch pb (its first row is row base of
- * the probe pass, for the chunk flags) and emits what the type wants.
+ * the probe pass, for the chunk flags) and emits what the type wants;
+ * keep as ring_done's.
  */
 static int
-probe_batch(struct join *J, const struct core_batch *pb, uint64_t base)
+probe_batch(struct join *J, const struct core_batch *pb, uint64_t base,
+    bool keep)
 {
 	struct store *S = &J->st_b;
 	struct side *ps = &J->side[J->pside], *bs = &J->side[J->bside];
@@ -792,6 +845,7 @@ probe_batch(struct join *J, const struct core_batch *pb, uint64_t base)
 
 	if (n == 0)
 		return 0;
+	ring_push(J, pb);
 	scratch(J, n);
 	core_hash_batch(&ps->hk, pb, NULL, n, 0, J->hash, J->isnull);
 	core_htab_probe(&S->ht, J->hash, n, J->cand);
@@ -814,8 +868,8 @@ probe_batch(struct join *J, const struct core_batch *pb, uint64_t base)
 			J->hit[J->act[j]] = 1;
 			if (J->build_flags)
 				S->b[ref >> 32].flag[(uint32_t)ref] = 1;
-			if (J->pairs && (rc = add_pair(J, pb, J->act[j],
-			    ref)) != 0)
+			if (J->pairs && (rc = add_pair(J,
+			    cur_ref(J, J->act[j]), ref)) != 0)
 				return rc;
 		}
 		core_htab_next(&S->ht, J->cand, m);
@@ -837,7 +891,7 @@ probe_batch(struct join *J, const struct core_batch *pb, uint64_t base)
 					continue;
 				J->pflag[base + i] = 1;
 			}
-			if ((rc = add_pair(J, pb, i, 0)) != 0)
+			if ((rc = add_pair(J, cur_ref(J, i), 0)) != 0)
 				return rc;
 		}
 	} else if (J->probe_unmatched) {
@@ -850,12 +904,13 @@ probe_batch(struct join *J, const struct core_batch *pb, uint64_t base)
 			for (i = 0; i < n; i++) {
 				if (J->hit[i] || (nl && J->isnull[i]))
 					continue;
-				if ((rc = add_pair(J, pb, i, null_bref(J))) != 0)
+				if ((rc = add_pair(J, cur_ref(J, i),
+				    null_bref(J))) != 0)
 					return rc;
 			}
 		}
 	}
-	return flush(J, pb);
+	return ring_done(J, keep);
 }
 
 /* After a chunk's probe pass: the build rows the type wants on their own
@@ -881,12 +936,12 @@ emit_build_rows(struct join *J)
 			bool want = J->semi_build ? f[r] == 1 :
 			    f[r] == 0 || (f[r] == 2 && !nl);
 
-			if (want && (rc = add_pair(J, NULL, null_pref(),
+			if (want && (rc = add_pair(J, null_pref(),
 			    (uint64_t)i << 32 | r)) != 0)
 				return rc;
 		}
 	}
-	return flush(J, NULL);
+	return flush(J);
 }
 
 /* Frees held batch i and gives its charge back. */
@@ -979,50 +1034,82 @@ read_input(struct join *J, int s, const struct core_batch **out)
 	return read_fresh(J, s, out);
 }
 
-/* Where probe batches come from in a pass. */
+/* Where probe batches come from in a pass.  A run's frames are read
+ * into as many frames as the ring names at once: a frame the ring
+ * names is never read into. */
 struct psrc {
 	bool input;			/* the probe input itself */
 	struct core_spill *sp;		/* else this partition's run */
 	struct core_spill_cursor cur;
-	struct core_spill_frame f;
+	struct core_spill_frame f[RING_MAX];
 };
 
 static int
 psrc_open(struct join *J, struct psrc *s, struct core_spill *sp,
     const struct core_spill_run *run)
 {
+	uint32_t k;
+
 	memset(s, 0, sizeof(*s));
 	if (sp == NULL) {
 		s->input = true;
 		return 0;
 	}
 	s->sp = sp;
-	core_batch_init(&s->f.batch, core_spill_schema(sp));
+	for (k = 0; k < RING_MAX; k++)
+		core_batch_init(&s->f[k].batch, core_spill_schema(sp));
 	return core_spill_cursor_open(sp, &s->cur, run, J->err);
 }
 
 static int
 psrc_next(struct join *J, struct psrc *s, const struct core_batch **out)
 {
+	uint32_t k, i;
 	int rc;
 
 	if (s->input)
 		return read_input(J, J->pside, out);
-	rc = core_spill_read_frame(s->sp, &s->cur, &s->f, &J->p_probe,
+	/* The first frame the ring does not name (ring_done keeps one
+	 * free); the ring holds the latest, so few are ever used. */
+	for (k = 0; k < RING_MAX; k++) {
+		for (i = 1; i <= J->nring && J->ring[i] != &s->f[k].batch;
+		    i++)
+			;
+		if (i > J->nring)
+			break;
+	}
+	if (k == RING_MAX)
+		return core_err_set(J->err, CORE_EINTERNAL,
+		    "no probe frame free");
+	rc = core_spill_read_frame(s->sp, &s->cur, &s->f[k], &J->p_probe,
 	    J->err);
 	if (rc != 0)
 		return rc;
-	*out = &s->f.batch;
+	*out = &s->f[k].batch;
 	return 0;
+}
+
+/* Whether a batch of s stays valid while the next are read. */
+static bool
+psrc_keeps(const struct psrc *s)
+{
+	return !s->input;
 }
 
 static void
 psrc_close(struct join *J, struct psrc *s)
 {
+	uint32_t k;
+
 	if (s->input)
 		return;
-	core_spill_frame_release(&s->f, &J->p_probe);
-	core_batch_release(&s->f.batch);
+	/* Pairs naming these frames are emitted or dropped by now. */
+	J->nring = J->cur = 0;
+	J->ring_rows = 0;
+	for (k = 0; k < RING_MAX; k++) {
+		core_spill_frame_release(&s->f[k], &J->p_probe);
+		core_batch_release(&s->f[k].batch);
+	}
 }
 
 /*
@@ -1042,11 +1129,11 @@ probe_pass(struct join *J, struct core_spill *sp,
 	if ((rc = psrc_open(J, &src, sp, run)) != 0)
 		goto out;
 	while ((rc = psrc_next(J, &src, &pb)) == 0) {
-		if ((rc = probe_batch(J, pb, base)) != 0)
+		if ((rc = probe_batch(J, pb, base, psrc_keeps(&src))) != 0)
 			goto out;
 		base += pb->nrows;
 	}
-	if (rc == CORE_EOF)
+	if (rc == CORE_EOF && (rc = flush(J)) == 0)
 		rc = emit_build_rows(J);
 out:
 	psrc_close(J, &src);
@@ -1077,18 +1164,22 @@ probe_flags_pass(struct join *J, struct core_spill *sp,
 			core_hash_batch(&J->side[J->pside].hk, pb, NULL, n, 0,
 			    J->hash, J->isnull);
 		}
+		if (n == 0)
+			continue;
+		ring_push(J, pb);
 		for (i = 0; i < n; i++) {
 			if (J->pflag[base + i] || (nl && J->isnull[i]))
 				continue;
-			if ((rc = add_pair(J, pb, i, null_bref(J))) != 0)
+			if ((rc = add_pair(J, cur_ref(J, i), null_bref(J))) !=
+			    0)
 				goto out;
 		}
-		if ((rc = flush(J, pb)) != 0)
+		if ((rc = ring_done(J, psrc_keeps(&src))) != 0)
 			goto out;
 		base += n;
 	}
 	if (rc == CORE_EOF)
-		rc = 0;
+		rc = flush(J);
 out:
 	psrc_close(J, &src);
 	return rc;
@@ -1150,6 +1241,7 @@ repartition(struct join *J, int s, struct core_part *from, uint32_t k,
 	int rc;
 
 	*out = p;
+	core_part_async(p, J->pool);
 	if ((rc = psrc_open(J, &src, sp, core_part_run(from, k))) != 0)
 		goto out;
 	while ((rc = psrc_next(J, &src, &b)) == 0)
@@ -1373,6 +1465,7 @@ grace(struct join *J, const struct core_batch *pending)
 	J->st->partitions += 2 * n;
 	bp = core_part_new(side_schema(&J->side[J->bside]), n, o->tmpdirs,
 	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
+	core_part_async(bp, J->pool);
 	for (i = 0; i < J->st_b.n; i++)
 		if ((rc = part_add(J, bp, J->bside, J->st_b.ptrs[i], n, 1)) !=
 		    0)
@@ -1387,6 +1480,7 @@ grace(struct join *J, const struct core_batch *pending)
 		goto out;
 	pp = core_part_new(side_schema(&J->side[J->pside]), n, o->tmpdirs,
 	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
+	core_part_async(pp, J->pool);
 	while ((rc = read_input(J, J->pside, &b)) == 0)
 		if ((rc = part_add(J, pp, J->pside, b, n, 1)) != 0)
 			goto out;
@@ -1509,6 +1603,7 @@ hybrid(struct join *J, uint64_t hint)
 	core_gather_out_init(&J->probe_go, side_schema(&J->side[J->pside]));
 	bp = core_part_new(side_schema(&J->side[J->bside]), n, o->tmpdirs,
 	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
+	core_part_async(bp, J->pool);
 	while ((rc = read_input(J, J->bside, &b)) == 0) {
 		if (b->nrows == 0)
 			continue;
@@ -1534,6 +1629,7 @@ hybrid(struct join *J, uint64_t hint)
 	store_index(J);
 	pp = core_part_new(side_schema(&J->side[J->pside]), n, o->tmpdirs,
 	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
+	core_part_async(pp, J->pool);
 	if (J->null_aware && J->bside == 1 && J->nulls[1] > 0) {
 		/* NOT IN with a NULL on the right: no row. */
 		while ((rc = read_input(J, 0, &b)) == 0)
@@ -1551,7 +1647,8 @@ hybrid(struct join *J, uint64_t hint)
 		if (m > 0) {
 			core_gather_select(J->g_probe, b, J->rsel, m, NULL,
 			    &J->probe_go);
-			if ((rc = probe_batch(J, &J->probe_go.batch, 0)) != 0)
+			if ((rc = probe_batch(J, &J->probe_go.batch, 0,
+			    false)) != 0)
 				goto out;
 		}
 	}

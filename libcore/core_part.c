@@ -24,9 +24,19 @@
  * partition is likely to fill again), after a flush for room it is
  * freed.
  *
+ * Written behind (core_part_async), a full buffer is swapped with the
+ * one spare, wr, and handed to a helper, which computes the frame's
+ * checksum and writes it while the caller routes on; the next write
+ * waits for it first.  So the spare is the only buffer besides the
+ * partitions' and at most one frame is in flight.  The spill set is
+ * touched by one thread at a time: the helper while a frame is in
+ * flight, the caller only for reads of runs already complete.
+ *
  * Invariants: buf[k].charged == the bytes of buf[k]'s capacities, and
- * their sum is what the set holds of mem; each buffer's rows are the
- * partition's latest, not yet in its run.
+ * their sum with wr.charged is what the set holds of mem; each buffer's
+ * rows are the partition's latest, not yet in its run (wr's, while in
+ * flight, are partition wr_k's next); rows[k] counts partition k's rows
+ * routed, written or not.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +48,8 @@
 #define FRAME_MIN ((uint64_t)16 << 10)
 #define RCAP_MIN 64
 #define SCAP_MIN 1024
+/* Strings this long or shorter are copied as this many bytes. */
+#define SHORT_COPY 32
 
 struct buf {
 	struct core_batch b;	/* owned buffers; nrows rows */
@@ -58,6 +70,16 @@ struct core_part {
 	size_t frame_rows;		/* rows of a frame of fixed bytes */
 	struct buf *buf;		/* owned, nparts */
 	struct core_spill_run *runs;	/* owned, nparts, chained */
+	uint64_t *rows;			/* owned, nparts: rows routed */
+	/* Writes behind the caller (core_part_async). */
+	struct core_pool *pool;		/* borrowed, or NULL */
+	struct core_pool_task task;
+	struct buf wr;			/* in flight when wr_busy, else spare */
+	uint32_t wr_k;			/* wr's partition */
+	bool wr_busy;
+	int wr_rc;			/* the helper's write: 0 or failed */
+	uint64_t wr_bytes;		/* bytes the write added */
+	struct core_err wr_err;
 	/* Scratch of one add: rows grouped by partition. */
 	uint32_t *sel;			/* owned, sel_cap */
 	size_t sel_cap;
@@ -98,6 +120,8 @@ part_new(struct core_spill *sp, bool own, uint32_t nparts,
 	p->frame_rows = (size_t)(p->frame_bytes / (p->row_bytes + 1)) + 1;
 	p->buf = core_xcalloc(nparts, sizeof(*p->buf));
 	p->runs = core_xcalloc(nparts, sizeof(*p->runs));
+	p->rows = core_xcalloc(nparts, sizeof(*p->rows));
+	core_batch_init(&p->wr.b, s);
 	for (k = 0; k < nparts; k++) {
 		core_batch_init(&p->buf[k].b, s);
 		core_spill_chain_init(&p->runs[k]);
@@ -144,6 +168,10 @@ core_part_free(struct core_part *p)
 
 	if (p == NULL)
 		return;
+	if (p->wr_busy)
+		core_pool_wait(p->pool, &p->task);
+	buf_free(p, &p->wr);
+	core_batch_release(&p->wr.b);
 	for (k = 0; k < p->nparts; k++) {
 		buf_free(p, &p->buf[k]);
 		core_batch_release(&p->buf[k].b);
@@ -153,6 +181,7 @@ core_part_free(struct core_part *p)
 		core_spill_free(p->sp);
 	free(p->buf);
 	free(p->runs);
+	free(p->rows);
 	free(p->sel);
 	free(p->start);
 	free(p->text);
@@ -160,23 +189,18 @@ core_part_free(struct core_part *p)
 	free(p);
 }
 
-/* Writes partition k's buffered rows as one frame of its run. */
-static int
-flush(struct core_part *p, uint32_t k, struct core_err *err)
+void
+core_part_async(struct core_part *p, struct core_pool *pool)
 {
-	struct buf *bf = &p->buf[k];
-	uint64_t before = core_spill_bytes(p->sp);
-	uint32_t i;
-	int rc;
+	p->pool = core_pool_threads(pool) > 1 ? pool : NULL;
+}
 
-	if (bf->b.nrows == 0)
-		return 0;
-	CORE_DCHECK_BATCH(&bf->b);
-	rc = core_spill_chain_write(p->sp, &p->runs[k], &bf->b, err);
-	p->st.bytes += core_spill_bytes(p->sp) - before;
-	if (rc != 0)
-		return rc;
-	p->st.frames++;
+/* Empties bf of rows, keeping its memory for the next. */
+static void
+buf_reset(struct buf *bf)
+{
+	uint32_t i;
+
 	bf->b.nrows = 0;
 	bf->text = 0;
 	for (i = 0; i < bf->b.ncols; i++) {
@@ -185,6 +209,72 @@ flush(struct core_part *p, uint32_t k, struct core_err *err)
 		if (bf->b.cols[i].offsets != NULL)
 			bf->b.cols[i].offsets[0] = 0;
 	}
+}
+
+static void
+write_job(void *arg, unsigned who)
+{
+	struct core_part *p = arg;
+	uint64_t before = core_spill_bytes(p->sp);
+
+	(void)who;
+	p->wr_rc = core_spill_chain_write(p->sp, &p->runs[p->wr_k], &p->wr.b,
+	    &p->wr_err);
+	p->wr_bytes = core_spill_bytes(p->sp) - before;
+}
+
+/* Waits for the frame in flight, if any, and empties the spare; a
+ * failed write, once seen, is every later call's. */
+static int
+write_wait(struct core_part *p, struct core_err *err)
+{
+	if (p->wr_busy) {
+		core_pool_wait(p->pool, &p->task);
+		p->wr_busy = false;
+		p->st.bytes += p->wr_bytes;
+		if (p->wr_rc == 0) {
+			p->st.frames++;
+			buf_reset(&p->wr);
+		}
+	}
+	if (p->wr_rc != 0) {
+		if (err != NULL)
+			*err = p->wr_err;
+		return p->wr_rc;
+	}
+	return 0;
+}
+
+/* Writes partition k's buffered rows as one frame of its run: here, or
+ * behind the caller, buffer k then taking the spare's memory. */
+static int
+flush(struct core_part *p, uint32_t k, struct core_err *err)
+{
+	struct buf *bf = &p->buf[k], t;
+	uint64_t before;
+	int rc;
+
+	if (bf->b.nrows == 0)
+		return 0;
+	CORE_DCHECK_BATCH(&bf->b);
+	if (p->pool != NULL) {
+		if ((rc = write_wait(p, err)) != 0)
+			return rc;
+		t = p->wr;
+		p->wr = *bf;
+		*bf = t;
+		p->wr_k = k;
+		p->wr_busy = true;
+		core_pool_start(p->pool, &p->task, write_job, p);
+		return 0;
+	}
+	before = core_spill_bytes(p->sp);
+	rc = core_spill_chain_write(p->sp, &p->runs[k], &bf->b, err);
+	p->st.bytes += core_spill_bytes(p->sp) - before;
+	if (rc != 0)
+		return rc;
+	p->st.frames++;
+	buf_reset(bf);
 	return 0;
 }
 
@@ -373,7 +463,14 @@ make_room(struct core_part *p, uint32_t k, const struct core_batch *src,
 		if (p->mem == NULL ||
 		    core_mem_part_try_charge(p->mem, bytes - bf->charged) == 0)
 			break;
-		if ((j = victim(p)) == p->nparts) {
+		if ((j = victim(p)) == p->nparts && p->wr.charged > 0) {
+			/* The spare's memory, once its frame is out. */
+			if ((rc = write_wait(p, err)) != 0)
+				return rc;
+			buf_free(p, &p->wr);
+			continue;
+		}
+		if (j == p->nparts) {
 			core_mem_part_charge(p->mem, bytes - bf->charged);
 			*forced = true;
 			break;
@@ -444,13 +541,26 @@ append(struct buf *bf, const struct core_batch *src, const uint32_t *sel,
 			int32_t *doff = d->offsets + at;
 			char *dv = d->values;
 			int32_t o = doff[0];
+			/* Short strings move as SHORT_COPY bytes of fixed
+			 * size (no call, no dispatch on the length) where
+			 * both buffers have them: the source up to its last
+			 * string's end, the destination up to its capacity
+			 * (bytes past the string are overwritten by the
+			 * next, or lie past the frame's text). */
+			int64_t s_end = (int64_t)so[src->nrows] - SHORT_COPY;
+			int64_t d_end = (int64_t)d->values_cap - SHORT_COPY;
 
 			/* A column of empty strings may have no bytes at
 			 * all (values NULL): nothing to copy from it. */
 			for (j = 0; j < n && sv != NULL; j++) {
-				int32_t len = so[sel[j] + 1] - so[sel[j]];
+				int32_t from = so[sel[j]];
+				int32_t len = so[sel[j] + 1] - from;
 
-				memcpy(dv + o, sv + so[sel[j]], (size_t)len);
+				if (len <= SHORT_COPY && from <= s_end &&
+				    o <= d_end)
+					memcpy(dv + o, sv + from, SHORT_COPY);
+				else
+					memcpy(dv + o, sv + from, (size_t)len);
 				o += len;
 				doff[j + 1] = o;
 			}
@@ -516,9 +626,12 @@ route_piece(struct core_part *p, uint32_t k, const struct core_batch *src,
 		return rc;
 	append(bf, src, sel, n);
 	if (forced) {
-		if ((rc = flush(p, k, err)) != 0)
+		/* Over the budget until written: written at once. */
+		if ((rc = flush(p, k, err)) != 0 ||
+		    (rc = write_wait(p, err)) != 0)
 			return rc;
 		buf_free(p, bf);
+		buf_free(p, &p->wr);
 	} else if (held(p, bf) >= p->frame_bytes) {
 		return flush(p, k, err);
 	}
@@ -589,6 +702,7 @@ core_part_add(struct core_part *p, const struct core_batch *b,
 		if (hi > lo && (rc = route(p, k, b, p->sel + lo, hi - lo,
 		    err)) != 0)
 			return rc;
+		p->rows[k] += hi - lo;
 	}
 	p->st.rows += start[p->nparts - 1];
 	return 0;
@@ -607,6 +721,9 @@ core_part_finish(struct core_part *p, struct core_err *err)
 			return rc;
 		buf_free(p, &p->buf[k]);
 	}
+	if ((rc = write_wait(p, err)) != 0)
+		return rc;
+	buf_free(p, &p->wr);
 	p->finished = true;
 	return 0;
 }
@@ -628,7 +745,7 @@ uint64_t
 core_part_rows(const struct core_part *p, uint32_t k)
 {
 	CORE_DCHECK(k < p->nparts);
-	return p->runs[k].rows + p->buf[k].b.nrows;
+	return p->rows[k];
 }
 
 struct core_spill *

@@ -24,6 +24,7 @@
 #include "core_col.h"
 #include "core_err.h"
 #include "core_mem.h"
+#include "core_pool.h"
 #include "core_spill.h"
 
 /* A frame grows at most to this many bytes before it is written; less
@@ -55,6 +56,17 @@ struct core_part *core_part_new(const struct core_schema *schema,
  * of another set, read from sp while this set writes. */
 struct core_part *core_part_new_in(struct core_spill *sp, uint32_t nparts,
     struct core_mem_part *mem);
+
+/*
+ * From now on writes each full buffer on a helper of pool (borrowed,
+ * must outlive the set) while the caller routes the next rows: one
+ * frame in flight at a time, its memory charged until it is written
+ * (its buffer then serves the next partition to write one).  A write's
+ * failure is returned by a later add or by finish.  NULL, or a pool of
+ * one thread, keeps writes on the caller.  Call before the first add;
+ * no other set on the same spill set may be written meanwhile.
+ */
+void core_part_async(struct core_part *p, struct core_pool *pool);
 
 /* Frees the buffers (their charge goes back), the partitions' runs and
  * an own spill set, whose files go with it.  Accepts NULL. */

@@ -259,7 +259,9 @@ test_round_trip(void)
 	struct core_batch srcs[2 * NLENS];
 	uint32_t nsrcs = 2 * NLENS, i, ci, bi, k;
 	uint64_t batch_bytes = 0;
+	struct core_pool *pool = core_pool_new(2);
 	int round = 0;
+	unsigned as;
 
 	/* Every length twice, in a shuffled order. */
 	for (i = 0; i < nsrcs; i++)
@@ -274,6 +276,8 @@ test_round_trip(void)
 	for (i = 0; i < nsrcs; i++)
 		if (bytes_of(&srcs[i]) > batch_bytes)
 			batch_bytes = bytes_of(&srcs[i]);
+	/* Every case written here, then behind, on a helper. */
+	for (as = 0; as < 2; as++)
 	for (ci = 0; ci < sizeof(counts) / sizeof(counts[0]); ci++) {
 		for (bi = 0; bi < NBUDGETS; bi++, round++) {
 			uint32_t n = counts[ci];
@@ -294,6 +298,7 @@ test_round_trip(void)
 			    CORE_MEM_UNLIMITED);
 			p = core_part_new(s, n, dirs, (size_t)(round % 3),
 			    0, round % 2, &part);
+			core_part_async(p, as ? pool : NULL);
 			route_all(p, n, srcs, nsrcs, round % 3, round % 4 == 1,
 			    ref,
 			    budgets[bi] == 1 ? &part : NULL);
@@ -313,9 +318,10 @@ test_round_trip(void)
 				rows += ref[k].n;
 			}
 			if (wrong != 0)
-				printf("# %u partitions, budget %llu: %d "
+				printf("# %u partitions, budget %llu%s: %d "
 				    "wrong\n", n,
-				    (unsigned long long)budgets[bi], wrong);
+				    (unsigned long long)budgets[bi],
+				    as ? ", written behind" : "", wrong);
 			CHECK_EQ_INT(wrong, 0);
 			core_part_stats(p, &st);
 			CHECK_EQ_INT(st.frames, frames);
@@ -335,6 +341,7 @@ test_round_trip(void)
 			free(ref);
 		}
 	}
+	core_pool_free(pool);
 	for (i = 0; i < nsrcs; i++)
 		core_batch_release(&srcs[i]);
 	core_schema_free(s);
@@ -358,6 +365,7 @@ test_repartition(void)
 	struct core_spill_cursor c;
 	struct core_spill_frame f;
 	struct core_part *p, *q;
+	struct core_pool *pool = core_pool_new(2);
 	struct core_err err;
 	int rc, wrong = 0;
 
@@ -374,6 +382,7 @@ test_repartition(void)
 	core_mem_part_init(&part2, &mem, "re-partition buffers", 96 << 10);
 	core_mem_part_init(&rpart, &mem, "frames", CORE_MEM_UNLIMITED);
 	p = core_part_new(s, 7, NULL, 0, 0, 1, &part1);
+	core_part_async(p, pool);
 	route_all(p, 7, srcs, NLENS, 2, false, ref, NULL);
 	CHECK_EQ_INT(core_part_finish(p, &err), 0);
 	for (k = 1; k < 7; k++)
@@ -388,7 +397,9 @@ test_repartition(void)
 	for (r = 0; r < srcs[NLENS].nrows; r++)
 		list_add(&cref, (uint64_t)NLENS << 32 | r);
 
+	/* Written behind while p's run is read on the caller. */
 	q = core_part_new_in(core_part_spill(p), 5, &part2);
+	core_part_async(q, pool);
 	memset(&f, 0, sizeof(f));
 	core_batch_init(&f.batch, s);
 	CHECK_EQ_INT(core_spill_cursor_open(core_part_spill(p), &c,
@@ -419,6 +430,7 @@ test_repartition(void)
 	core_batch_release(&f.batch);
 	core_part_free(q);
 	core_part_free(p);
+	core_pool_free(pool);
 	CHECK_EQ_INT(mem.used, 0);
 	/* Over the cap by one piece at most, which goes straight out. */
 	CHECK(part1.peak > 0 && part1.peak <= (96 << 10) + most + 16384);
@@ -464,25 +476,38 @@ test_errors(void)
 	struct core_batch b;
 	struct core_err err;
 	uint32_t part[3] = { 0, 1, 2 };
+	struct core_pool *pool = core_pool_new(2);
+	unsigned as;
 
 	random_batch(&b, s, 4096);
 	core_mem_init(&mem, 64 << 10);
 	core_mem_part_init(&mp, &mem, "partition buffers", CORE_MEM_UNLIMITED);
 
-	/* The cap: refused, naming the limit. */
-	p = core_part_new(s, 16, NULL, 0, 100000, 0, &mp);
-	CHECK_EQ_INT(fill_until(p, &b, 20, &err), CORE_ELIMIT);
-	CHECK(strstr(err.msg, "spill limit of 100000 bytes") != NULL);
-	CHECK(strstr(err.msg, "--") == NULL);
-	core_part_free(p);
-	CHECK_EQ_INT(mp.used, 0);
+	/* Written here, then behind: a helper's failure comes back the
+	 * same. */
+	for (as = 0; as < 2; as++) {
+		/* The cap: refused, naming the limit. */
+		p = core_part_new(s, 16, NULL, 0, 100000, 0, &mp);
+		core_part_async(p, as ? pool : NULL);
+		memset(&err, 0, sizeof(err));
+		CHECK_EQ_INT(fill_until(p, &b, 20, &err), CORE_ELIMIT);
+		CHECK(strstr(err.msg, "spill limit of 100000 bytes") != NULL);
+		CHECK(strstr(err.msg, "--") == NULL);
+		/* Once failed, failed: finish says so again. */
+		CHECK_EQ_INT(core_part_finish(p, &err), CORE_ELIMIT);
+		core_part_free(p);
+		CHECK_EQ_INT(mp.used, 0);
 
-	/* An unwritable directory, named. */
-	p = core_part_new(s, 16, bad, 1, 0, 0, &mp);
-	CHECK_EQ_INT(fill_until(p, &b, 3, &err), CORE_EIO);
-	CHECK(strstr(err.msg, "/nonexistent/part-dir") != NULL);
-	core_part_free(p);
-	CHECK_EQ_INT(mp.used, 0);
+		/* An unwritable directory, named. */
+		p = core_part_new(s, 16, bad, 1, 0, 0, &mp);
+		core_part_async(p, as ? pool : NULL);
+		memset(&err, 0, sizeof(err));
+		CHECK_EQ_INT(fill_until(p, &b, 3, &err), CORE_EIO);
+		CHECK(strstr(err.msg, "/nonexistent/part-dir") != NULL);
+		core_part_free(p);
+		CHECK_EQ_INT(mp.used, 0);
+	}
+	core_pool_free(pool);
 
 	/* A partition out of range, and rows after the finish. */
 	p = core_part_new(s, 2, NULL, 0, 0, 0, &mp);
