@@ -698,6 +698,19 @@ is_ascii(const char *p, size_t len)
 	return (acc & 0x8080808080808080ull) == 0;
 }
 
+/* The batch's columns, and the field batch column k is made from. */
+static inline uint32_t
+conf_nout(const struct csv_conf *cf)
+{
+	return cf->sel != NULL ? cf->nsel : cf->ncols;
+}
+
+static inline uint32_t
+conf_field(const struct csv_conf *cf, uint32_t k)
+{
+	return cf->sel != NULL ? cf->sel[k] : k;
+}
+
 /* Raw row bytes past which a batch is closed early. */
 static inline size_t
 batch_bytes(const struct csv_conf *cf)
@@ -873,25 +886,31 @@ enum {
 	PUT_UTF8,	/* invalid UTF-8 in a string column */
 };
 
-/* Converts the tokenized row into slot `row` of b.  Returns PUT_OK, or
- * a failure kind with *bad set to the field index. */
+/* Converts the selected fields of the tokenized row into slot `row` of
+ * b.  Returns PUT_OK, or a failure kind with *bad set to the field
+ * index. */
 static int
 put_row(const struct csv_conf *cf, const struct csv_tok *t,
     struct core_batch *b, uint32_t row, uint32_t *bad)
 {
-	const uint32_t ncols = cf->ncols;
 	const uint32_t cap = cf->batch_rows;
 	const struct csv_field *f = t->f;
 	struct core_column *c;
-	uint32_t j, len;
+	uint32_t j, k, len;
 	const char *p;
 	int32_t off;
 	int rc;
 	char nb[96];
 	long nl;
 
-	for (j = 0; j < ncols; j++) {
-		c = &b->cols[j];
+	for (j = 0; j < cf->ncols; j++) {
+		if (cf->sel == NULL)
+			k = j;
+		else if (cf->colno[j] == 0)
+			continue;
+		else
+			k = cf->colno[j] - 1;
+		c = &b->cols[k];
 		p = f[j].p;
 		len = f[j].len;
 		if (len == 0) {
@@ -1743,8 +1762,8 @@ block_put(struct csv_parser *ps, const struct block *b, const char *buf,
     const char *bufend, struct csv_result *res)
 {
 	const struct csv_conf *cf = ps->conf;
-	const uint32_t ncols = cf->ncols, n = b->nrows;
-	const struct csv_field *f = ps->tok.f;
+	const uint32_t ncols = conf_nout(cf), n = b->nrows;
+	const struct csv_field *f0 = ps->tok.f, *f;
 	struct core_column *c;
 	uint32_t j, row0;
 	uint64_t *nm;
@@ -1754,50 +1773,53 @@ block_put(struct csv_parser *ps, const struct block *b, const char *buf,
 	if (ps->cur.cols == NULL)
 		parser_start_batch(ps);
 	if (ps->bnull == NULL)
-		ps->bnull = core_xreallocarray(NULL, ncols,
+		ps->bnull = core_xreallocarray(NULL, ncols ? ncols : 1,
 		    BLOCK_WORDS * sizeof(uint64_t));
 	row0 = ps->cur.nrows;
+	/* Column j of the batch is field sel[j] of each row; the fields
+	 * not selected are never looked at. */
 	for (j = 0; j < ncols; j++) {
 		c = &ps->cur.cols[j];
+		f = f0 + conf_field(cf, j);
 		nm = ps->bnull + (size_t)j * BLOCK_WORDS;
 		memset(nm, 0, BLOCK_WORDS * sizeof(uint64_t));
 		switch (c->type.id) {
 		case CORE_TYPE_BOOL:
-			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			ok = block_fixed(cf, f, n, bufend, c, row0,
 			    nm, CORE_TYPE_BOOL);
 			break;
 		case CORE_TYPE_INT32:
-			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			ok = block_fixed(cf, f, n, bufend, c, row0,
 			    nm, CORE_TYPE_INT32);
 			break;
 		case CORE_TYPE_INT64:
-			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			ok = block_fixed(cf, f, n, bufend, c, row0,
 			    nm, CORE_TYPE_INT64);
 			break;
 		case CORE_TYPE_FLOAT64:
-			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			ok = block_fixed(cf, f, n, bufend, c, row0,
 			    nm, CORE_TYPE_FLOAT64);
 			break;
 		case CORE_TYPE_DECIMAL:
-			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			ok = block_fixed(cf, f, n, bufend, c, row0,
 			    nm, CORE_TYPE_DECIMAL);
 			break;
 		case CORE_TYPE_DATE:
-			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			ok = block_fixed(cf, f, n, bufend, c, row0,
 			    nm, CORE_TYPE_DATE);
 			break;
 		case CORE_TYPE_TIMESTAMP:
-			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			ok = block_fixed(cf, f, n, bufend, c, row0,
 			    nm, CORE_TYPE_TIMESTAMP);
 			break;
 		case CORE_TYPE_DECIMAL128:
-			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			ok = block_fixed(cf, f, n, bufend, c, row0,
 			    nm, CORE_TYPE_DECIMAL128);
 			break;
 		default:
 			if (ascii < 0)
 				ascii = block_ascii(buf, b->from, b->to);
-			ok = block_strings(cf, f + j, n, bufend, c, row0,
+			ok = block_strings(cf, f, n, bufend, c, row0,
 			    nm, ascii > 0);
 			break;
 		}
