@@ -743,17 +743,16 @@ fast_ok(const struct csv_field *f, const char *bufend)
 #ifdef FAST_WORDS
 #define ONES(b) (UINT64_C(0x0101010101010101) * (b))
 
-/* The value of the n (1..8) decimal digits at s; false when one is not a
- * digit.  Reads s[0..8). */
+/* The value of the n (1..8) decimal digits in the low bytes of w (the
+ * first digit lowest); false when one is not a digit.  The bytes above
+ * them are ignored. */
 static inline bool
-fast_digits8(const char *s, size_t n, uint64_t *out)
+fast_digits_word(uint64_t w, size_t n, uint64_t *out)
 {
 	unsigned sh = 8 * (8 - (unsigned)n);
-	uint64_t w;
 
-	memcpy(&w, s, 8);
-	/* s[0] is the low byte.  Move the digits to the top and fill the
-	 * bytes below with '0's: leading zeros, so eight digits. */
+	/* Move the digits to the top and fill the bytes below with '0's:
+	 * leading zeros, so eight digits. */
 	if (sh > 0)
 		w = w << sh | ONES('0') >> (64 - sh);
 	/* Every byte 0x30..0x39: high nibble 3, and still 3 after +6. */
@@ -768,6 +767,17 @@ fast_digits8(const char *s, size_t n, uint64_t *out)
 	w = (w * 10000 + (w >> 32)) & UINT64_C(0xffffffff);
 	*out = w;
 	return true;
+}
+
+/* The value of the n (1..8) decimal digits at s; false when one is not a
+ * digit.  Reads s[0..8). */
+static inline bool
+fast_digits8(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t w;
+
+	memcpy(&w, s, 8);
+	return fast_digits_word(w, n, out);
 }
 
 /* [+-]?[0-9]{1,16}: the sign and the magnitude. */
@@ -827,6 +837,25 @@ fast_decimal(const char *p, size_t len, unsigned precision, unsigned scale,
 	nfrac = d < len ? len - d - 1 : 0;
 	if (nfrac > scale || nfrac > 8 || d + nfrac == 0)
 		return false;
+	if (len <= 8) {
+		/* The usual shape (1234.56, 0.07): the word holds it all.
+		 * Close the gap of the '.' and convert the digits at once,
+		 * ip * 10^nfrac + fp; ip < 10^(p-s) exactly when that is
+		 * below 10^(p-s+nfrac), as fp < 10^nfrac. */
+		w ^= ONES('.');
+		if (d < len) {
+			uint64_t low = (UINT64_C(1) << (8 * d)) - 1; /* d < 8 */
+
+			w = (w & low) | ((w >> 8) & ~low);
+			len--;
+		}
+		if (!fast_digits_word(w, len, &v) ||
+		    v >= core_pow10_u64[precision - scale + nfrac])
+			return false;
+		v *= core_pow10_u64[scale - nfrac];
+		*out = neg ? -(int64_t)v : (int64_t)v;
+		return true;
+	}
 	if ((d > 0 && !fast_digits8(p, d, &ip)) ||
 	    (nfrac > 0 && !fast_digits8(p + d + 1, nfrac, &fp)))
 		return false;
@@ -844,31 +873,62 @@ fast_decimal(const char *p, size_t len, unsigned precision, unsigned scale,
 static inline bool
 fast_date(const char *s, size_t len, int32_t *out)
 {
-	static const uint8_t dim[13] = {
-		0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31
-	};
-	unsigned d0, d1, d2, d3, d5, d6, d8, d9, y, m, d, yy, doy;
+	unsigned y, m, d, yy, doy;
 	bool leap;
 
 	if (len != 10)
 		return false;
-	d0 = (unsigned)(unsigned char)s[0] - '0';
-	d1 = (unsigned)(unsigned char)s[1] - '0';
-	d2 = (unsigned)(unsigned char)s[2] - '0';
-	d3 = (unsigned)(unsigned char)s[3] - '0';
-	d5 = (unsigned)(unsigned char)s[5] - '0';
-	d6 = (unsigned)(unsigned char)s[6] - '0';
-	d8 = (unsigned)(unsigned char)s[8] - '0';
-	d9 = (unsigned)(unsigned char)s[9] - '0';
-	if ((d0 > 9) | (d1 > 9) | (d2 > 9) | (d3 > 9) | (d5 > 9) |
-	    (d6 > 9) | (d8 > 9) | (d9 > 9) | (s[4] != '-') | (s[7] != '-'))
+#ifdef FAST_WORDS
+	{
+		/* Bytes 4 and 7 of "YYYY-MM-". */
+		const uint64_t dash = UINT64_C(0xff0000ff00000000);
+		uint64_t w, x;
+		uint16_t h;
+
+		memcpy(&w, s, 8);
+		memcpy(&h, s + 8, 2);
+		if ((w & dash) != (ONES('-') & dash))
+			return false;
+		/* YYYYMMDD in one word, then as fast_digits_word: every
+		 * byte a digit, pairs combined (YY, YY, MM, DD). */
+		x = (w & UINT64_C(0xffffffff)) |
+		    (w >> 8 & UINT64_C(0xffff00000000)) | (uint64_t)h << 48;
+		if (((x & ONES(0xf0)) | ((x + ONES(6)) & ONES(0xf0)) >> 4) !=
+		    ONES(0x33))
+			return false;
+		x -= ONES('0');
+		x = (x * 10 + (x >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
+		y = (unsigned)(x & 0xff) * 100 + (unsigned)(x >> 16 & 0xff);
+		m = (unsigned)(x >> 32 & 0xff);
+		d = (unsigned)(x >> 48);
+	}
+#else
+	{
+		unsigned d0, d1, d2, d3, d5, d6, d8, d9;
+
+		d0 = (unsigned)(unsigned char)s[0] - '0';
+		d1 = (unsigned)(unsigned char)s[1] - '0';
+		d2 = (unsigned)(unsigned char)s[2] - '0';
+		d3 = (unsigned)(unsigned char)s[3] - '0';
+		d5 = (unsigned)(unsigned char)s[5] - '0';
+		d6 = (unsigned)(unsigned char)s[6] - '0';
+		d8 = (unsigned)(unsigned char)s[8] - '0';
+		d9 = (unsigned)(unsigned char)s[9] - '0';
+		if ((d0 > 9) | (d1 > 9) | (d2 > 9) | (d3 > 9) | (d5 > 9) |
+		    (d6 > 9) | (d8 > 9) | (d9 > 9) | (s[4] != '-') |
+		    (s[7] != '-'))
+			return false;
+		y = d0 * 1000 + d1 * 100 + d2 * 10 + d3;
+		m = d5 * 10 + d6;
+		d = d8 * 10 + d9;
+	}
+#endif
+	if (y == 0 || m - 1 > 11 || d == 0)
 		return false;
-	y = d0 * 1000 + d1 * 100 + d2 * 10 + d3;
-	m = d5 * 10 + d6;
-	d = d8 * 10 + d9;
+	/* Days in month m, two bits a month above 28, with no table
+	 * load: 3 0 3 2 3 2 3 3 2 3 2 3. */
 	leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-	if (y == 0 || m - 1 > 11 || d == 0 ||
-	    d > dim[m] + (unsigned)(m == 2 && leap))
+	if (d > 28 + (0x3bbeeccu >> (2 * m) & 3) + (unsigned)(m == 2 && leap))
 		return false;
 	/* Days from civil with the year starting in March; years from 0
 	 * on, so the 400-year eras fold into plain divisions. */
