@@ -104,7 +104,14 @@ struct core_csv_reader {
 	struct core_input *in;		/* owned; current input */
 	const char *name;		/* core_input_name(in) */
 
-	struct core_schema *schema;	/* owned */
+	struct core_schema *schema;	/* owned; every field */
+	struct core_schema *oschema;	/* owned; the batches' columns, or
+					   NULL when they are schema's */
+	uint32_t *sel;			/* owned; conf.sel */
+	uint32_t *colno;		/* owned; conf.colno */
+	bool *selected;			/* owned; per field, whether
+					   opt.columns names it; NULL for
+					   all */
 	struct csv_conf conf;
 	bool header;
 	bool empty;			/* the first input has no rows */
@@ -816,6 +823,75 @@ date_formats(struct core_csv_reader *r, struct core_err *err)
 	return 0;
 }
 
+/* Resolves opt.columns against the schema's names into r->sel and
+ * r->selected; CORE_EUSAGE for an unknown, empty or repeated item. */
+static int
+select_columns(struct core_csv_reader *r, struct core_err *err)
+{
+	const struct core_schema *sc = r->schema;
+	const char *p = r->opt.columns, *e;
+	char sug[512], *want;
+	uint32_t j, n = 0;
+	size_t l, k;
+
+	if (p == NULL || r->selected != NULL)
+		return 0;
+	r->selected = core_xcalloc(sc->ncols ? sc->ncols : 1, sizeof(bool));
+	for (e = p; *e != '\0'; e++)
+		n += *e == ',';
+	r->sel = core_xcalloc(n + 1, sizeof(*r->sel));
+	for (n = 0;; p = e + 1) {
+		e = strchr(p, ',');
+		l = e != NULL ? (size_t)(e - p) : strlen(p);
+		if (l == 0)
+			return core_err_set(err, CORE_EUSAGE, "--columns %s: "
+			    "an empty column name; give names or 1-based "
+			    "numbers separated by commas", r->opt.columns);
+		for (j = 0; j < sc->ncols; j++)
+			if (strlen(sc->fields[j].name) == l &&
+			    memcmp(sc->fields[j].name, p, l) == 0)
+				break;
+		if (j == sc->ncols) {
+			/* No such name: a number, when it is all digits. */
+			unsigned long long v = 0;
+
+			for (k = 0; k < l && p[k] >= '0' && p[k] <= '9' &&
+			    v <= UINT32_MAX; k++)
+				v = v * 10 + (unsigned)(p[k] - '0');
+			want = core_xstrndup(p, l);
+			if (k == l && v >= 1 && v <= sc->ncols) {
+				j = (uint32_t)(v - 1);
+			} else if (k == l) {
+				core_err_set(err, CORE_EUSAGE, "--columns: no "
+				    "column %s; the input has %u column%s",
+				    want, sc->ncols, sc->ncols == 1 ? "" :
+				    "s");
+				free(want);
+				return CORE_EUSAGE;
+			} else {
+				sug[0] = '\0';
+				core_suggest_column(sc, want, sug,
+				    sizeof(sug));
+				core_err_set(err, CORE_EUSAGE, "--columns: no "
+				    "column '%s'%s", want, sug);
+				free(want);
+				return CORE_EUSAGE;
+			}
+			free(want);
+		}
+		if (r->selected[j])
+			return core_err_set(err, CORE_EUSAGE, "--columns %s: "
+			    "column %s is listed twice; list each column "
+			    "once", r->opt.columns, sc->fields[j].name);
+		r->selected[j] = true;
+		r->sel[n++] = j;
+		if (e == NULL)
+			break;
+	}
+	r->conf.nsel = n;
+	return 0;
+}
+
 static int
 build_schema(struct core_csv_reader *r, struct core_err *err)
 {
@@ -1013,7 +1089,8 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 		if (rc != 0)
 			goto out;
 	}
-	if ((rc = date_formats(r, err)) != 0)
+	if ((rc = date_formats(r, err)) != 0 ||
+	    (rc = select_columns(r, err)) != 0)
 		goto out;
 	from = r->header ? 1 : 0;
 	sniff_numfmt(r, &s, from);
@@ -1022,7 +1099,10 @@ build_schema(struct core_csv_reader *r, struct core_err *err)
 
 		struct core_coltype *ty = &r->schema->fields[j].type;
 
-		if (r->conf.pinned[j])
+		/* A column not selected is only delimited: its type is
+		 * never used. */
+		if (r->conf.pinned[j] ||
+		    (r->selected != NULL && !r->selected[j]))
 			continue;
 		if (r->colfmt[j] != NULL && r->colfmt[j] != o->date_format) {
 			*ty = (struct core_coltype){ CORE_TYPE_DATE, 0, 0 };
@@ -1482,6 +1562,12 @@ note_failure(struct core_csv_reader *r, const struct csv_rec *rec)
 	    rec->col >= 1 && rec->col <= r->schema->ncols) {
 		r->bad_kind = CORE_CSV_BAD_TYPE;
 		r->bad_col = rec->col - 1;
+		/* The batches' column of that field (a value fails only in
+		 * a selected one). */
+		for (uint32_t k = 0; r->conf.sel != NULL &&
+		    k < r->conf.nsel; k++)
+			if (r->conf.sel[k] == rec->col - 1)
+				r->bad_col = k;
 	} else if (rec->msg_len > 8 && memcmp(m, "row has ", 8) == 0 &&
 	    (sscanf(head, "row has %llu fields, expected %u", &nf,
 	    &exp) == 2 ||
@@ -1551,15 +1637,15 @@ drain(struct core_csv_reader *r, struct core_batch *b, struct core_err *err)
 	if (res->emitted == res->nbatches)
 		return 1;
 	src = &res->batches[res->emitted++];
-	if (b->cols == NULL || b->ncols != r->schema->ncols) {
+	if (b->cols == NULL || b->ncols != r->conf.nsel) {
 		core_batch_release(b);
-		core_batch_init(b, r->schema);
+		core_batch_init(b, core_csv_reader_schema(r));
 	}
 	/* Swap buffers: the caller's old ones go back to the pool. */
 	cols = b->cols;
 	b->cols = src->cols;
 	src->cols = cols;
-	b->schema = r->schema;
+	b->schema = core_csv_reader_schema(r);
 	b->nrows = src->nrows;
 	csv_pool_put(r->pool, src);
 	r->st.rows += b->nrows;
@@ -1641,10 +1727,26 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 		goto bad;
 	core_input_set_encoding(r->in, input_encoding(r));
 	member_load(r);
-	if ((rc = build_schema(r, err)) != 0)
+	if ((rc = build_schema(r, err)) != 0 ||
+	    (rc = select_columns(r, err)) != 0)
 		goto bad;
 	r->conf.schema = r->schema;
 	r->conf.ncols = r->schema->ncols;
+	if (r->sel == NULL) {
+		r->conf.nsel = r->conf.ncols;
+	} else {
+		r->colno = core_xcalloc(r->conf.ncols + 1,
+		    sizeof(*r->colno));
+		for (uint32_t k = 0; k < r->conf.nsel; k++)
+			r->colno[r->sel[k]] = k + 1;
+		r->conf.colno = r->colno;
+		r->oschema = core_schema_new(r->conf.nsel);
+		for (uint32_t k = 0; k < r->conf.nsel; k++)
+			core_schema_set(r->oschema, k,
+			    r->schema->fields[r->sel[k]].name,
+			    r->schema->fields[r->sel[k]].type);
+	}
+	r->conf.sel = r->sel;
 	r->conf.nulls = r->opt.nulls;
 	r->conf.pin_hint = r->opt.pin_hint != NULL ? r->opt.pin_hint :
 	    "; pin the column's type";
@@ -1660,7 +1762,7 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 		if (r->colfmt != NULL && r->colfmt[j] != NULL)
 			r->conf.datefmts = r->colfmt;
 	r->conf.tsfmt = r->opt.timestamp_format;
-	r->pool = csv_pool_new(r->schema);
+	r->pool = csv_pool_new(core_csv_reader_schema(r));
 	csv_parser_init(&r->ps, &r->conf, r->pool);
 	csv_result_init(&r->res);
 	r->pos = 0;
@@ -1698,6 +1800,10 @@ core_csv_reader_free(struct core_csv_reader *r)
 	free(r->hnames);
 	free(r->conf.pinned);
 	free(r->colfmt);
+	free(r->sel);
+	free(r->colno);
+	free(r->selected);
+	core_schema_free(r->oschema);
 	core_schema_free(r->schema);
 	free(r->sbuf);
 	core_input_free(r->in);
@@ -1710,7 +1816,7 @@ core_csv_reader_free(struct core_csv_reader *r)
 const struct core_schema *
 core_csv_reader_schema(const struct core_csv_reader *r)
 {
-	return r->schema;
+	return r->oschema != NULL ? r->oschema : r->schema;
 }
 
 int

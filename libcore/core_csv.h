@@ -166,6 +166,19 @@
  * every row is either in a batch or in the rejects sink.  Once more than
  * opt->max_errors rows have been rejected, next returns CORE_ELIMIT.
  *
+ * Column selection: with opt->columns, batches hold only the columns it
+ * lists, in its order; an item is a column's name, or when no column has
+ * that name and it is all digits, a 1-based column number.  A name no
+ * column has, a number out of range, an empty item or a column listed
+ * twice is CORE_EUSAGE (naming the closest name).  The other fields of
+ * every row are still delimited, so quoting (a quote left open, text
+ * after a closing quote) and the field count are checked as ever; but
+ * their types are not inferred and their values are not converted,
+ * checked for UTF-8 or copied, so a value that would not fit its column
+ * there is no error.  Header detection and the sniffing of a decimal
+ * comma still look at every column, so the selected columns' types and
+ * values are those of the same columns without opt->columns.
+ *
  * Batches hold at most batch_rows rows.  A plain regular file is parsed in
  * chunks of 4 MiB (cut at row boundaries), possibly on several threads; a
  * batch never spans two chunks, so the batches are a function of the
@@ -226,6 +239,10 @@ struct core_csv_options {
 				   input, transcoded to UTF-8 before it is
 				   parsed; 0: UTF-8, or UTF-16 by its byte
 				   order mark */
+	const char *columns;	/* borrowed: "a,3,b", the columns to
+				   convert and hand out, in this order
+				   (names, else 1-based numbers), or NULL
+				   for all (see above) */
 	const char *pin_hint;	/* borrowed: appended to the message for
 				   a value that does not fit an inferred
 				   type, the tool's way to pin one (e.g.
@@ -249,7 +266,8 @@ int core_csv_reader_new(const char *const *paths, size_t npaths,
     struct core_err *err);
 void core_csv_reader_free(struct core_csv_reader *r);	/* accepts NULL */
 
-/* Borrowed; valid for the reader's life. */
+/* The schema of the batches (only opt->columns' columns when given).
+ * Borrowed; valid for the reader's life. */
 const struct core_schema *core_csv_reader_schema(
     const struct core_csv_reader *r);
 
@@ -286,9 +304,10 @@ void core_csv_reader_numfmt(const struct core_csv_reader *r,
 
 /* What the error that stopped the reader was about, for a tool to add
  * its hint: CORE_CSV_BAD_TYPE for a value that does not fit the type of
- * column *col (0-based), CORE_CSV_BAD_SHORT for a row of two fields or
- * more but fewer than the table (one field is more often a title or a
- * comment than a row cut short), 0 for anything else (or no error). */
+ * column *col (0-based, of core_csv_reader_schema), CORE_CSV_BAD_SHORT
+ * for a row of two fields or more but fewer than the table (one field is
+ * more often a title or a comment than a row cut short), 0 for anything
+ * else (or no error). */
 enum { CORE_CSV_BAD_TYPE = 1, CORE_CSV_BAD_SHORT };
 int core_csv_reader_failure(const struct core_csv_reader *r, uint32_t *col);
 

@@ -698,6 +698,19 @@ is_ascii(const char *p, size_t len)
 	return (acc & 0x8080808080808080ull) == 0;
 }
 
+/* The batch's columns, and the field batch column k is made from. */
+static inline uint32_t
+conf_nout(const struct csv_conf *cf)
+{
+	return cf->sel != NULL ? cf->nsel : cf->ncols;
+}
+
+static inline uint32_t
+conf_field(const struct csv_conf *cf, uint32_t k)
+{
+	return cf->sel != NULL ? cf->sel[k] : k;
+}
+
 /* Raw row bytes past which a batch is closed early. */
 static inline size_t
 batch_bytes(const struct csv_conf *cf)
@@ -730,17 +743,16 @@ fast_ok(const struct csv_field *f, const char *bufend)
 #ifdef FAST_WORDS
 #define ONES(b) (UINT64_C(0x0101010101010101) * (b))
 
-/* The value of the n (1..8) decimal digits at s; false when one is not a
- * digit.  Reads s[0..8). */
+/* The value of the n (1..8) decimal digits in the low bytes of w (the
+ * first digit lowest); false when one is not a digit.  The bytes above
+ * them are ignored. */
 static inline bool
-fast_digits8(const char *s, size_t n, uint64_t *out)
+fast_digits_word(uint64_t w, size_t n, uint64_t *out)
 {
 	unsigned sh = 8 * (8 - (unsigned)n);
-	uint64_t w;
 
-	memcpy(&w, s, 8);
-	/* s[0] is the low byte.  Move the digits to the top and fill the
-	 * bytes below with '0's: leading zeros, so eight digits. */
+	/* Move the digits to the top and fill the bytes below with '0's:
+	 * leading zeros, so eight digits. */
 	if (sh > 0)
 		w = w << sh | ONES('0') >> (64 - sh);
 	/* Every byte 0x30..0x39: high nibble 3, and still 3 after +6. */
@@ -755,6 +767,17 @@ fast_digits8(const char *s, size_t n, uint64_t *out)
 	w = (w * 10000 + (w >> 32)) & UINT64_C(0xffffffff);
 	*out = w;
 	return true;
+}
+
+/* The value of the n (1..8) decimal digits at s; false when one is not a
+ * digit.  Reads s[0..8). */
+static inline bool
+fast_digits8(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t w;
+
+	memcpy(&w, s, 8);
+	return fast_digits_word(w, n, out);
 }
 
 /* [+-]?[0-9]{1,16}: the sign and the magnitude. */
@@ -814,6 +837,25 @@ fast_decimal(const char *p, size_t len, unsigned precision, unsigned scale,
 	nfrac = d < len ? len - d - 1 : 0;
 	if (nfrac > scale || nfrac > 8 || d + nfrac == 0)
 		return false;
+	if (len <= 8) {
+		/* The usual shape (1234.56, 0.07): the word holds it all.
+		 * Close the gap of the '.' and convert the digits at once,
+		 * ip * 10^nfrac + fp; ip < 10^(p-s) exactly when that is
+		 * below 10^(p-s+nfrac), as fp < 10^nfrac. */
+		w ^= ONES('.');
+		if (d < len) {
+			uint64_t low = (UINT64_C(1) << (8 * d)) - 1; /* d < 8 */
+
+			w = (w & low) | ((w >> 8) & ~low);
+			len--;
+		}
+		if (!fast_digits_word(w, len, &v) ||
+		    v >= core_pow10_u64[precision - scale + nfrac])
+			return false;
+		v *= core_pow10_u64[scale - nfrac];
+		*out = neg ? -(int64_t)v : (int64_t)v;
+		return true;
+	}
 	if ((d > 0 && !fast_digits8(p, d, &ip)) ||
 	    (nfrac > 0 && !fast_digits8(p + d + 1, nfrac, &fp)))
 		return false;
@@ -831,31 +873,62 @@ fast_decimal(const char *p, size_t len, unsigned precision, unsigned scale,
 static inline bool
 fast_date(const char *s, size_t len, int32_t *out)
 {
-	static const uint8_t dim[13] = {
-		0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31
-	};
-	unsigned d0, d1, d2, d3, d5, d6, d8, d9, y, m, d, yy, doy;
+	unsigned y, m, d, yy, doy;
 	bool leap;
 
 	if (len != 10)
 		return false;
-	d0 = (unsigned)(unsigned char)s[0] - '0';
-	d1 = (unsigned)(unsigned char)s[1] - '0';
-	d2 = (unsigned)(unsigned char)s[2] - '0';
-	d3 = (unsigned)(unsigned char)s[3] - '0';
-	d5 = (unsigned)(unsigned char)s[5] - '0';
-	d6 = (unsigned)(unsigned char)s[6] - '0';
-	d8 = (unsigned)(unsigned char)s[8] - '0';
-	d9 = (unsigned)(unsigned char)s[9] - '0';
-	if ((d0 > 9) | (d1 > 9) | (d2 > 9) | (d3 > 9) | (d5 > 9) |
-	    (d6 > 9) | (d8 > 9) | (d9 > 9) | (s[4] != '-') | (s[7] != '-'))
+#ifdef FAST_WORDS
+	{
+		/* Bytes 4 and 7 of "YYYY-MM-". */
+		const uint64_t dash = UINT64_C(0xff0000ff00000000);
+		uint64_t w, x;
+		uint16_t h;
+
+		memcpy(&w, s, 8);
+		memcpy(&h, s + 8, 2);
+		if ((w & dash) != (ONES('-') & dash))
+			return false;
+		/* YYYYMMDD in one word, then as fast_digits_word: every
+		 * byte a digit, pairs combined (YY, YY, MM, DD). */
+		x = (w & UINT64_C(0xffffffff)) |
+		    (w >> 8 & UINT64_C(0xffff00000000)) | (uint64_t)h << 48;
+		if (((x & ONES(0xf0)) | ((x + ONES(6)) & ONES(0xf0)) >> 4) !=
+		    ONES(0x33))
+			return false;
+		x -= ONES('0');
+		x = (x * 10 + (x >> 8)) & UINT64_C(0x00ff00ff00ff00ff);
+		y = (unsigned)(x & 0xff) * 100 + (unsigned)(x >> 16 & 0xff);
+		m = (unsigned)(x >> 32 & 0xff);
+		d = (unsigned)(x >> 48);
+	}
+#else
+	{
+		unsigned d0, d1, d2, d3, d5, d6, d8, d9;
+
+		d0 = (unsigned)(unsigned char)s[0] - '0';
+		d1 = (unsigned)(unsigned char)s[1] - '0';
+		d2 = (unsigned)(unsigned char)s[2] - '0';
+		d3 = (unsigned)(unsigned char)s[3] - '0';
+		d5 = (unsigned)(unsigned char)s[5] - '0';
+		d6 = (unsigned)(unsigned char)s[6] - '0';
+		d8 = (unsigned)(unsigned char)s[8] - '0';
+		d9 = (unsigned)(unsigned char)s[9] - '0';
+		if ((d0 > 9) | (d1 > 9) | (d2 > 9) | (d3 > 9) | (d5 > 9) |
+		    (d6 > 9) | (d8 > 9) | (d9 > 9) | (s[4] != '-') |
+		    (s[7] != '-'))
+			return false;
+		y = d0 * 1000 + d1 * 100 + d2 * 10 + d3;
+		m = d5 * 10 + d6;
+		d = d8 * 10 + d9;
+	}
+#endif
+	if (y == 0 || m - 1 > 11 || d == 0)
 		return false;
-	y = d0 * 1000 + d1 * 100 + d2 * 10 + d3;
-	m = d5 * 10 + d6;
-	d = d8 * 10 + d9;
+	/* Days in month m, two bits a month above 28, with no table
+	 * load: 3 0 3 2 3 2 3 3 2 3 2 3. */
 	leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-	if (y == 0 || m - 1 > 11 || d == 0 ||
-	    d > dim[m] + (unsigned)(m == 2 && leap))
+	if (d > 28 + (0x3bbeeccu >> (2 * m) & 3) + (unsigned)(m == 2 && leap))
 		return false;
 	/* Days from civil with the year starting in March; years from 0
 	 * on, so the 400-year eras fold into plain divisions. */
@@ -873,25 +946,31 @@ enum {
 	PUT_UTF8,	/* invalid UTF-8 in a string column */
 };
 
-/* Converts the tokenized row into slot `row` of b.  Returns PUT_OK, or
- * a failure kind with *bad set to the field index. */
+/* Converts the selected fields of the tokenized row into slot `row` of
+ * b.  Returns PUT_OK, or a failure kind with *bad set to the field
+ * index. */
 static int
 put_row(const struct csv_conf *cf, const struct csv_tok *t,
     struct core_batch *b, uint32_t row, uint32_t *bad)
 {
-	const uint32_t ncols = cf->ncols;
 	const uint32_t cap = cf->batch_rows;
 	const struct csv_field *f = t->f;
 	struct core_column *c;
-	uint32_t j, len;
+	uint32_t j, k, len;
 	const char *p;
 	int32_t off;
 	int rc;
 	char nb[96];
 	long nl;
 
-	for (j = 0; j < ncols; j++) {
-		c = &b->cols[j];
+	for (j = 0; j < cf->ncols; j++) {
+		if (cf->sel == NULL)
+			k = j;
+		else if (cf->colno[j] == 0)
+			continue;
+		else
+			k = cf->colno[j] - 1;
+		c = &b->cols[k];
 		p = f[j].p;
 		len = f[j].len;
 		if (len == 0) {
@@ -1743,8 +1822,8 @@ block_put(struct csv_parser *ps, const struct block *b, const char *buf,
     const char *bufend, struct csv_result *res)
 {
 	const struct csv_conf *cf = ps->conf;
-	const uint32_t ncols = cf->ncols, n = b->nrows;
-	const struct csv_field *f = ps->tok.f;
+	const uint32_t ncols = conf_nout(cf), n = b->nrows;
+	const struct csv_field *f0 = ps->tok.f, *f;
 	struct core_column *c;
 	uint32_t j, row0;
 	uint64_t *nm;
@@ -1754,50 +1833,53 @@ block_put(struct csv_parser *ps, const struct block *b, const char *buf,
 	if (ps->cur.cols == NULL)
 		parser_start_batch(ps);
 	if (ps->bnull == NULL)
-		ps->bnull = core_xreallocarray(NULL, ncols,
+		ps->bnull = core_xreallocarray(NULL, ncols ? ncols : 1,
 		    BLOCK_WORDS * sizeof(uint64_t));
 	row0 = ps->cur.nrows;
+	/* Column j of the batch is field sel[j] of each row; the fields
+	 * not selected are never looked at. */
 	for (j = 0; j < ncols; j++) {
 		c = &ps->cur.cols[j];
+		f = f0 + conf_field(cf, j);
 		nm = ps->bnull + (size_t)j * BLOCK_WORDS;
 		memset(nm, 0, BLOCK_WORDS * sizeof(uint64_t));
 		switch (c->type.id) {
 		case CORE_TYPE_BOOL:
-			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			ok = block_fixed(cf, f, n, bufend, c, row0,
 			    nm, CORE_TYPE_BOOL);
 			break;
 		case CORE_TYPE_INT32:
-			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			ok = block_fixed(cf, f, n, bufend, c, row0,
 			    nm, CORE_TYPE_INT32);
 			break;
 		case CORE_TYPE_INT64:
-			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			ok = block_fixed(cf, f, n, bufend, c, row0,
 			    nm, CORE_TYPE_INT64);
 			break;
 		case CORE_TYPE_FLOAT64:
-			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			ok = block_fixed(cf, f, n, bufend, c, row0,
 			    nm, CORE_TYPE_FLOAT64);
 			break;
 		case CORE_TYPE_DECIMAL:
-			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			ok = block_fixed(cf, f, n, bufend, c, row0,
 			    nm, CORE_TYPE_DECIMAL);
 			break;
 		case CORE_TYPE_DATE:
-			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			ok = block_fixed(cf, f, n, bufend, c, row0,
 			    nm, CORE_TYPE_DATE);
 			break;
 		case CORE_TYPE_TIMESTAMP:
-			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			ok = block_fixed(cf, f, n, bufend, c, row0,
 			    nm, CORE_TYPE_TIMESTAMP);
 			break;
 		case CORE_TYPE_DECIMAL128:
-			ok = block_fixed(cf, f + j, n, bufend, c, row0,
+			ok = block_fixed(cf, f, n, bufend, c, row0,
 			    nm, CORE_TYPE_DECIMAL128);
 			break;
 		default:
 			if (ascii < 0)
 				ascii = block_ascii(buf, b->from, b->to);
-			ok = block_strings(cf, f + j, n, bufend, c, row0,
+			ok = block_strings(cf, f, n, bufend, c, row0,
 			    nm, ascii > 0);
 			break;
 		}

@@ -153,8 +153,20 @@ bool csv_datefmt_column(const char *fmt, bool ts, const struct csv_sample *s,
 /* What every parser of one reader shares, read-only once parsing starts. */
 struct csv_conf {
 	int delim, quote;		/* quote -1 = none */
-	const struct core_schema *schema;	/* borrowed */
-	uint32_t ncols;
+	const struct core_schema *schema;	/* borrowed: every field */
+	uint32_t ncols;			/* fields a row has */
+	const uint32_t *sel;		/* borrowed: nsel field indices,
+					   batch column k is field sel[k]
+					   (--columns), the other fields
+					   only delimited; NULL: every
+					   field in order (nsel unused) */
+	uint32_t nsel;
+	const uint32_t *colno;		/* borrowed, with sel: per field,
+					   1 + its batch column, 0 when not
+					   selected (so the row path tries
+					   fields left to right, and a row's
+					   first bad field is the one
+					   reported, in any order of sel) */
 	bool *pinned;			/* owned; ncols; from --schema */
 	const char *const *nulls;	/* borrowed */
 	size_t nnulls;

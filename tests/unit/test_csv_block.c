@@ -49,6 +49,10 @@ struct setup {
 	bool rejecting;
 	uint64_t max_errors;
 	uint64_t line0;		/* lines before the first row */
+	uint32_t *sel;		/* --columns: nsel fields, or NULL */
+	uint32_t nsel;
+	uint32_t *colno;	/* with sel: per field, 1 + its column */
+	struct core_schema *out;	/* the selected columns, or NULL */
 };
 
 static void
@@ -69,6 +73,9 @@ conf_fill(struct csv_conf *cf, const struct setup *su, bool by_row)
 	cf->by_row = by_row;
 	cf->block_rows = su->block_rows;
 	cf->batch_bytes = su->batch_bytes;
+	cf->sel = su->sel;
+	cf->nsel = su->nsel;
+	cf->colno = su->colno;
 }
 
 /* True when column c of batches a and b would be stored alike. */
@@ -167,7 +174,7 @@ pair_init(struct pair *p, const struct setup *su, size_t start)
 	int k;
 
 	memset(p, 0, sizeof(*p));
-	p->pool = csv_pool_new(su->schema);
+	p->pool = csv_pool_new(su->out != NULL ? su->out : su->schema);
 	for (k = 0; k < 2; k++) {
 		conf_fill(&p->cf[k], su, k == 0);
 		csv_parser_init(&p->ps[k], &p->cf[k], p->pool);
@@ -552,7 +559,36 @@ static void
 setup_free(struct setup *su)
 {
 	core_schema_free(su->schema);
+	core_schema_free(su->out);
 	free(su->pinned);
+	free(su->sel);
+	free(su->colno);
+}
+
+/* Selects nsel random fields of su in a random order (--columns). */
+static void
+setup_select(struct setup *su, uint32_t nsel)
+{
+	const uint32_t ncols = su->schema->ncols;
+	uint32_t j, k, t;
+
+	su->sel = core_xcalloc(ncols, sizeof(*su->sel));
+	for (j = 0; j < ncols; j++)
+		su->sel[j] = j;
+	for (j = ncols - 1; j > 0; j--) {
+		k = rnd(j + 1);
+		t = su->sel[j];
+		su->sel[j] = su->sel[k];
+		su->sel[k] = t;
+	}
+	su->nsel = nsel;
+	su->colno = core_xcalloc(ncols, sizeof(*su->colno));
+	for (k = 0; k < nsel; k++)
+		su->colno[su->sel[k]] = k + 1;
+	su->out = core_schema_new(nsel);
+	for (k = 0; k < nsel; k++)
+		core_schema_set(su->out, k, su->schema->fields[su->sel[k]].name,
+		    su->schema->fields[su->sel[k]].type);
 }
 
 static void
@@ -605,6 +641,8 @@ test_random_vs_rows(void)
 		int drive;
 
 		setup_random(&su, 1 + rnd(iter % 4 == 0 ? 40 : 12));
+		if (rnd(3) == 0)
+			setup_select(&su, 1 + rnd(su.schema->ncols));
 		m.bad = bads[rnd(5)];
 		m.broken = rnd(3) == 0 ? 50 + rnd(500) : 0;
 		m.nulls = rnd(3) ? 2 + rnd(20) : 0;
@@ -613,8 +651,9 @@ test_random_vs_rows(void)
 		gen_csv(&text, &su, 1 + rnd(iter % 8 == 0 ? 3000 : 400), &m);
 		drive = (int)(iter % DRIVE_N);
 		snprintf(tag, sizeof(tag), "iter %u (drive %d, %u cols, "
-		    "block %u, batch %u)", iter, drive, su.schema->ncols,
-		    su.block_rows, su.batch_rows);
+		    "%u selected, block %u, batch %u)", iter, drive,
+		    su.schema->ncols, su.sel != NULL ? su.nsel :
+		    su.schema->ncols, su.block_rows, su.batch_rows);
 		if (!compare(&su, &text, drive, tag, &nrecs, &nrows)) {
 			unit_cur_failed++;
 			setup_free(&su);
@@ -629,6 +668,125 @@ test_random_vs_rows(void)
 	/* The data did what it is for: bad rows and good ones. */
 	CHECK(bad_seen > 50);
 	CHECK(rows_seen > 200);
+}
+
+/* Parses text whole with su (block path) into res. */
+static void
+parse_whole(const struct setup *su, const struct unit_buf *text,
+    struct csv_result *res, struct csv_pool *pool)
+{
+	struct csv_conf cf;
+	struct csv_parser ps;
+	size_t pos = 0;
+
+	conf_fill(&cf, su, false);
+	csv_parser_init(&ps, &cf, pool);
+	csv_result_init(res);
+	(void)csv_parse(&ps, text->p, &pos, text->len, text->len, true, res);
+	csv_parser_flush(&ps, res);
+	csv_parser_release(&ps);
+}
+
+/* --columns: the selected columns of a parse are those of a parse of
+ * every column where the others are strings, and it finds the same bad
+ * rows: the other fields are delimited but never converted.  (No invalid
+ * UTF-8 in the data: that is what a string column would still check.) */
+static void
+test_select_projects(void)
+{
+	unsigned iter, j;
+
+	for (iter = 0; iter < 200; iter++) {
+		struct setup su, ref;
+		struct mess m = { 0, 0, 0, 0, 0 };
+		struct unit_buf text = { 0 };
+		struct csv_pool *pr, *ps;
+		struct csv_result want, got;
+		struct core_coltype st = { CORE_TYPE_STRING, 0, 0 };
+		bool *chosen, ok = true;
+		size_t i;
+
+		setup_random(&su, 1 + rnd(iter % 4 == 0 ? 40 : 12));
+		setup_select(&su, 1 + rnd(su.schema->ncols));
+		m.broken = rnd(3) == 0 ? 50 + rnd(500) : 0;
+		m.nulls = rnd(3) ? 2 + rnd(20) : 0;
+		m.blanks = rnd(3) == 0 ? 1 + rnd(30) : 0;
+		m.quoted = rnd(2) ? 1 + rnd(10) : 0;
+		gen_csv(&text, &su, 1 + rnd(iter % 8 == 0 ? 3000 : 400), &m);
+		ref = su;
+		ref.sel = NULL;
+		ref.nsel = 0;
+		ref.out = NULL;
+		ref.colno = NULL;
+		ref.schema = core_schema_new(su.schema->ncols);
+		chosen = core_xcalloc(su.schema->ncols, sizeof(bool));
+		for (j = 0; j < su.nsel; j++)
+			chosen[su.sel[j]] = true;
+		for (j = 0; j < su.schema->ncols; j++)
+			core_schema_set(ref.schema, j,
+			    su.schema->fields[j].name, chosen[j] ?
+			    su.schema->fields[j].type : st);
+		pr = csv_pool_new(ref.schema);
+		parse_whole(&ref, &text, &want, pr);
+		ps = csv_pool_new(su.out);
+		parse_whole(&su, &text, &got, ps);
+		if (want.nrecs != got.nrecs || want.nbatches != got.nbatches ||
+		    want.nrows != got.nrows || want.nlines != got.nlines ||
+		    want.stopped != got.stopped) {
+			printf("# iter %u: recs %zu/%zu batches %zu/%zu rows "
+			    "%llu/%llu\n", iter, want.nrecs, got.nrecs,
+			    want.nbatches, got.nbatches,
+			    (unsigned long long)want.nrows,
+			    (unsigned long long)got.nrows);
+			ok = false;
+		}
+		for (i = 0; ok && i < want.nrecs; i++) {
+			const struct csv_rec *x = &want.recs[i];
+			const struct csv_rec *y = &got.recs[i];
+
+			if (x->line != y->line || x->col != y->col ||
+			    x->msg_len != y->msg_len ||
+			    memcmp(want.arena + x->msg_off,
+			    got.arena + y->msg_off, x->msg_len) != 0) {
+				printf("# iter %u: record %zu: %llu:%u %.*s / %llu:%u %.*s\n",
+				    iter, i, (unsigned long long)x->line, x->col, (int)x->msg_len,
+				    want.arena + x->msg_off,
+				    (unsigned long long)y->line, y->col, (int)y->msg_len, got.arena + y->msg_off);
+				ok = false;
+			}
+		}
+		for (i = 0; ok && i < want.nbatches; i++) {
+			const struct core_batch *x = &want.batches[i];
+			const struct core_batch *y = &got.batches[i];
+
+			if (x->nrows != y->nrows || y->ncols != su.nsel) {
+				printf("# iter %u: batch %zu: %u/%u rows, "
+				    "%u columns\n", iter, i, x->nrows,
+				    y->nrows, y->ncols);
+				ok = false;
+			}
+			for (j = 0; ok && j < su.nsel; j++)
+				if (!column_same(&x->cols[su.sel[j]],
+				    &y->cols[j], x->nrows)) {
+					printf("# iter %u: batch %zu: column "
+					    "%u (field %u) differs\n", iter,
+					    i, j, su.sel[j]);
+					ok = false;
+				}
+		}
+		csv_result_release(&want);
+		csv_result_release(&got);
+		csv_pool_free(pr);
+		csv_pool_free(ps);
+		core_schema_free(ref.schema);
+		free(chosen);
+		setup_free(&su);
+		free(text.p);
+		if (!ok) {
+			unit_cur_failed++;
+			break;
+		}
+	}
 }
 
 /* One column of type t, one value per row, every value in text vals
@@ -971,6 +1129,7 @@ int
 main(void)
 {
 	RUN(test_random_vs_rows);
+	RUN(test_select_projects);
 	RUN(test_numbers_exhaustive);
 	RUN(test_dates_exhaustive);
 	RUN(test_strings);

@@ -73,6 +73,13 @@ usage(FILE *fp)
 	    "utf-16be\n"
 	    "  -s, --schema SPEC    pin column types: 'name:type,...'\n"
 	    "                       (e.g. 'price:decimal(15,2)')\n"
+	    "      --columns LIST   convert and write only these columns, "
+	    "in this order\n"
+	    "                       (names or 1-based numbers: 'b,1'); the "
+	    "others are\n"
+	    "                       only delimited: quoting and field "
+	    "counts are checked,\n"
+	    "                       their types and values are not\n"
 	    "  -n, --null STR       an unquoted field equal to STR is NULL "
 	    "(repeatable)\n"
 	    "      --sample-rows N  rows sampled for type inference "
@@ -110,7 +117,7 @@ enum {
 	OPT_REJECTS, OPT_MAX_ERRORS, OPT_SKIP, OPT_COMMENT,
 	OPT_NULL_PADDING, OPT_DECIMAL_COMMA, OPT_THOUSANDS, OPT_NAMES,
 	OPT_TRIM, OPT_DATE_FORMAT, OPT_TIMESTAMP_FORMAT, OPT_DESCRIBE,
-	OPT_ENCODING,
+	OPT_ENCODING, OPT_COLUMNS,
 };
 
 static int
@@ -166,6 +173,9 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 		break;
 	case OPT_NAMES:
 		o->csv.names = optarg;
+		break;
+	case OPT_COLUMNS:
+		o->csv.columns = optarg;
 		break;
 	case OPT_SKIP:
 		if (fe_parse_count("--skip", optarg, &v, err) != 0)
@@ -233,6 +243,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "no-header", no_argument, NULL, OPT_NO_HEADER },
 		{ "names", required_argument, NULL, OPT_NAMES },
+		{ "columns", required_argument, NULL, OPT_COLUMNS },
 		{ "trim", no_argument, NULL, OPT_TRIM },
 		{ "describe", no_argument, NULL, OPT_DESCRIBE },
 		{ "encoding", required_argument, NULL, OPT_ENCODING },
@@ -486,6 +497,10 @@ describe(struct options *o, const char *const *paths, size_t npaths,
 	if (o->csv.names != NULL) {
 		fputs(" --names ", stdout);
 		put_word(o->csv.names);
+	}
+	if (o->csv.columns != NULL) {
+		fputs(" --columns ", stdout);
+		put_word(o->csv.columns);
 	}
 	if (o->csv.trim)
 		fputs(" --trim", stdout);
