@@ -602,6 +602,24 @@ BIG_AGGS="count(*), sum(k), min(k), max(k), avg(k), min(day), max(label)"
 	spill_empty
 }
 
+@test "spilled partitions on two threads: the rows one thread gives" {
+	# -j 2 aggregates two partitions at once, each in half the budget;
+	# string_agg keeps each group's input order either way.
+	for m in 256K 1M 4M; do
+		for j in 1 2; do
+			agg_rows -j $j -m $m --stats --by amount \
+			    "$BIG_AGGS, string_agg(label, '|')" big.col
+			status_is 0
+			[[ $stderr =~ \ ([1-9][0-9]*)\ partitions ]] ||
+				fail "-j $j -m $m did not spill: $stderr"
+			cp got "got.$j"
+		done
+		[ "$(wc -l <got.2)" -eq 100000 ] || fail "-m $m: $(wc -l <got.2) groups"
+		cmp -s got.1 got.2 || fail "-m $m: -j 2 differs from -j 1"
+	done
+	spill_empty
+}
+
 @test "from CSV to CSV through a pipe under a small budget, and spill options" {
 	big_ref >want
 	run --separate-stderr bash -c "set -o pipefail; csv2col big.csv |

@@ -30,6 +30,7 @@
 #include "core_alloc.h"
 #include "core_col.h"
 #include "core_mem.h"
+#include "core_pool.h"
 #include "unit.h"
 
 static const struct core_coltype types[] = {
@@ -784,6 +785,7 @@ any_member(const struct table *t, const size_t *idx, size_t n, uint32_t col,
 }
 
 static bool use_sorted;		/* core_agg_sorted, not core_agg_hash */
+static struct core_pool *use_pool;	/* o.pool */
 static unsigned nspilled, ncompared, maxlevel;
 static double maxpeak;
 
@@ -815,6 +817,7 @@ check_case(const struct table *t, const struct tcase *tc, uint32_t blen,
 	}
 	memset(&o, 0, sizeof(o));
 	o.plan = plan;
+	o.pool = use_pool;
 	/* One budget writes compressed spill frames. */
 	o.compress_spill = limit == (1u << 20);
 	memset(&s, 0, sizeof(s));
@@ -1312,6 +1315,51 @@ test_budget_sweep(void)
 	    "the budget at most\n", nspilled, ncompared, maxlevel, maxpeak);
 	CHECK(nspilled > 0);
 	free(tc.aggs);
+}
+
+/*
+ * The partitions of a spilled run aggregated on two threads, each in a
+ * table of half the budget left: the reference's groups at every
+ * budget (test_budget_sweep has the same at one thread) and the peak
+ * charge within the budget.  Groups of a few rows, so that both tables
+ * fill and re-partition their partitions at the smallest budget.
+ */
+static void
+test_threads(void)
+{
+	static const uint64_t limits[] = { 256u << 10, 1u << 20 };
+#ifdef CORE_DEBUG
+	const size_t nlimits = 1;
+#else
+	const size_t nlimits = sizeof(limits) / sizeof(limits[0]);
+#endif
+	struct table *t = table_new(6000, 1500, 10);
+	struct tcase tc;
+	char what[96];
+	unsigned sp0 = nspilled, l0 = maxlevel;
+	size_t b;
+	bool ok = true;
+
+	use_pool = core_pool_new(2);
+	memset(&tc, 0, sizeof(tc));
+	aggs_of(&tc, false);
+	tc.nkeys = 1;
+	tc.keys[0] = 1;
+	maxlevel = 0;
+	for (b = 0; b < nlimits && ok; b++) {
+		snprintf(what, sizeof(what), "2 threads, budget %llu",
+		    (unsigned long long)limits[b]);
+		ok = check_case(t, &tc, 4097, limits[b], what);
+	}
+	CHECK(ok);
+	CHECK(nspilled - sp0 == b);
+	printf("# 2 threads: %u levels at most\n", maxlevel);
+	CHECK(maxlevel >= 2);
+	maxlevel = maxlevel > l0 ? maxlevel : l0;
+	core_pool_free(use_pool);
+	use_pool = NULL;
+	free(tc.aggs);
+	table_free(t);
 }
 
 /*
@@ -2074,6 +2122,7 @@ main(int argc, char **argv)
 	RUN_IF(test_one_group_and_every_row);
 	RUN_IF(test_no_keys_and_empty);
 	RUN_IF(test_budget_sweep);
+	RUN_IF(test_threads);
 	RUN_IF(test_quantile_spill);
 	RUN_IF(test_overflow);
 	RUN_IF(test_spill_cap);
