@@ -1600,40 +1600,51 @@ sum_fits(struct agg *A, const struct core_agg_a *a, __int128 w, int64_t n)
 	return 0;
 }
 
-/* Reorders a[0..n) so that a[k] is its k-th smallest (0-based), none
- * before it above it and none after it below it (Hoare's selection). */
-static void
-nth(int64_t *a, size_t n, size_t k)
-{
-	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
-
-	while (lo < hi) {
-		int64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi], p, t;
-		ptrdiff_t i = lo, j = hi;
-
-		/* The median of three: never the extreme of the range,
-		 * so both scans stop inside it. */
-		p = x < y ? (y < z ? y : x < z ? z : x) :
-		    (x < z ? x : y < z ? z : y);
-		while (i <= j) {
-			while (a[i] < p)
-				i++;
-			while (a[j] > p)
-				j--;
-			if (i <= j) {
-				t = a[i];
-				a[i++] = a[j];
-				a[j--] = t;
-			}
-		}
-		if (kk <= j)
-			hi = j;
-		else if (kk >= i)
-			lo = i;
-		else
-			return;
-	}
+/*
+ * Defines name(c, a, n, k): reorders a[0..n) so that a[k] is its k-th
+ * smallest (0-based) under LT(c, x, y), none before it above it and none
+ * after it below it (Hoare's selection).  One body for two orders: the
+ * values' own, where LT is a plain < and c goes unused, and ST_QS log
+ * entries' bytes.
+ */
+#define NTH_DEFINE(name, LT)						\
+static void								\
+name(const struct acc *c, int64_t *a, size_t n, size_t k)		\
+{									\
+	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;	\
+									\
+	(void)c;							\
+	while (lo < hi) {						\
+		int64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];\
+		int64_t p, t;						\
+		ptrdiff_t i = lo, j = hi;				\
+									\
+		/* The median of three: never the extreme of the	\
+		 * range, so both scans stop inside it. */		\
+		p = LT(c, x, y) ? (LT(c, y, z) ? y : LT(c, x, z) ? z : x) :\
+		    (LT(c, x, z) ? x : LT(c, y, z) ? z : y);		\
+		while (i <= j) {					\
+			while (LT(c, a[i], p))				\
+				i++;					\
+			while (LT(c, p, a[j]))				\
+				j--;					\
+			if (i <= j) {					\
+				t = a[i];				\
+				a[i++] = a[j];				\
+				a[j--] = t;				\
+			}						\
+		}							\
+		if (kk <= j)						\
+			hi = j;						\
+		else if (kk >= i)					\
+			lo = i;						\
+		else							\
+			return;						\
+	}								\
 }
+
+#define NTH_LT_VALUE(c, x, y) ((x) < (y))
+NTH_DEFINE(nth, NTH_LT_VALUE)
 
 /* Group g's values of ST_Q aggregate c gathered into A->qs: their
  * number. */
@@ -1680,7 +1691,7 @@ q_result(const struct core_agg_a *a, int64_t *v, size_t k, void *vals,
 		fi = fi > 0 ? fi - 1 : 0;
 		if (fi > k - 1)
 			fi = k - 1;
-		nth(v, k, fi);
+		nth(NULL, v, k, fi);
 		if (core_type_width(a->rt.id) == 4)
 			((int32_t *)vals)[r] = (int32_t)v[fi];
 		else if (t == CORE_TYPE_FLOAT64)
@@ -1693,7 +1704,7 @@ q_result(const struct core_agg_a *a, int64_t *v, size_t k, void *vals,
 	fi = (size_t)floor(rn);
 	ci = (size_t)ceil(rn);
 	f = rn - (double)fi;
-	nth(v, k, fi);
+	nth(NULL, v, k, fi);
 	lo = hi = v[fi];
 	if (ci != fi)
 		for (hi = v[fi + 1], i = fi + 2; i < k; i++)
@@ -1734,38 +1745,9 @@ e_cmp(const struct acc *c, int64_t x, int64_t y)
 	    c->lsz[y]);
 }
 
-/* nth's selection over log entries a[0..n) of c, by their bytes. */
-static void
-nth_e(const struct acc *c, int64_t *a, size_t n, size_t k)
-{
-	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
-
-	while (lo < hi) {
-		int64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi], p, t;
-		ptrdiff_t i = lo, j = hi;
-
-		p = e_cmp(c, x, y) < 0 ? (e_cmp(c, y, z) < 0 ? y :
-		    e_cmp(c, x, z) < 0 ? z : x) : (e_cmp(c, x, z) < 0 ? x :
-		    e_cmp(c, y, z) < 0 ? z : y);
-		while (i <= j) {
-			while (e_cmp(c, a[i], p) < 0)
-				i++;
-			while (e_cmp(c, a[j], p) > 0)
-				j--;
-			if (i <= j) {
-				t = a[i];
-				a[i++] = a[j];
-				a[j--] = t;
-			}
-		}
-		if (kk <= j)
-			hi = j;
-		else if (kk >= i)
-			lo = i;
-		else
-			return;
-	}
-}
+/* nth's selection over log entries of c, by their bytes. */
+#define NTH_LT_ENTRY(c, x, y) (e_cmp((c), (x), (y)) < 0)
+NTH_DEFINE(nth_e, NTH_LT_ENTRY)
 
 /*
  * o = ST_QS aggregate i's results of groups [g0, g0 + n), in bu:
