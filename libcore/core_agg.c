@@ -55,6 +55,7 @@
  * argument as a plain value, so each distinct value counts once.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +65,7 @@
 #include "core_hash.h"
 #include "core_htab.h"
 #include "core_part.h"
+#include "core_pool.h"
 #include "core_sort.h"
 #include "core_spill.h"
 
@@ -161,7 +163,62 @@ struct agg {
 	 * indexed; the last group's key carried from batch to batch. */
 	bool indexed;
 	struct core_batch carry;	/* owned: one key row */
+
+	/* The top level's partitions are aggregated by this many tables
+	 * at once (its fan-out is sized for their share of the table). */
+	unsigned nthreads;
+	/* One of those tables: its spill set and its emit are shared. */
+	struct par *par;		/* borrowed */
 };
+
+/*
+ * Spilled partitions aggregated on several threads (par_merge): each
+ * thread has a table of its own (a struct agg under a budget of its own,
+ * an equal share of what the stage has left), takes the next partition
+ * of the top set, and aggregates it, re-partitioning it as alone.  The
+ * spill set (one decompressor, shared files) is used under io, the
+ * caller's emit and phase under out.
+ */
+struct par {
+	struct agg *A;			/* borrowed: the top set's owner */
+	struct agg **w;			/* owned, n */
+	struct core_mem *mem;		/* owned, n: their budgets */
+	struct core_err *err;		/* owned, n */
+	struct core_agg_stats *st;	/* owned, n */
+	unsigned n;
+	pthread_mutex_t io, out;
+	uint32_t next, np;		/* under io */
+	int rc;				/* under io: the first failure */
+	struct core_err first;
+};
+
+static void
+io_lock(const struct agg *A)
+{
+	if (A->par != NULL)
+		pthread_mutex_lock(&A->par->io);
+}
+
+static void
+io_unlock(const struct agg *A)
+{
+	if (A->par != NULL)
+		pthread_mutex_unlock(&A->par->io);
+}
+
+/* The caller's emit, one call at a time. */
+static int
+emit_out(struct agg *A, const struct core_batch *b)
+{
+	int rc;
+
+	if (A->par == NULL)
+		return A->emit(A->emit_arg, b, A->err);
+	pthread_mutex_lock(&A->par->out);
+	rc = A->emit(A->emit_arg, b, A->err);
+	pthread_mutex_unlock(&A->par->out);
+	return rc;
+}
 
 static const double pow10d[19] = {
 	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
@@ -1543,40 +1600,51 @@ sum_fits(struct agg *A, const struct core_agg_a *a, __int128 w, int64_t n)
 	return 0;
 }
 
-/* Reorders a[0..n) so that a[k] is its k-th smallest (0-based), none
- * before it above it and none after it below it (Hoare's selection). */
-static void
-nth(int64_t *a, size_t n, size_t k)
-{
-	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
-
-	while (lo < hi) {
-		int64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi], p, t;
-		ptrdiff_t i = lo, j = hi;
-
-		/* The median of three: never the extreme of the range,
-		 * so both scans stop inside it. */
-		p = x < y ? (y < z ? y : x < z ? z : x) :
-		    (x < z ? x : y < z ? z : y);
-		while (i <= j) {
-			while (a[i] < p)
-				i++;
-			while (a[j] > p)
-				j--;
-			if (i <= j) {
-				t = a[i];
-				a[i++] = a[j];
-				a[j--] = t;
-			}
-		}
-		if (kk <= j)
-			hi = j;
-		else if (kk >= i)
-			lo = i;
-		else
-			return;
-	}
+/*
+ * Defines name(c, a, n, k): reorders a[0..n) so that a[k] is its k-th
+ * smallest (0-based) under LT(c, x, y), none before it above it and none
+ * after it below it (Hoare's selection).  One body for two orders: the
+ * values' own, where LT is a plain < and c goes unused, and ST_QS log
+ * entries' bytes.
+ */
+#define NTH_DEFINE(name, LT)						\
+static void								\
+name(const struct acc *c, int64_t *a, size_t n, size_t k)		\
+{									\
+	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;	\
+									\
+	(void)c;							\
+	while (lo < hi) {						\
+		int64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi];\
+		int64_t p, t;						\
+		ptrdiff_t i = lo, j = hi;				\
+									\
+		/* The median of three: never the extreme of the	\
+		 * range, so both scans stop inside it. */		\
+		p = LT(c, x, y) ? (LT(c, y, z) ? y : LT(c, x, z) ? z : x) :\
+		    (LT(c, x, z) ? x : LT(c, y, z) ? z : y);		\
+		while (i <= j) {					\
+			while (LT(c, a[i], p))				\
+				i++;					\
+			while (LT(c, p, a[j]))				\
+				j--;					\
+			if (i <= j) {					\
+				t = a[i];				\
+				a[i++] = a[j];				\
+				a[j--] = t;				\
+			}						\
+		}							\
+		if (kk <= j)						\
+			hi = j;						\
+		else if (kk >= i)					\
+			lo = i;						\
+		else							\
+			return;						\
+	}								\
 }
+
+#define NTH_LT_VALUE(c, x, y) ((x) < (y))
+NTH_DEFINE(nth, NTH_LT_VALUE)
 
 /* Group g's values of ST_Q aggregate c gathered into A->qs: their
  * number. */
@@ -1623,7 +1691,7 @@ q_result(const struct core_agg_a *a, int64_t *v, size_t k, void *vals,
 		fi = fi > 0 ? fi - 1 : 0;
 		if (fi > k - 1)
 			fi = k - 1;
-		nth(v, k, fi);
+		nth(NULL, v, k, fi);
 		if (core_type_width(a->rt.id) == 4)
 			((int32_t *)vals)[r] = (int32_t)v[fi];
 		else if (t == CORE_TYPE_FLOAT64)
@@ -1636,7 +1704,7 @@ q_result(const struct core_agg_a *a, int64_t *v, size_t k, void *vals,
 	fi = (size_t)floor(rn);
 	ci = (size_t)ceil(rn);
 	f = rn - (double)fi;
-	nth(v, k, fi);
+	nth(NULL, v, k, fi);
 	lo = hi = v[fi];
 	if (ci != fi)
 		for (hi = v[fi + 1], i = fi + 2; i < k; i++)
@@ -1677,38 +1745,9 @@ e_cmp(const struct acc *c, int64_t x, int64_t y)
 	    c->lsz[y]);
 }
 
-/* nth's selection over log entries a[0..n) of c, by their bytes. */
-static void
-nth_e(const struct acc *c, int64_t *a, size_t n, size_t k)
-{
-	ptrdiff_t lo = 0, hi = (ptrdiff_t)n - 1, kk = (ptrdiff_t)k;
-
-	while (lo < hi) {
-		int64_t x = a[lo], y = a[lo + (hi - lo) / 2], z = a[hi], p, t;
-		ptrdiff_t i = lo, j = hi;
-
-		p = e_cmp(c, x, y) < 0 ? (e_cmp(c, y, z) < 0 ? y :
-		    e_cmp(c, x, z) < 0 ? z : x) : (e_cmp(c, x, z) < 0 ? x :
-		    e_cmp(c, y, z) < 0 ? z : y);
-		while (i <= j) {
-			while (e_cmp(c, a[i], p) < 0)
-				i++;
-			while (e_cmp(c, a[j], p) > 0)
-				j--;
-			if (i <= j) {
-				t = a[i];
-				a[i++] = a[j];
-				a[j--] = t;
-			}
-		}
-		if (kk <= j)
-			hi = j;
-		else if (kk >= i)
-			lo = i;
-		else
-			return;
-	}
-}
+/* nth's selection over log entries of c, by their bytes. */
+#define NTH_LT_ENTRY(c, x, y) (e_cmp((c), (x), (y)) < 0)
+NTH_DEFINE(nth_e, NTH_LT_ENTRY)
 
 /*
  * o = ST_QS aggregate i's results of groups [g0, g0 + n), in bu:
@@ -2029,7 +2068,7 @@ table_emit_to(struct agg *A, uint32_t end)
 			if ((rc = states_of(A, g0, n)) != 0)
 				return rc;
 			A->st->groups += n;
-			if ((rc = A->emit(A->emit_arg, &A->sb, A->err)) != 0)
+			if ((rc = emit_out(A, &A->sb)) != 0)
 				return rc;
 			continue;
 		}
@@ -2039,7 +2078,7 @@ table_emit_to(struct agg *A, uint32_t end)
 			return rc;
 		out_charge(A);
 		A->st->groups += n;
-		if ((rc = A->emit(A->emit_arg, &A->ob, A->err)) != 0)
+		if ((rc = emit_out(A, &A->ob)) != 0)
 			return rc;
 	}
 	return 0;
@@ -2101,14 +2140,15 @@ static uint32_t
 fanout(const struct agg *A, uint64_t bytes)
 {
 	uint64_t most = A->p_part.cap / PART_BUF_MIN, want;
-	uint64_t room = A->p_tab.cap;
+	uint64_t room = A->p_tab.cap / (A->nthreads > 1 ? A->nthreads : 1);
 
 	if (most > PARTS_MAX)
 		most = PARTS_MAX;
 	if (most < 2)
 		most = 2;
 	if (bytes == 0)
-		return (uint32_t)(most < 16 ? most : 16);
+		return (uint32_t)(most < 16 * A->nthreads ? most :
+		    16 * A->nthreads);
 	want = bytes / (room / 2 + 1) + 1;
 	if (want < 2)
 		want = 2;
@@ -2118,12 +2158,42 @@ fanout(const struct agg *A, uint64_t bytes)
 static void
 phase(struct agg *A, const char *what, unsigned i, unsigned n)
 {
-	if (A->o->phase != NULL)
-		A->o->phase(A->o->phase_arg, what, i, n);
+	if (A->o->phase == NULL)
+		return;
+	if (A->par != NULL)
+		pthread_mutex_lock(&A->par->out);
+	A->o->phase(A->o->phase_arg, what, i, n);
+	if (A->par != NULL)
+		pthread_mutex_unlock(&A->par->out);
 }
 
 static int merge_part(struct agg *A, struct core_part *p, uint32_t k,
     unsigned level);
+
+/* The spill set's cursor and frame reads, under io. */
+static int
+read_open(struct agg *A, struct core_spill *sp, struct core_spill_cursor *c,
+    const struct core_spill_run *run)
+{
+	int rc;
+
+	io_lock(A);
+	rc = core_spill_cursor_open(sp, c, run, A->err);
+	io_unlock(A);
+	return rc;
+}
+
+static int
+read_frame(struct agg *A, struct core_spill *sp, struct core_spill_cursor *c,
+    struct core_spill_frame *f)
+{
+	int rc;
+
+	io_lock(A);
+	rc = core_spill_read_frame(sp, c, f, &A->p_frame, A->err);
+	io_unlock(A);
+	return rc;
+}
 
 /* Aggregates the partitions of set p (of the given level) one by one. */
 static int
@@ -2139,7 +2209,9 @@ merge_set(struct agg *A, struct core_part *p, unsigned level)
 		if (level == 1)
 			phase(A, "merging", k + 1, np);
 		rc = merge_part(A, p, k, level);
+		io_lock(A);
 		core_part_discard(p, k);
+		io_unlock(A);
 		if (rc != 0)
 			return rc;
 	}
@@ -2162,11 +2234,9 @@ merge_part(struct agg *A, struct core_part *p, uint32_t k, unsigned level)
 	memset(&f, 0, sizeof(f));
 	core_batch_init(&f.batch, A->P->state);
 	table_init(A, level >= MAX_LEVEL);
-	if ((rc = core_spill_cursor_open(sp, &cur, core_part_run(p, k),
-	    A->err)) != 0)
+	if ((rc = read_open(A, sp, &cur, core_part_run(p, k))) != 0)
 		goto out;
-	while ((rc = core_spill_read_frame(sp, &cur, &f, &A->p_frame,
-	    A->err)) == 0)
+	while ((rc = read_frame(A, sp, &cur, &f)) == 0)
 		if ((rc = consume(A, &f.batch)) != 0)
 			break;
 	if (rc == CORE_EOF) {
@@ -2178,26 +2248,35 @@ merge_part(struct agg *A, struct core_part *p, uint32_t k, unsigned level)
 	/* Too big: start this partition again, split under the next
 	 * level's seed. */
 	table_free(A);
+	io_lock(A);
 	q = core_part_new_in(sp, fanout(A, core_part_run(p, k)->len),
 	    &A->p_part);
-	if ((rc = core_spill_cursor_open(sp, &cur, core_part_run(p, k),
-	    A->err)) != 0)
+	io_unlock(A);
+	if ((rc = read_open(A, sp, &cur, core_part_run(p, k))) != 0)
 		goto out;
-	while ((rc = core_spill_read_frame(sp, &cur, &f, &A->p_frame,
-	    A->err)) == 0)
-		if ((rc = route(A, q, &f.batch, level + 1)) != 0)
+	while ((rc = read_frame(A, sp, &cur, &f)) == 0) {
+		io_lock(A);
+		rc = route(A, q, &f.batch, level + 1);
+		io_unlock(A);
+		if (rc != 0)
 			goto out;
+	}
 	if (rc != CORE_EOF)
 		goto out;
 	core_spill_frame_release(&f, &A->p_frame);
-	if ((rc = core_part_finish(q, A->err)) != 0)
+	io_lock(A);
+	rc = core_part_finish(q, A->err);
+	io_unlock(A);
+	if (rc != 0)
 		goto out;
 	rc = merge_set(A, q, level + 1);
 out:
 	table_free(A);
 	core_spill_frame_release(&f, &A->p_frame);
 	core_batch_release(&f.batch);
+	io_lock(A);
 	core_part_free(q);
+	io_unlock(A);
 	return rc;
 }
 
@@ -2228,6 +2307,105 @@ push(struct agg *A, const struct core_batch *ib)
 	return route(A, A->top, &A->sb, 1);
 }
 
+static struct agg *agg_new(const struct core_agg_options *o,
+    const struct core_agg_plan_priv *P, struct core_mem *mem, uint64_t limit,
+    core_agg_emit_fn emit, void *arg, struct core_agg_stats *st,
+    struct core_err *err, int *rc);
+static void agg_free(struct agg *A);
+
+/* A thread of par_merge: the top set's partitions, one at a time, until
+ * none is left or one has failed. */
+static void
+par_work(void *arg, unsigned who)
+{
+	struct par *R = arg;
+	struct agg *W = R->w[who];
+	struct core_part *top = R->A->top;
+	uint32_t k;
+	int rc;
+
+	for (;;) {
+		pthread_mutex_lock(&R->io);
+		if (R->rc != 0 || R->next == R->np) {
+			pthread_mutex_unlock(&R->io);
+			return;
+		}
+		k = R->next++;
+		pthread_mutex_unlock(&R->io);
+		phase(W, "merging", k + 1, R->np);
+		rc = merge_part(W, top, k, 1);
+		pthread_mutex_lock(&R->io);
+		core_part_discard(top, k);
+		if (rc != 0 && R->rc == 0) {
+			R->rc = rc;
+			R->first = *W->err;
+		}
+		pthread_mutex_unlock(&R->io);
+		if (rc != 0)
+			return;
+	}
+}
+
+/* merge_set of A's top set on A->nthreads tables at once, each within
+ * an equal share of what A's budget has left. */
+static int
+par_merge(struct agg *A)
+{
+	struct par R;
+	unsigned n = A->nthreads, i;
+	uint64_t share = A->mem->limit == CORE_MEM_UNLIMITED ?
+	    CORE_MEM_UNLIMITED : core_mem_available(A->mem) / n, peak = 0;
+	int rc = 0;
+
+	memset(&R, 0, sizeof(R));
+	R.A = A;
+	R.n = n;
+	R.np = core_part_count(A->top);
+	A->st->partitions += R.np;
+	if (A->st->levels < 1)
+		A->st->levels = 1;
+	R.w = core_xcalloc(n, sizeof(*R.w));
+	R.mem = core_xcalloc(n, sizeof(*R.mem));
+	R.err = core_xcalloc(n, sizeof(*R.err));
+	R.st = core_xcalloc(n, sizeof(*R.st));
+	pthread_mutex_init(&R.io, NULL);
+	pthread_mutex_init(&R.out, NULL);
+	for (i = 0; i < n && rc == 0; i++) {
+		core_mem_init(&R.mem[i], share);
+		R.w[i] = agg_new(A->o, A->P, &R.mem[i], share, A->emit,
+		    A->emit_arg, &R.st[i], &R.err[i], &rc);
+		if (R.w[i] != NULL)
+			R.w[i]->par = &R;
+		else
+			*A->err = R.err[i];
+	}
+	if (rc == 0) {
+		core_pool_run(A->o->pool, n, par_work, &R);
+		if ((rc = R.rc) != 0)
+			*A->err = R.first;
+	}
+	for (i = 0; i < n; i++) {
+		if (R.w[i] == NULL)
+			continue;
+		agg_free(R.w[i]);
+		A->st->groups += R.st[i].groups;
+		A->st->partitions += R.st[i].partitions;
+		if (R.st[i].levels > A->st->levels)
+			A->st->levels = R.st[i].levels;
+		peak += R.mem[i].peak;
+	}
+	/* The shares' peaks may not have come at once: an upper bound. */
+	if (A->mem->used + peak > A->mem->peak)
+		A->mem->peak = A->mem->used + peak;
+	pthread_mutex_destroy(&R.io);
+	pthread_mutex_destroy(&R.out);
+	free(R.w);
+	free(R.mem);
+	free(R.err);
+	free(R.st);
+	return rc;
+}
+
 /* After the last push: emits every group. */
 static int
 finish(struct agg *A)
@@ -2238,6 +2416,8 @@ finish(struct agg *A)
 		return table_emit(A);
 	if ((rc = core_part_finish(A->top, A->err)) != 0)
 		return rc;
+	if (A->nthreads > 1 && core_part_count(A->top) > 1)
+		return par_merge(A);
 	return merge_set(A, A->top, 1);
 }
 
@@ -2505,6 +2685,7 @@ agg_new(const struct core_agg_options *o, const struct core_agg_plan_priv *P,
 	A->st = st != NULL ? st : &A->own;
 	A->nk = P->nkeys;
 	A->na = P->naggs;
+	A->nthreads = 1;
 	for (i = 0; i < A->nk; i++)
 		kcols[i] = i;
 	if (A->nk > 0 && ((*rc = core_hash_keys_init(&A->hk_state,
@@ -2606,6 +2787,9 @@ agg_main(const struct core_agg_options *o, struct core_mem *mem,
 	if ((A = agg_new(o, P, mem, limit, emit, arg, st, err, &rc)) == NULL)
 		return rc;
 	A->size_hint = in->size_hint;
+	/* The first phase of DISTINCT feeds this one: only this one's
+	 * partitions are aggregated on several threads. */
+	A->nthreads = core_pool_threads(o->pool);
 	if (P->pre != NULL) {
 		if ((A1 = agg_new(o, P->pre, mem, limit, push_next, A, &st1,
 		    err, &rc)) == NULL) {

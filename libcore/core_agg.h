@@ -27,6 +27,8 @@
 #include "core_err.h"
 #include "core_mem.h"
 
+struct core_pool;
+
 enum core_agg_fn {
 	CORE_AGG_COUNT_STAR = 1,	/* count(*): arg is -1 */
 	CORE_AGG_COUNT,
@@ -135,6 +137,11 @@ struct core_agg_options {
 	size_t ntmpdirs;		/* 0 = core_tmpdir_default() */
 	uint64_t max_spill;		/* bytes; 0 = no cap */
 	bool compress_spill;		/* zstd level 1 on spill frames */
+	/* Borrowed; NULL: one thread.  A spilled aggregation's partitions
+	 * are aggregated on all its threads at once, each thread's table
+	 * within an equal share of the budget left (not used while the
+	 * input is read: nothing else may use it then). */
+	struct core_pool *pool;
 	/* Told of each phase, for progress: "aggregating", "partitioning",
 	 * "merging" partition i of n (0, 0 in memory).  NULL: not told. */
 	void (*phase)(void *arg, const char *phase, unsigned i, unsigned n);

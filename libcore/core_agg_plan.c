@@ -90,9 +90,10 @@ numeric(enum core_type t)
  * DuckDB's result types (checked against DuckDB 1.x with typeof()), and
  * what is emitted while core_col has no 128-bit type:
  *   count(*), count(x)            BIGINT                -> int64
- *   sum(bool|int32|int64)         HUGEINT               -> int64 (colpipe
- *                                 has no 128-bit integer type): CORE_EDATA
- *                                 when the exact sum does not fit
+ *   sum(bool|int32|int64)         HUGEINT               -> decimal(38,0),
+ *                                 colpipe's 128-bit integer: the same
+ *                                 values to 38 digits (a 2^64-row sum of
+ *                                 int64s stays inside), CORE_EDATA past
  *   sum(decimal(p,s))             DECIMAL(38,s)         -> decimal(38,s),
  *                                 CORE_EDATA past 38 digits
  *   sum(double)                   DOUBLE
@@ -131,7 +132,8 @@ core_agg_result_type(enum core_agg_fn fn, struct core_coltype arg,
 			t = core_type_decimal(CORE_DECIMAL128_MAX_PRECISION,
 			    arg.scale);
 		} else if (int_like(arg.id)) {
-			t.id = CORE_TYPE_INT64;
+			t = core_type_decimal(CORE_DECIMAL128_MAX_PRECISION,
+			    0);
 		} else {
 			goto bad;
 		}

@@ -40,8 +40,8 @@ static const struct fe_tool tool = {
 	.opts = FE_OPT_OUTPUT | FE_OPT_THREADS | FE_OPT_COMPRESS |
 	    FE_OPT_BUDGET,
 	.max_threads = 2,
-	.threads_help = "decode Parquet columns on N threads (default and "
-	    "most: 2)",
+	.threads_help = "decode Parquet columns and aggregate spilled\n"
+	    "partitions on N threads (default and most: 2)",
 	.usage = usage,
 };
 
@@ -372,6 +372,7 @@ run(const struct options *o, const struct fe_out *out, struct core_err *err)
 	ao.ntmpdirs = c->ntmpdirs;
 	ao.max_spill = c->max_spill;
 	ao.compress_spill = c->compress_spill;
+	ao.pool = pool;
 	ao.phase = phase;
 	ao.phase_arg = &r;
 	memset(&in, 0, sizeof(in));
