@@ -135,6 +135,7 @@ struct core_sort {
 	uint64_t *charges;		/* bytes charged per chunk */
 	size_t nbufs, bufs_cap;
 	unsigned char *arena;		/* owned: mapping for chunks */
+	bool arena_tried;		/* arena_init ran (first add) */
 	uint64_t arena_cap, arena_used;
 	void **pool;			/* owned: chunks kept for reuse, */
 	uint64_t *pool_caps;		/* still charged (pool_bytes) */
@@ -765,17 +766,26 @@ sink_begin(struct core_sort *s, bool to_spill,
 
 /*
  * Under a budget, buffer chunks are carved from one mapping the size of
- * the budget, asked to be backed by huge pages: the gather after the sort
+ * the rows' share of what the budget has left once the output's fixed
+ * buffers are charged (so the address space follows the charge), asked to be backed by huge pages: the gather after the sort
  * reads every column at random rows, and with 4 KiB pages nearly every
  * such read is also a TLB miss.  The mapping is reused from run to run
  * (no page faults after the first) and dropped before merging.
  */
 static void
-arena_init(struct core_sort *s)
+arena_init(struct core_sort *s, uint64_t per, uint64_t ent)
 {
-	uint64_t cap = s->mem->limit;
+	uint64_t cap = core_mem_available(s->mem);
 	void *p;
 
+	s->arena_tried = true;
+	/* The entries are charged beside the rows but live outside the
+	 * arena: reserve the rows' share of the budget, as the first batch
+	 * shows it, and a sixteenth more for wider rows to come (rows the
+	 * arena has no room for take malloc'd chunks, charged alike). */
+	if (per > ent && cap != CORE_MEM_UNLIMITED)
+		cap = (uint64_t)((double)cap * (double)(per - ent) /
+		    (double)per) + cap / 16;
 	if (cap == CORE_MEM_UNLIMITED || cap < ((uint64_t)4 << 20) ||
 	    cap > ((uint64_t)1 << 40))
 		return;
@@ -799,18 +809,24 @@ arena_free(struct core_sort *s)
 	s->arena_cap = s->arena_used = 0;
 }
 
-/* Gives back the arena's pages past what the buffer now uses: earlier,
- * fuller buffers left them resident, and the merge's frames are charged
- * as if that memory were free. */
+/* Gives back the arena past what the buffer now uses, pages and address
+ * space both: earlier, fuller buffers left the pages resident, and the
+ * merge's frames are charged as if that memory were free, so under
+ * ulimit -v the mapping itself must not outlive the charge. */
 static void
 arena_trim(struct core_sort *s)
 {
 	uint64_t keep = (s->arena_used + ((2 << 20) - 1)) &
 	    ~(uint64_t)((2 << 20) - 1);
 
-	if (s->arena != NULL && keep < s->arena_cap)
-		(void)madvise(s->arena + keep, (size_t)(s->arena_cap - keep),
-		    MADV_DONTNEED);
+	if (s->arena == NULL || keep >= s->arena_cap)
+		return;
+	if (keep == 0) {
+		arena_free(s);
+		return;
+	}
+	(void)munmap(s->arena + keep, (size_t)(s->arena_cap - keep));
+	s->arena_cap = keep;
 }
 
 static bool
@@ -972,14 +988,16 @@ spill_buffer(struct core_sort *s, struct core_err *err)
 
 /* Appends rows [r0, r0 + n) of b (size bytes) into chunk (NULL: a new
  * one), which is charged charge bytes; ent bytes were charged for the
- * entries. */
-static void
+ * entries.  Returns the output bytes of the widest row appended, the
+ * first such row's index in the slice in *wrow. */
+static uint64_t
 append_slice(struct core_sort *s, const struct core_batch *b, uint32_t r0,
-    uint32_t n, void *chunk, uint64_t charge, uint64_t size, uint64_t ent)
+    uint32_t n, void *chunk, uint64_t charge, uint64_t size, uint64_t ent,
+    uint32_t *wrow)
 {
 	struct core_batch *nb;
 	size_t i, need = s->nent + n;
-	uint64_t *e;
+	uint64_t *e, widest = 0;
 
 	if (s->nbufs == s->bufs_cap) {
 		size_t c1 = s->bufs_cap, c2 = s->bufs_cap;
@@ -996,7 +1014,13 @@ append_slice(struct core_sort *s, const struct core_batch *b, uint32_t r0,
 	s->charges[s->nbufs] = charge;
 	if (need > s->ent_cap) {
 		size_t cap = s->ent_cap + s->ent_cap / 2;
+		/* No more room than the budget could still charge entries
+		 * for: the slack is address space nobody paid for. */
+		uint64_t most = need + core_mem_available(s->mem) /
+		    (s->stride * 16);
 
+		if (cap > most)
+			cap = (size_t)most;
 		s->ent_cap = cap > need ? cap : need < 1024 ? 1024 : need;
 		s->ent = core_xreallocarray(s->ent, s->ent_cap,
 		    s->stride * 8);
@@ -1008,12 +1032,45 @@ append_slice(struct core_sort *s, const struct core_batch *b, uint32_t r0,
 
 		e[i * s->stride + s->plan.nw] = ENT_MAKE(s->nbufs,
 		    sz < ENT_SIZE_MAX ? sz : ENT_SIZE_MAX, i);
+		if (sz > widest) {
+			widest = sz;
+			*wrow = (uint32_t)i;
+		}
 	}
 	s->ent_charge += ent;
 	s->buf_bytes += charge + ent;
 	s->charge_in += charge + ent;
 	s->nbufs++;
 	s->nent += n;
+	return widest;
+}
+
+/*
+ * A row is held in the buffer, then (spilled) in a merge frame beside
+ * another run's, then in the output batch: with a row wider than a
+ * quarter of the budget the sort could not keep to it, so it stops
+ * (exit 4) and says the budget that would do: four times the row, plus
+ * what the output's fixed buffers take under that budget (they grow
+ * with it, as core_sort_new sizes them).  row is 0-based over the input.
+ */
+static int
+row_too_wide(struct core_sort *s, uint64_t widest, uint64_t row,
+    struct core_err *err)
+{
+	uint64_t mib = (uint64_t)1 << 20, need = 4 * widest, out;
+
+	out = need / 64 < MIN_OUT_BUDGET ? MIN_OUT_BUDGET : need / 64 >
+	    MAX_OUT_BUDGET ? MAX_OUT_BUDGET : need / 64;
+	need += 2 * (out + (uint64_t)s->schema->ncols * 32) +
+	    (uint64_t)s->batch_rows * 16 +
+	    (s->o.compress_spill ? out + out / 8 : 0);
+	need = (need + mib - 1) / mib;
+	s->st.need_mem = need * mib;
+	return core_err_set(err, CORE_ELIMIT, "row %llu is %llu bytes, more "
+	    "than a quarter of the memory budget (%llu bytes) can sort: give "
+	    "-m %lluM or more", (unsigned long long)row + 1,
+	    (unsigned long long)widest, (unsigned long long)s->mem->limit,
+	    (unsigned long long)need);
 }
 
 /* Keeps only the best --limit rows of the buffer, in one new chunk. */
@@ -1051,7 +1108,8 @@ compact(struct core_sort *s)
 	while (s->npool > 0)
 		pool_drop(s);
 	core_mem_part_charge(&s->p_rows, cost);
-	append_slice(s, &tmp.batch, 0, n, NULL, size, size, cost - size);
+	(void)append_slice(s, &tmp.batch, 0, n, NULL, size, size, cost - size,
+	    &pr);
 	/* The gathered chunk was charged while it was built; the copy
 	 * above is what stays. */
 	core_gather_out_release(s->gather1, &tmp);
@@ -1114,13 +1172,16 @@ core_sort_add(struct core_sort *s, const struct core_batch *b,
     struct core_err *err)
 {
 	uint32_t n = b->nrows, r0 = 0, take;
-	uint64_t per, avail, size, cost, ent = s->stride * 16;
+	uint64_t per, avail, size, cost, ent = s->stride * 16, widest;
+	uint32_t wrow = 0;
 	int rc;
 
 	s->st.rows_in += n;
 	if (n == 0 || (s->o.has_limit && s->o.limit == 0))
 		return 0;
 	per = slice_bytes(b, 0, n) / n + ent + 1;
+	if (!s->arena_tried)
+		arena_init(s, per, ent);
 	while (r0 < n) {
 		void *chunk;
 		uint64_t cap = 0, most = buffer_cap(s, (uint64_t)(n - r0) *
@@ -1170,11 +1231,16 @@ core_sort_add(struct core_sort *s, const struct core_batch *b,
 				continue;
 			}
 			/* An empty buffer must take something to make
-			 * progress. */
+			 * progress; a row too wide to fit fails just
+			 * after (row_too_wide). */
 			core_mem_part_charge(&s->p_rows, cost);
 		}
-		append_slice(s, b, r0, take, chunk, chunk ? cap : size, size,
-		    (uint64_t)take * ent);
+		widest = append_slice(s, b, r0, take, chunk, chunk ? cap :
+		    size, size, (uint64_t)take * ent, &wrow);
+		if (s->mem->limit != CORE_MEM_UNLIMITED &&
+		    widest > s->mem->limit / 4)
+			return row_too_wide(s, widest, s->st.rows_in - n + r0 +
+			    wrow, err);
 		r0 += take;
 	}
 	if (s->o.has_limit && s->nent >= 2 * s->o.limit &&
@@ -1705,7 +1771,6 @@ core_sort_new(const struct core_sort_options *o,
 	s->frame_est = (s->out_budget + s->out_budget / 4) *
 	    (o->compress_spill ? 2 : 1) + (uint64_t)s->batch_rows *
 	    s->plan.nw * 8;
-	arena_init(s);
 	s->keymask = core_xcalloc(schema->ncols ? schema->ncols : 1,
 	    sizeof(*s->keymask));
 	for (k = 0; k < o->nkeys; k++)

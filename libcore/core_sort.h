@@ -79,6 +79,10 @@ struct core_sort_stats {
 	uint64_t spill_bytes;		/* bytes written to spill files */
 	uint64_t merge_passes;		/* 0 when everything fit */
 	uint64_t peak_mem;		/* most bytes charged at once */
+	uint64_t need_mem;		/* set when core_sort_add failed
+					   with CORE_ELIMIT for a row too
+					   wide for the budget: the budget
+					   that would sort it */
 };
 
 struct core_sort;
@@ -105,7 +109,9 @@ void core_sort_free(struct core_sort *s);	/* accepts NULL */
  */
 void core_sort_input(struct core_sort *s, uint64_t done, uint64_t total);
 
-/* Takes a copy of b's rows (b may be a reader's view). */
+/* Takes a copy of b's rows (b may be a reader's view).  CORE_ELIMIT
+ * when a row is wider than a quarter of the budget (need_mem in the
+ * stats says the budget it needs). */
 int core_sort_add(struct core_sort *s, const struct core_batch *b,
     struct core_err *err);
 

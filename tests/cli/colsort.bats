@@ -214,6 +214,55 @@ spill_empty() {
 	done
 }
 
+@test "address space stays within the budget's bound of colsort(1) (ulimit -v)" {
+	[ "${MODE:-release}" != asan ] || skip "ASan cannot run under ulimit -v"
+	make_big mid.csv 600000
+	csv2col mid.csv >mid.col
+	colsort -j 1 -m 64M -k label -k k mid.col | col2csv >want
+	# A tenth more than the budget and 56 MiB, from a file and a pipe,
+	# on one thread and two.
+	for m in 4 16 64; do
+		kb=$(((m * 1024 * 11 / 10) + 56 * 1024))
+		for j in 1 2; do
+			run --separate-stderr bash -c 'ulimit -v "$1"; shift;
+			    exec "$@"' - "$kb" colsort -j $j -m ${m}M \
+			    -k label -k k -o got.col mid.col
+			[ "$status" -eq 0 ] ||
+				fail "-m ${m}M -j $j, ulimit -v $kb: $stderr"
+			col2csv got.col | cmp want -
+			run --separate-stderr bash -c 'ulimit -v "$1"; shift;
+			    cat mid.col | "$@"' - "$kb" colsort -j $j \
+			    -m ${m}M -k label -k k -o got.col
+			[ "$status" -eq 0 ] ||
+				fail "pipe -m ${m}M -j $j, ulimit -v $kb: $stderr"
+			col2csv got.col | cmp want -
+		done
+	done
+}
+
+@test "a row wider than a quarter of the budget: exit 4 saying the budget it needs" {
+	awk 'BEGIN { print "k,v"; print "2,b"; s = "x";
+	    while (length(s) < 300000) s = s s; print "1," s; print "3,c" }' \
+	    >wide.csv
+	csv2col wide.csv >wide.col
+	run --separate-stderr colsort -m 256K -k k -o out.col wide.col
+	status_is 4
+	stderr_has "colsort: row 2 is 524302 bytes, more than a quarter of the memory budget (262144 bytes) can sort: give -m 3M or more"
+	[ ! -e out.col ] || fail "output left behind"
+	spill_empty
+	# The budget it names sorts it.
+	run --separate-stderr colsort -m 3M -k k -o out.col wide.col
+	status_is 0
+	col2csv out.col | cut -c 1-3 >got
+	printf '%s\n' k,v 1,x 2,b 3,c >want
+	diff want got
+	# From a pipe, with the row last in its own frame too.
+	run --separate-stderr sh -c 'cat wide.col wide.col |
+	    colsort -m 1M -k k >/dev/null'
+	status_is 4
+	stderr_has "row 2 is 524302 bytes"
+}
+
 @test "--stats: rows, runs, spill bytes, merge passes, memory" {
 	run --separate-stderr sh -c 'colsort --stats -m 512K -k label big.col > /dev/null'
 	status_is 0

@@ -7,6 +7,7 @@
  * end-of-stream record, so a downstream stage reports it as truncated.
  */
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,9 @@
 #include "core_pool.h"
 #include "core_sort.h"
 #include "fe.h"
+
+/* A helper thread's stack (limit_address_space). */
+#define HELPER_STACK ((size_t)1 << 20)
 
 static void usage(FILE *fp);
 
@@ -75,7 +79,8 @@ usage(FILE *fp)
 	fe_usage_shared(fp);
 	fprintf(fp, "\n"
 	    "Exit status: 0 ok, 1 not sorted (--check), 2 usage, 3 bad "
-	    "input,\n4 --max-spill exceeded, 5 I/O error.  See colsort(1).\n");
+	    "input,\n4 --max-spill exceeded or a row too wide for -m, 5 I/O "
+	    "error.  See colsort(1).\n");
 }
 
 enum { OPT_LIMIT = 256, OPT_BATCH_ROWS, OPT_STABLE };
@@ -321,6 +326,15 @@ print_stats(const struct options *o, const struct core_sort *s,
 
 /* Sorts everything into out; returns 0 or a CORE_E* code with err set.
  * The end record is written only after the last row. */
+static bool
+row_too_wide(const struct core_sort *s)
+{
+	struct core_sort_stats st;
+
+	core_sort_get_stats(s, &st);
+	return st.need_mem != 0;
+}
+
 static int
 run_sort(const struct options *o, const char *const *paths, size_t npaths,
     const struct fe_out *out, struct core_err *err)
@@ -387,8 +401,9 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 	fe_progress_free(k.prog);
 	if (rc == 0 && c->stats)
 		print_stats(o, s, &mem);
-	/* The spill limit is the only limit a sort has. */
-	if (rc == CORE_ELIMIT && c->max_spill != 0)
+	/* Besides a row too wide for the budget (which says what to
+	 * give), the spill limit is the only limit a sort has. */
+	if (rc == CORE_ELIMIT && c->max_spill != 0 && !row_too_wide(s))
 		fe_err_append(err, " (--max-spill): raise it or --memory");
 out:
 	core_mlspill3_writer_free(k.w);
@@ -398,6 +413,28 @@ out:
 	core_mlspill3_reader_free(rd);
 	free(keys);
 	return rc;
+}
+
+/*
+ * The address space beyond the budget (colsort(1), MEMORY): each helper
+ * thread would otherwise reserve its own 64 MiB malloc arena and an
+ * 8 MiB stack, about 220 MB for the three a sort runs, which
+ * `ulimit -v` counts though hardly a page of it is touched.  Large
+ * buffers are mmap'd anyway (the threshold above) and the helpers
+ * allocate little, so one arena costs no contention worth having; their
+ * deepest stack (zstd, the gather) is a few tens of KiB.
+ */
+static void
+limit_address_space(void)
+{
+	pthread_attr_t a;
+
+	mallopt(M_ARENA_MAX, 1);
+	if (pthread_attr_init(&a) != 0)
+		return;
+	if (pthread_attr_setstacksize(&a, HELPER_STACK) == 0)
+		(void)pthread_setattr_default_np(&a);
+	pthread_attr_destroy(&a);
 }
 
 int
@@ -416,6 +453,7 @@ main(int argc, char **argv)
 	 * resident size follows what is charged instead of the heap's
 	 * high-water mark. */
 	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+	limit_address_space();
 	fe_init(&tool);
 	fe_out_zero(&out);
 	if ((rc = parse_args(argc, argv, &o, &err)) != 0) {
