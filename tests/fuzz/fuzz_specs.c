@@ -81,7 +81,8 @@ fuzz_agg(char *s, const struct core_schema *schema)
 	if ((rc = core_agg_query_new(by, aggs, n, having, schema, &q,
 	    &which, &err)) != 0) {
 		check_failure(rc, &err);
-		if (which < -1 || which >= (int)n)
+		/* -1: the mistake is in by, -2: in having. */
+		if (which < -2 || which >= (int)n)
 			__builtin_trap();
 		return;
 	}
