@@ -316,19 +316,30 @@ ulimit_run() {
 	done
 }
 
-@test "--memory below the minimum is refused naming it; a value far past the budget still completes" {
-	local t
+@test "--memory below the minimum is refused naming it; a row too wide for the budget is exit 4 naming the budget that sorts it" {
+	local t m
 	for t in $SPILLERS; do
 		set_cmd "$t" small.col -
 		run --separate-stderr "${CMD[0]}" -m 100K "${CMD[@]:1}"
 		status_is 2
 		stderr_has "--memory must be at least 256K"
 	done
-	# Three 1 MB strings, a budget of 256K: forced past it, not stuck.
+	# Three 1 MB strings, a budget of 256K: too small to make
+	# progress, so exit 4 with the budget that is enough, the old
+	# output and the temporary directory as they were; that budget
+	# then sorts them.
 	awk 'BEGIN { print "k,s"; for (i = 0; i < 3; i++) { printf "%d,", 2 - i
 		for (j = 0; j < 200000; j++) printf "abcde"; print "" } }' >w.csv
 	csv2col w.csv >w.col
+	echo old >o.col
 	run --separate-stderr colsort -m 256K -T "$PWD/t" -k s -k k -o o.col \
+	    w.col
+	status_is 4
+	stderr_matches "^colsort: row 1 is [0-9]+ bytes, more than a quarter of the memory budget \(262144 bytes\) can sort: give -m [0-9]+M or more$"
+	[ "$(cat o.col)" = old ] || fail "the old output was touched"
+	[ -z "$(ls -A t)" ] || fail "left: $(ls -A t)"
+	m=$(printf '%s\n' "$stderr" | sed -n 's/.*give -m \([0-9]*M\) or more$/\1/p')
+	run --separate-stderr colsort -m "$m" -T "$PWD/t" -k s -k k -o o.col \
 	    w.col
 	status_is 0
 	[ "$(col2csv o.col | cut -c1-3 | tr '\n' ' ')" = "k,s 0,a 1,a 2,a " ] ||
