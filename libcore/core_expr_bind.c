@@ -39,6 +39,7 @@ struct binder {
 	const struct core_schema *schema;
 	struct core_err *err;
 	bool final;		/* a failing fold is the error */
+	uint32_t nfailed;	/* folds that failed while !final */
 };
 
 static void bnode_free(struct core_bnode *n);
@@ -283,10 +284,10 @@ fold(struct binder *bd, struct core_bnode **np)
 		core_expr_column_release(&col);
 		if (bd->final)
 			return err_at(bd, n->off, n->len, e2.msg);
-		/* An error only if it stays in the tree: FALSE AND x drops
-		 * x unevaluated, as DuckDB's rewrites do
-		 * (check_fold_failed). */
+		/* Under AND or OR: an error only if this side stays
+		 * (bind_logic). */
 		n->fold_failed = true;
+		bd->nfailed++;
 		return 0;
 	}
 	k = bnode_new(CORE_BN_CONST, NULL);
@@ -468,6 +469,8 @@ common_type(struct binder *bd, const struct core_bnode *a,
 
 /* ---- nodes ---- */
 
+static int bind_logic(struct binder *bd, struct core_expr *e,
+    struct core_bnode **out);
 static int bind(struct binder *bd, struct core_expr *e,
     struct core_bnode **out);
 
@@ -1952,17 +1955,7 @@ bind(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 		switch (e->op) {
 		case CORE_OP_AND:
 		case CORE_OP_OR:
-			n = bnode_new(e->op == CORE_OP_AND ? CORE_BN_AND :
-			    CORE_BN_OR, e);
-			set_type(n, mktype(CORE_TYPE_BOOL, 0, 0));
-			*out = n;
-			if ((rc = bind_kids(bd, e, n, 0)) != 0 ||
-			    (rc = need_bool(bd, &n->kids[0],
-			    e->op == CORE_OP_AND ? "AND" : "OR")) != 0 ||
-			    (rc = need_bool(bd, &n->kids[1],
-			    e->op == CORE_OP_AND ? "AND" : "OR")) != 0)
-				break;
-			rc = fold_logic(bd, out);
+			rc = bind_logic(bd, e, out);
 			break;
 		case CORE_OP_EQ: case CORE_OP_NE: case CORE_OP_LT:
 		case CORE_OP_LE: case CORE_OP_GT: case CORE_OP_GE:
@@ -2030,8 +2023,60 @@ bind(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 	return 0;
 }
 
+/*
+ * AND, OR.  A constant side that decides (FALSE AND x, TRUE OR x) drops
+ * the other unevaluated, as DuckDB's rewrites do, so a value error of a
+ * constant in the dropped side (FALSE AND sqrt(-1) > x) is no error.
+ * The sides are bound with such errors held back; a side that stays
+ * and held one back is bound again with them raised, so what it binds
+ * to is exactly what it always was (nested ANDs and ORs leave this to
+ * the outermost).
+ */
+static int
+bind_logic(struct binder *bd, struct core_expr *e, struct core_bnode **out)
+{
+	const char *what = e->op == CORE_OP_AND ? "AND" : "OR";
+	bool absorb = e->op == CORE_OP_OR, was = bd->final, keep[2];
+	struct core_bnode *n, *k;
+	uint32_t failed[2], i, before;
+	int rc = 0;
+
+	n = bnode_new(e->op == CORE_OP_AND ? CORE_BN_AND : CORE_BN_OR, e);
+	set_type(n, mktype(CORE_TYPE_BOOL, 0, 0));
+	*out = n;
+	bd->final = false;
+	for (i = 0; i < 2 && rc == 0; i++) {
+		before = bd->nfailed;
+		if ((rc = bind(bd, e->kids[i], &k)) == 0)
+			add_kid(n, k);
+		failed[i] = bd->nfailed - before;
+	}
+	bd->final = was;
+	if (rc != 0 || (rc = need_bool(bd, &n->kids[0], what)) != 0 ||
+	    (rc = need_bool(bd, &n->kids[1], what)) != 0)
+		return rc;
+	keep[0] = keep[1] = true;
+	for (i = 0; i < 2; i++) {
+		k = n->kids[i];
+		if (k->kind == CORE_BN_CONST && !k->k.null) {
+			keep[(k->k.b != 0) == absorb ? 1 - i : i] = false;
+			break;
+		}
+	}
+	for (i = 0; i < 2 && was; i++) {
+		if (!keep[i] || failed[i] == 0)
+			continue;
+		bnode_free(n->kids[i]);
+		n->kids[i] = NULL;
+		if ((rc = bind(bd, e->kids[i], &n->kids[i])) != 0)
+			return rc;
+	}
+	return fold_logic(bd, out);
+}
+
 /* The first constant left in the tree whose value is an error, folded
- * again to raise it: exit 2 before any row is read. */
+ * again to raise it: exit 2 before any row is read.  (bind_logic leaves
+ * none; this holds the line should another caller forget.) */
 static int
 check_fold_failed(struct binder *bd, struct core_bnode **np)
 {
@@ -2050,7 +2095,7 @@ core_expr_bind(struct core_expr *e, const char *src, size_t len,
     const struct core_schema *schema, struct core_expr_bound **out,
     struct core_err *err)
 {
-	struct binder bd = { src, len, schema, err, false };
+	struct binder bd = { src, len, schema, err, true, 0 };
 	struct core_bnode *root;
 	struct core_expr_bound *b;
 	int rc;
@@ -2058,7 +2103,6 @@ core_expr_bind(struct core_expr *e, const char *src, size_t len,
 	*out = NULL;
 	if ((rc = bind(&bd, e, &root)) != 0)
 		return rc;
-	bd.final = true;
 	if ((rc = check_fold_failed(&bd, &root)) != 0) {
 		bnode_free(root);
 		return rc;

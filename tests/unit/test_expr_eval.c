@@ -2168,6 +2168,9 @@ test_bind_errors(void)
 	expect_error(s, "i = 'x' OR s < dt",
 	    "column 16: cannot compare string with date\n"
 	    "  i = 'x' OR s < dt\n                 ^^");
+	expect_error(s, "i = 1 AND i IN (1, 'x')",
+	    "column 20: cannot read 'x' as int32\n"
+	    "  i = 1 AND i IN (1, 'x')\n                     ^^^");
 	expect_error(s, "i = 1 AND sqrt(-1.0) > i",
 	    "column 11: cannot take the square root of a negative number\n"
 	    "  i = 1 AND sqrt(-1.0) > i\n            ^^^^^^^^^^");
