@@ -283,6 +283,7 @@ SCAN_Q6="l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01'"
 SCAN_Q6="$SCAN_Q6 AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24"
 SCAN_WIDE="l_quantity < 5 AND l_shipmode = 'AIR'"
 SCAN_SEL="l_extendedprice, l_discount"
+SCAN_Q6_COLS="l_quantity,l_extendedprice,l_discount,l_shipdate"
 AGG_Q1W="l_shipdate <= DATE '1998-09-02'"
 AGG_Q1K="l_returnflag, l_linestatus"
 AGG_Q1="sum(l_quantity) AS sum_qty, sum(l_extendedprice) AS sum_base_price,
@@ -293,7 +294,8 @@ AGG_Q1="sum(l_quantity) AS sum_qty, sum(l_extendedprice) AS sum_base_price,
 AGG_HC="count(*) AS n, sum(l_quantity) AS q, sum(l_extendedprice) AS p,
     max(l_shipdate) AS last"
 AGG_CD="count(DISTINCT l_partkey) AS parts, count(*) AS n"
-export SCAN_Q6 SCAN_WIDE SCAN_SEL AGG_Q1W AGG_Q1K AGG_Q1 AGG_HC AGG_CD
+export SCAN_Q6 SCAN_Q6_COLS SCAN_WIDE SCAN_SEL AGG_Q1W AGG_Q1K AGG_Q1 AGG_HC \
+    AGG_CD
 if want scan || want filter; then
 	q6_ans=$(memo node harness/scan_duckdb.mjs check "$csv" "$SCAN_Q6") ||
 	    die 1 "DuckDB: q6 failed"
@@ -452,6 +454,10 @@ c scan/duckdb_csv - \
 c scan/q6_csv scan/duckdb_q6_csv q6sum \
     '"$B/csv2col" "$LCSV" | "$B/colscan" -w "$SCAN_Q6" -s "$SCAN_SEL"' \
     'Q6 filter: csv2col | colscan'
+c scan/q6_csv_columns scan/duckdb_q6_csv q6sum \
+    '"$B/csv2col" --columns "$SCAN_Q6_COLS" "$LCSV" |
+    "$B/colscan" -w "$SCAN_Q6" -s "$SCAN_SEL"' \
+    'Q6 filter: csv2col --columns (the 4 it reads) | colscan'
 c scan/q6_col scan/duckdb_q6_parquet q6sum \
     '"$B/colscan" -w "$SCAN_Q6" -s "$SCAN_SEL" "$LCOL"' \
     'Q6 filter: colscan lineitem.col'
