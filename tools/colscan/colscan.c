@@ -355,7 +355,8 @@ run_schema(struct run *r, const struct fe_out *out, struct core_err *err)
 }
 
 /* The identity scan: frames through as bytes (Parquet batches written
- * as usual). */
+ * as usual).  w NULL: the source tees its input to the output, and
+ * the frames are only read, to be checked. */
 static int
 run_raw(struct run *r, struct core_mlspill3_writer *w, struct core_err *err)
 {
@@ -375,6 +376,8 @@ run_raw(struct run *r, struct core_mlspill3_writer *w, struct core_err *err)
 		if (!raw)
 			n = r->in.nrows;
 		r->rows_out += n;
+		if (w == NULL)
+			continue;
 		rc = raw ? core_mlspill3_write_raw(w, p, len, n, err) :
 		    core_mlspill3_write_batch(w, &r->in, err);
 		if (rc != 0)
@@ -479,28 +482,6 @@ can_tee(const struct options *o, const char *const *paths, size_t npaths,
 	return is_pipe(0) && is_pipe(out->fd);
 }
 
-/* The tee'd scan: frames checked as they pass. */
-static int
-run_tee(struct run *r, struct core_err *err)
-{
-	struct core_source_stats st;
-	const void *p;
-	size_t len;
-	uint32_t n;
-	bool raw;
-	int rc;
-
-	while ((rc = core_source_next_raw(r->src, &r->in, &raw, &p, &len, &n,
-	    err)) == 0) {
-		r->rows_out += raw ? n : r->in.nrows;
-		if (r->prog != NULL) {
-			core_source_stats(r->src, &st);
-			fe_progress_update(r->prog, st.rows, st.bytes);
-		}
-	}
-	return rc == CORE_EOF ? 0 : rc;
-}
-
 static int
 run(const struct options *o, const char *const *paths, size_t npaths,
     const struct fe_out *out, struct core_err *err)
@@ -519,7 +500,9 @@ run(const struct options *o, const char *const *paths, size_t npaths,
 	if (tee) {
 		core_batch_init(&r.in, core_source_schema(r.src));
 		r.prog = fe_progress_new(o->common.progress, 0);
-		rc = run_tee(&r, err);
+		rc = run_raw(&r, NULL, err);
+		if (rc == CORE_EOF)
+			rc = 0;
 		fe_progress_free(r.prog);
 		if (rc == 0 && o->common.stats)
 			print_stats(&r);
