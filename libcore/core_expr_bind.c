@@ -285,8 +285,7 @@ fold(struct binder *bd, struct core_bnode **np)
 		if (bd->final)
 			return err_at(bd, n->off, n->len, e2.msg);
 		/* Under AND or OR: an error only if this side stays
-		 * (bind_logic). */
-		n->fold_failed = true;
+		 * (bind_logic), which then binds it again. */
 		bd->nfailed++;
 		return 0;
 	}
@@ -2074,22 +2073,6 @@ bind_logic(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 	return fold_logic(bd, out);
 }
 
-/* The first constant left in the tree whose value is an error, folded
- * again to raise it: exit 2 before any row is read.  (bind_logic leaves
- * none; this holds the line should another caller forget.) */
-static int
-check_fold_failed(struct binder *bd, struct core_bnode **np)
-{
-	struct core_bnode *n = *np;
-	uint32_t i;
-	int rc;
-
-	for (i = 0; i < n->nkids; i++)
-		if ((rc = check_fold_failed(bd, &n->kids[i])) != 0)
-			return rc;
-	return n->fold_failed ? fold(bd, np) : 0;
-}
-
 int
 core_expr_bind(struct core_expr *e, const char *src, size_t len,
     const struct core_schema *schema, struct core_expr_bound **out,
@@ -2103,10 +2086,6 @@ core_expr_bind(struct core_expr *e, const char *src, size_t len,
 	*out = NULL;
 	if ((rc = bind(&bd, e, &root)) != 0)
 		return rc;
-	if ((rc = check_fold_failed(&bd, &root)) != 0) {
-		bnode_free(root);
-		return rc;
-	}
 	if (root->type.id == TYPE_ANY) {
 		set_type(root, mktype(CORE_TYPE_BOOL, 0, 0));
 		e->type = root->type;

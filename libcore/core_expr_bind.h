@@ -241,7 +241,6 @@ struct core_bnode {
 	uint32_t nkids;
 	struct core_bnode **kids;	/* owned */
 	uint32_t off, len;		/* source span, for run-time errors */
-	bool fold_failed;		/* constant, but its value an error */
 
 	int col;			/* COLUMN: index in the schema */
 	struct {			/* CONST; also a folded node's value */
