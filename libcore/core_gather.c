@@ -13,6 +13,13 @@
  * since either thread may take any of them; columns are independent, so
  * which thread did which changes where a buffer lives, never its bytes.
  *
+ * A selection over one batch (core_gather_select) is different: its rows
+ * ascend, and a filter that keeps most of them leaves long runs of
+ * consecutive rows.  When the runs average RUN_MIN rows or more, each
+ * run is copied as a block (values, and text with its offsets shifted
+ * by one constant); otherwise the rows go through the gather above.
+ * Both give the same bytes.
+ *
  * Invariant: o->cap[t] is what is charged for o's chunk t, allocated or
  * not; a chunk, when allocated, holds cap[t] bytes.
  */
@@ -39,6 +46,8 @@ struct core_gather {
 	size_t tcap;			/* sources the tables hold */
 	uint64_t *sel;			/* owned: core_gather_select's refs */
 	size_t sel_cap;
+	uint32_t *run_from, *run_len;	/* owned: core_gather_select's */
+	size_t run_cap;			/* runs (see select_runs) */
 };
 
 /*
@@ -168,9 +177,89 @@ struct gjob {
 	uint32_t n;
 	struct core_batch *out;
 	const bool *want;
+	/* Runs mode (one source, nruns > 0): the rows are the runs
+	 * run_from[k] .. + run_len[k] - 1 of srcs[0], in order; refs is
+	 * unused. */
+	const uint32_t *run_from, *run_len;
+	uint32_t nruns;
 	unsigned char *chunk[CORE_GATHER_MAX_THREADS];
 	uint32_t next_col;		/* atomic: next column to take */
 };
+
+/*
+ * Runs mode: column c of the source into d, one memcpy a run.  A dense
+ * selection (a filter that keeps most rows) comes as long runs of
+ * consecutive rows, which move as blocks where the per-row gather
+ * would load and store every value on its own.  Returns the bytes of
+ * p used.
+ */
+static size_t
+copy_runs(const struct gjob *job, const struct core_column *c,
+    enum core_type t, unsigned char *p, struct core_column *d)
+{
+	const uint32_t *from = job->run_from, *len = job->run_len;
+	uint32_t n = job->n, k, at = 0, j;
+	unsigned char *bits = p;
+	size_t used = A8(core_bitmap_bytes(n));
+
+	if (c->validity != NULL) {
+		const uint8_t *sv = c->validity;
+		bool nulls = false;
+
+		memset(bits, 0xff, core_bitmap_bytes(n));
+		for (k = 0; k < job->nruns; k++)
+			for (j = 0; j < len[k]; j++, at++) {
+				uint32_t r = from[k] + j;
+
+				if (!(sv[r >> 3] >> (r & 7) & 1)) {
+					bits[at >> 3] &= (uint8_t)~(1u <<
+					    (at & 7));
+					nulls = true;
+				}
+			}
+		if (nulls)
+			d->validity = bits;
+		at = 0;
+	}
+	p += used;
+	if (t == CORE_TYPE_STRING) {
+		const int32_t *o = c->offsets;
+		const char *v = c->values;
+		int32_t *off = (int32_t *)p;
+		char *dv = (char *)p + A8(((uint64_t)n + 1) * 4);
+		int32_t pos = 0;
+
+		off[0] = 0;
+		for (k = 0; k < job->nruns; k++) {
+			int32_t base = o[from[k]], shift = pos - base;
+			const int32_t *src = o + from[k] + 1;
+			int32_t *dst = off + at + 1;
+			int32_t nb = o[from[k] + len[k]] - base;
+
+			for (j = 0; j < len[k]; j++)
+				dst[j] = src[j] + shift;
+			if (nb > 0)
+				memcpy(dv + pos, v + base, (size_t)nb);
+			pos += nb;
+			at += len[k];
+		}
+		d->offsets = off;
+		d->values = dv;
+		return used + A8(((uint64_t)n + 1) * 4) + A8((uint64_t)pos);
+	}
+	{
+		size_t w = core_type_width(t);
+		const unsigned char *v = c->values;
+
+		for (k = 0; k < job->nruns; k++) {
+			memcpy(p + (size_t)at * w, v + (size_t)from[k] * w,
+			    (size_t)len[k] * w);
+			at += len[k];
+		}
+		d->values = p;
+		return used + A8((uint64_t)n * w);
+	}
+}
 
 /* Gathers columns, taking the next one until none is left, into this
  * thread's chunk. */
@@ -206,6 +295,10 @@ gather_columns(void *arg, unsigned who)
 		d->offsets = NULL;
 		if (job->want != NULL && !job->want[i])
 			continue;
+		if (job->nruns > 0) {
+			p += copy_runs(job, &srcs[0]->cols[i], t, p, d);
+			continue;
+		}
 		for (k = 0; k < job->nsrcs; k++)
 			if (srcs[k] != NULL && srcs[k]->cols[i].validity)
 				maybe_null = true;
@@ -311,17 +404,24 @@ gather_text_bytes(struct core_gather *g, const struct core_batch *const *srcs,
 	return sb;
 }
 
-void
-core_gather_rows(struct core_gather *g, const struct core_batch *const *srcs,
+/*
+ * Both entry points: refs as core_gather_rows takes them, or (nruns >
+ * 0) the runs of srcs[0] (text is then ignored: the runs give each
+ * string column's bytes at once).
+ */
+static void
+gather(struct core_gather *g, const struct core_batch *const *srcs,
     size_t nsrcs, const uint64_t *refs, uint32_t n, uint64_t text,
-    const bool *want, struct core_gather_out *o)
+    const bool *want, struct core_gather_out *o, const uint32_t *run_from,
+    const uint32_t *run_len, uint32_t nruns)
 {
-	uint32_t ncols = g->schema->ncols, i;
+	uint32_t ncols = g->schema->ncols, i, k;
 	uint64_t total = 0;
 	bool pair = core_pool_threads(g->pool) > 1 && n >= GATHER_PAIR_MIN;
 	struct gjob job;
 
-	gather_tables(g, nsrcs);
+	if (nruns == 0)
+		gather_tables(g, nsrcs);
 	for (i = 0; i < ncols; i++) {
 		enum core_type t = g->schema->fields[i].type.id;
 
@@ -330,16 +430,25 @@ core_gather_rows(struct core_gather *g, const struct core_batch *const *srcs,
 		total += A8(core_bitmap_bytes(n));
 		if (t == CORE_TYPE_STRING) {
 			total += A8(((uint64_t)n + 1) * 4);
-			if (text == CORE_GATHER_TEXT_UNKNOWN)
+			if (nruns > 0) {
+				const int32_t *off = srcs[0]->cols[i].offsets;
+				uint64_t nb = 0;
+
+				for (k = 0; k < nruns; k++)
+					nb += (uint64_t)(off[run_from[k] +
+					    run_len[k]] - off[run_from[k]]);
+				total += A8(nb);
+			} else if (text == CORE_GATHER_TEXT_UNKNOWN) {
 				total += A8(gather_text_bytes(g, srcs, nsrcs,
 				    i, refs, n));
-			else
+			} else {
 				total += 7;	/* its share of rounding */
+			}
 		} else {
 			total += A8((uint64_t)n * core_type_width(t));
 		}
 	}
-	if (text != CORE_GATHER_TEXT_UNKNOWN)
+	if (nruns == 0 && text != CORE_GATHER_TEXT_UNKNOWN)
 		total += text;
 	chunk_reserve(g, o, 0, total);
 	/* The second thread's chunk keeps the first one's size. */
@@ -352,6 +461,9 @@ core_gather_rows(struct core_gather *g, const struct core_batch *const *srcs,
 	job.n = n;
 	job.out = &o->batch;
 	job.want = want;
+	job.run_from = run_from;
+	job.run_len = run_len;
+	job.nruns = nruns;
 	job.chunk[0] = o->chunk[0];
 	job.chunk[1] = pair ? o->chunk[1] : NULL;
 	job.next_col = 0;
@@ -360,12 +472,63 @@ core_gather_rows(struct core_gather *g, const struct core_batch *const *srcs,
 }
 
 void
+core_gather_rows(struct core_gather *g, const struct core_batch *const *srcs,
+    size_t nsrcs, const uint64_t *refs, uint32_t n, uint64_t text,
+    const bool *want, struct core_gather_out *o)
+{
+	gather(g, srcs, nsrcs, refs, n, text, want, o, NULL, NULL, 0);
+}
+
+/* Runs shorter than this on average: the per-row gather does better
+ * than a memcpy call per run. */
+#define RUN_MIN 8
+
+/*
+ * g's runs of rows[0..n): the maximal stretches of consecutive rows
+ * (each the one before plus one).  Their number, or 0 as soon as it is
+ * clear they would average under RUN_MIN rows.
+ */
+static uint32_t
+select_runs(struct core_gather *g, const uint32_t *rows, uint32_t n)
+{
+	uint32_t j, k = 0, most = n / RUN_MIN;
+
+	if (n == 0 || most == 0)
+		return 0;
+	if (most > g->run_cap) {
+		free(g->run_from);
+		free(g->run_len);
+		g->run_from = core_xmalloc(core_mul_size(most, 4));
+		g->run_len = core_xmalloc(core_mul_size(most, 4));
+		g->run_cap = most;
+	}
+	g->run_from[0] = rows[0];
+	g->run_len[0] = 1;
+	for (j = 1; j < n; j++) {
+		if (rows[j] == rows[j - 1] + 1) {
+			g->run_len[k]++;
+			continue;
+		}
+		if (++k == most)
+			return 0;
+		g->run_from[k] = rows[j];
+		g->run_len[k] = 1;
+	}
+	return k + 1;
+}
+
+void
 core_gather_select(struct core_gather *g, const struct core_batch *src,
     const uint32_t *rows, uint32_t n, const bool *want,
     struct core_gather_out *o)
 {
-	uint32_t j;
+	uint32_t j, nruns = select_runs(g, rows, n);
 
+	if (nruns > 0) {
+		gather(g, &src, 1, NULL, n, 0, want, o, g->run_from,
+		    g->run_len, nruns);
+		return;
+	}
 	if (n > g->sel_cap) {
 		g->sel_cap = n;
 		free(g->sel);
@@ -423,6 +586,8 @@ core_gather_free(struct core_gather *g)
 	}
 	free(g->order);
 	free(g->sel);
+	free(g->run_from);
+	free(g->run_len);
 	free(g);
 }
 

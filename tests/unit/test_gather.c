@@ -288,42 +288,85 @@ test_two_threads(void)
 	core_pool_free(pool);
 }
 
-/* The selection-vector case, against the many-source path's answer. */
+/*
+ * The selection-vector case, against the reference: random rows (the
+ * per-row path), and ascending selections keeping each row with
+ * probability 1/2 to all of them (runs of consecutive rows, the block
+ * path, with NULLs and without, with and without a column mask), on one
+ * and two threads.
+ */
 static void
-test_select(void)
+select_sweep(struct core_pool *pool)
 {
+	static const unsigned keep[] = { 0, 50, 90, 99, 100 };
 	struct core_schema *schema = make_schema();
-	struct core_pool *pool = core_pool_new(2);
 	struct core_batch src, want;
 	const struct core_batch *srcs[1] = { &src };
 	struct core_gather_out out;
 	struct core_gather *g = core_gather_new(schema, pool, NULL);
-	uint32_t *rows = core_xmalloc(4097 * 4);
-	uint64_t *refs = core_xmalloc(4097 * 8);
-	size_t i;
-	uint32_t j;
+	uint32_t *rows = core_xmalloc(5000 * 4);
+	uint64_t *refs = core_xmalloc(5000 * 8);
+	bool mask[NCOLS];
+	size_t i, kp;
+	uint32_t j, n;
+	int nulls;
 
 	core_gather_out_init(&out, schema);
-	core_batch_init(&src, schema);
-	fill_batch(&src, 5000, 2);
-	for (i = 0; i < NSIZES; i++) {
-		for (j = 0; j < sizes[i]; j++) {
-			rows[j] = (uint32_t)(rnd() % 5000);
-			refs[j] = rows[j];
+	for (i = 0; i < NCOLS; i++)
+		mask[i] = i % 3 != 1;
+	for (nulls = 0; nulls <= 2; nulls += 2) {
+		uint32_t srows = nulls ? 5000 : 4097;
+
+		core_batch_init(&src, schema);
+		fill_batch(&src, srows, nulls);
+		for (i = 0; i < NSIZES; i++) {
+			for (j = 0; j < sizes[i]; j++) {
+				rows[j] = (uint32_t)(rnd() % srows);
+				refs[j] = rows[j];
+			}
+			core_batch_init(&want, schema);
+			reference(&want, srcs, refs, sizes[i], NULL);
+			core_gather_select(g, &src, rows, sizes[i], NULL,
+			    &out);
+			CHECK(same_batch(&out.batch, &want, NULL));
+			core_batch_release(&want);
 		}
-		core_batch_init(&want, schema);
-		reference(&want, srcs, refs, sizes[i], NULL);
-		core_gather_select(g, &src, rows, sizes[i], NULL, &out);
-		CHECK(same_batch(&out.batch, &want, NULL));
-		core_batch_release(&want);
+		for (kp = 0; kp < sizeof(keep) / sizeof(keep[0]); kp++) {
+			/* Ascending: row r kept with probability keep %
+			 * (keep 0: every row but one in 100, as runs). */
+			for (n = 0, j = 0; j < srows; j++)
+				if (keep[kp] == 0 ? j % 100 != 7 :
+				    rnd() % 100 < keep[kp]) {
+					rows[n] = j;
+					refs[n++] = j;
+				}
+			for (i = 0; i < 2; i++) {
+				const bool *w = i ? mask : NULL;
+
+				core_batch_init(&want, schema);
+				reference(&want, srcs, refs, n, w);
+				core_gather_select(g, &src, rows, n, w, &out);
+				CHECK(same_batch(&out.batch, &want, w));
+				core_batch_release(&want);
+			}
+		}
+		core_batch_release(&src);
 	}
 	core_gather_out_release(g, &out);
-	core_batch_release(&src);
 	core_gather_free(g);
-	core_pool_free(pool);
 	core_schema_free(schema);
 	free(rows);
 	free(refs);
+}
+
+static void
+test_select(void)
+{
+	struct core_pool *pool = core_pool_new(2);
+
+	select_sweep(NULL);
+	select_sweep(pool);
+	core_pool_free(pool);
 }
 
 /* Charges ahead cover later gathers, and all is given back. */
