@@ -146,6 +146,9 @@ struct agg {
 	/* to_state's batch and its buffers; output's. */
 	struct core_batch sb;
 	struct sbuf *sbufs;		/* owned, state->ncols */
+	/* A direct batch (to_state's direct): aggregate i's input column,
+	 * or NULL for count(*), where direct_ok; owned array, na. */
+	const struct core_column **dcol;
 	struct core_batch ob;
 	struct sbuf *obufs;		/* owned, out->ncols */
 	uint64_t out_charged;
@@ -485,8 +488,32 @@ qs_items(struct core_column *s, struct sbuf *bu, const struct core_column *c,
 	s->offsets = off;
 }
 
+/*
+ * Direct merging.  A raw batch that goes into the table (not to the
+ * partitions) need not be made states first where a state is only the
+ * value and a count: count, and sum and avg of integers and decimals
+ * (ST_SUMI) or of doubles (ST_SUMF).  merge then adds each row's value
+ * (0 where NULL) and its validity straight into the group's accumulators,
+ * instead of writing a state row (24 bytes for a sum) and reading it
+ * back.  The arithmetic is the same as merging the states would be, to
+ * the overflow flag: a decimal128 sum checks every addition; a narrower
+ * sum adds values below 2^63 in magnitude into a 128-bit sum that only
+ * such values reach (a table fed raw rows never merges spilled states),
+ * which more than 2^64 rows would be needed to overflow.  A DISTINCT
+ * plan's second phase reads its other aggregates' states as they are
+ * (pre), never directly.
+ */
+static inline bool
+direct_ok(const struct core_agg_a *a)
+{
+	return !a->pre && (a->st == ST_CNT || a->st == ST_SUMI ||
+	    a->st == ST_SUMF);
+}
+
+/* direct: the batch goes to the table (merge's direct), not to the
+ * partitions: where direct_ok, A->dcol[i] is set and no state is made. */
 static void
-to_state(struct agg *A, const struct core_batch *b)
+to_state(struct agg *A, const struct core_batch *b, bool direct)
 {
 	const struct core_agg_plan_priv *P = A->P;
 	struct core_batch *sb = &A->sb;
@@ -502,6 +529,10 @@ to_state(struct agg *A, const struct core_batch *b)
 		struct core_column *s = &sb->cols[a->scol];
 		struct sbuf *bu = &A->sbufs[a->scol];
 
+		if (direct && direct_ok(a)) {
+			A->dcol[i] = c;
+			continue;
+		}
 		if (a->pre) {
 			uint32_t j, ns = (i + 1 < A->na ? P->aggs[i + 1].scol :
 			    P->state->ncols) - a->scol;
@@ -960,10 +991,97 @@ sl_add(struct acc *c, uint32_t g, const char *x, uint32_t len)
 	c->n[g]++;
 }
 
-/* Merges state batch sb into the groups A->gid: cannot fail (the arena
- * was made room for beforehand). */
+/* Merges the raw rows of direct aggregate i (A->dcol[i], to_state's
+ * direct) into the groups A->gid. */
 static void
-merge(struct agg *A, const struct core_batch *sb)
+merge_direct(struct agg *A, uint32_t i, uint32_t n)
+{
+	const struct core_agg_a *a = &A->P->aggs[i];
+	const struct core_column *x = A->dcol[i];
+	const uint32_t *gid = A->gid;
+	const uint8_t *val = x != NULL ? x->validity : NULL;
+	struct acc *c = &A->acc[i];
+	uint32_t r;
+
+	if (a->st == ST_CNT) {
+		if (val == NULL)
+			for (r = 0; r < n; r++)
+				c->n[gid[r]]++;
+		else
+			for (r = 0; r < n; r++)
+				c->n[gid[r]] += valid_at(val, r);
+		return;
+	}
+	if (a->st == ST_SUMF) {
+		const double *d = x->values;
+
+		for (r = 0; r < n; r++) {
+			uint32_t g = gid[r];
+			bool ok = valid_at(val, r);
+
+			c->d[g] += ok ? d[r] : 0;
+			c->n[g] += ok;
+		}
+		return;
+	}
+	/* ST_SUMI: one loop per width, the validity a mask. */
+#define SUM_LOOP(T) do {						\
+	const T *v = x->values;						\
+									\
+	if (val == NULL)						\
+		for (r = 0; r < n; r++) {				\
+			c->w[gid[r]] += v[r];				\
+			c->n[gid[r]]++;					\
+		}							\
+	else								\
+		for (r = 0; r < n; r++) {				\
+			bool ok = valid_at(val, r);			\
+									\
+			c->w[gid[r]] += ok ? v[r] : 0;			\
+			c->n[gid[r]] += ok;				\
+		}							\
+} while (0)
+	switch (x->type.id) {
+	case CORE_TYPE_BOOL:
+		/* Any byte but 0 is true, as widen reads it. */
+		for (r = 0; r < n; r++) {
+			bool ok = valid_at(val, r);
+
+			c->w[gid[r]] += ok && ((const uint8_t *)x->values)[r];
+			c->n[gid[r]] += ok;
+		}
+		break;
+	case CORE_TYPE_INT32:
+	case CORE_TYPE_DATE:
+		SUM_LOOP(int32_t);
+		break;
+	case CORE_TYPE_DECIMAL128: {
+		const char *v = x->values;
+
+		for (r = 0; r < n; r++) {
+			uint32_t g = gid[r];
+			bool ok = valid_at(val, r);
+			__int128 y = ok ? core_i128_load(v + 16 * (size_t)r) :
+			    0;
+
+			if (__builtin_add_overflow(c->w[g], y, &c->w[g]))
+				c->n[g] |= SUM_OVERFLOW;
+			c->n[g] += ok;
+		}
+		break;
+	}
+	default:
+		SUM_LOOP(int64_t);
+		break;
+	}
+#undef SUM_LOOP
+}
+
+/* Merges state batch sb into the groups A->gid: cannot fail (the arena
+ * was made room for beforehand).  direct: sb was made by to_state's
+ * direct, whose direct aggregates merge their raw rows. */
+static void
+merge(struct agg *A, const struct core_batch *sb, bool direct)
 {
 	const uint32_t *gid = A->gid;
 	uint32_t n = sb->nrows, i, r;
@@ -974,6 +1092,10 @@ merge(struct agg *A, const struct core_batch *sb)
 		struct acc *c = &A->acc[i];
 		const uint8_t *val = s->validity;
 
+		if (direct && direct_ok(a)) {
+			merge_direct(A, i, n);
+			continue;
+		}
 		switch (a->st) {
 		case ST_CNT: {
 			const int64_t *x = s->values;
@@ -1315,7 +1437,7 @@ arena_room(struct agg *A, const struct core_batch *sb)
 /* Aggregates state batch sb into the table: 0, or CORE_ELIMIT when it is
  * full (sb then not merged: all of it goes on to the partitions). */
 static int
-consume(struct agg *A, const struct core_batch *sb)
+consume(struct agg *A, const struct core_batch *sb, bool direct)
 {
 	int rc;
 
@@ -1324,7 +1446,7 @@ consume(struct agg *A, const struct core_batch *sb)
 	scratch(A, sb->nrows);
 	if ((rc = arena_room(A, sb)) != 0 || (rc = assign(A, sb)) != 0)
 		return rc;
-	merge(A, sb);
+	merge(A, sb, direct);
 	return 0;
 }
 
@@ -2237,7 +2359,7 @@ merge_part(struct agg *A, struct core_part *p, uint32_t k, unsigned level)
 	if ((rc = read_open(A, sp, &cur, core_part_run(p, k))) != 0)
 		goto out;
 	while ((rc = read_frame(A, sp, &cur, &f)) == 0)
-		if ((rc = consume(A, &f.batch)) != 0)
+		if ((rc = consume(A, &f.batch, false)) != 0)
 			break;
 	if (rc == CORE_EOF) {
 		rc = table_emit(A);
@@ -2290,9 +2412,10 @@ push(struct agg *A, const struct core_batch *ib)
 
 	if (ib->nrows == 0)
 		return 0;
-	to_state(A, ib);
 	if (A->top == NULL) {
-		if ((rc = consume(A, &A->sb)) != CORE_ELIMIT || A->forced)
+		to_state(A, ib, true);
+		if ((rc = consume(A, &A->sb, true)) != CORE_ELIMIT ||
+		    A->forced)
 			return rc;
 		phase(A, "partitioning", 0, 0);
 		A->top = core_part_new(A->P->state, fanout(A, A->size_hint),
@@ -2301,9 +2424,9 @@ push(struct agg *A, const struct core_batch *ib)
 		if ((rc = table_spill(A, A->top, 1)) != 0)
 			return rc;
 		/* table_spill reused sb: make it this batch's states
-		 * again. */
-		to_state(A, ib);
+		 * (all of them: it goes to the partitions). */
 	}
+	to_state(A, ib, false);
 	return route(A, A->top, &A->sb, 1);
 }
 
@@ -2603,7 +2726,7 @@ run_sorted(struct agg *A, const struct core_agg_input *in)
 		A->st->rows_in += n;
 		if (n == 0)
 			continue;
-		to_state(A, &ib);
+		to_state(A, &ib, true);
 		scratch(A, n);
 		if ((rc = arena_room(A, &A->sb)) != 0)
 			break;
@@ -2631,7 +2754,7 @@ run_sorted(struct agg *A, const struct core_agg_input *in)
 		if (rc != 0)
 			break;
 		base += n;
-		merge(A, &A->sb);
+		merge(A, &A->sb, true);
 		if ((rc = table_emit_to(A, A->ngroups - 1)) != 0 ||
 		    (rc = carry_last(A)) != 0)
 			break;
@@ -2716,6 +2839,7 @@ agg_new(const struct core_agg_options *o, const struct core_agg_plan_priv *P,
 	A->acc = core_xcalloc(A->na + 1, sizeof(*A->acc));
 	core_batch_init(&A->sb, P->state);
 	A->sbufs = core_xcalloc(P->state->ncols + 1, sizeof(*A->sbufs));
+	A->dcol = core_xcalloc(A->na + 1, sizeof(*A->dcol));
 	core_batch_init(&A->ob, o->plan->out);
 	A->obufs = core_xcalloc(o->plan->out->ncols + 1, sizeof(*A->obufs));
 	scratch(A, 1);
@@ -2745,6 +2869,7 @@ agg_free(struct agg *A)
 	free(A->chunks);
 	free(A->cptr);
 	free(A->acc);
+	free(A->dcol);
 	free(A->hash);
 	free(A->cand);
 	free(A->gid);
