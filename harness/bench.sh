@@ -544,6 +544,9 @@ c agg/q1_col agg/duckdb_q1_parquet q1 \
     '"$B/colscan" -w "$AGG_Q1W" "$LCOL" |
     "$B/colagg" -m "$MEM" --by "$AGG_Q1K" "$AGG_Q1"' \
     'Q1: colscan lineitem.col | colagg'
+c agg/q1_where agg/duckdb_q1_parquet q1 \
+    '"$B/colagg" -m "$MEM" -w "$AGG_Q1W" --by "$AGG_Q1K" "$AGG_Q1" "$LCOL"' \
+    'Q1: colagg -w over lineitem.col (the filter in the same stage)'
 c agg/q1_csv agg/duckdb_q1_csv q1 \
     '"$B/csv2col" "$LCSV" | "$B/colscan" -w "$AGG_Q1W" |
     "$B/colagg" -m "$MEM" --by "$AGG_Q1K" "$AGG_Q1"' \

@@ -4,8 +4,8 @@
 # Parquet, against aggregates worked out independently by awk over the
 # same CSV; every function over every type with NULLs, NULL keys, empty
 # input, one group and a group per row, --having, expressions, output
-# names, a budget sweep that spills, -T, --max-spill, -o, and the
-# errors.
+# names, --where, a budget sweep that spills, -T, --max-spill, -o, and
+# the errors.
 #
 # Groups come out in no particular order, so rows are compared sorted
 # (or after colsort).  Floats (avg, var_*, stddev_*, sums of floats) are
@@ -424,6 +424,53 @@ pear,2"
 	stderr_has "^"
 	run --separate-stderr colagg --by g "count(*) AS n" --having "n + 1" t.col
 	status_is 2
+}
+
+@test "--where aggregates only the rows it keeps, as colscan -w | colagg" {
+	local w want
+	for w in "i > 0" "s LIKE '%a%' OR b" "day >= DATE '2001-01-01'" \
+	    "i IS NULL" "FALSE"; do
+		want=$(colscan -w "$w" t.col | colagg --by g \
+		    "count(*) AS n, sum(i) AS si, min(s) AS ms, avg(d) AS ad" |
+		    col2csv --no-header | sort) || fail "colscan | colagg: $w"
+		agg_rows -w "$w" --by g \
+		    "count(*) AS n, sum(i) AS si, min(s) AS ms, avg(d) AS ad" t.col
+		status_is 0
+		stderr_empty
+		[ "$output" = "$want" ] || fail "-w '$w': got '$output', want '$want'"
+	done
+	# Worked out by hand: i > 0 keeps a 3 and 5, b 7 and 100, NULL 10.
+	agg_rows --where "i > 0" --by g "count(*) AS n, sum(i) AS si" t.col
+	assert_output "$(printf '%s\n' a,2,8 b,2,107 ,1,10 | sort)"
+	# Without --by, a filter that keeps nothing is still one row.
+	agg_rows -w "i > 1000" "count(*) AS n, sum(i) AS si" t.col
+	assert_output "0,"
+	# The same groups at a budget that spills, and from a pipe.
+	agg_rows -m 256K -w "k % 3 = 0" --by amount "count(*) AS n, sum(k) AS s" big.col
+	status_is 0
+	cp got small
+	run --separate-stderr bash -c 'set -o pipefail; cat big.col |
+	    colscan -w "k % 3 = 0" | colagg --by amount "count(*) AS n, sum(k) AS s" |
+	    col2csv --no-header | sort'
+	status_is 0
+	[ "$output" = "$(cat small)" ] || fail "spilled -w differs"
+	# Its mistakes: exit 2 naming --where, a caret, nothing read.
+	run --separate-stderr colagg -w "nosuch > 1" --by g "count(*)" t.col
+	status_is 2
+	assert_output ""
+	stderr_has "--where: "
+	stderr_has "unknown column 'nosuch'"
+	stderr_has "^^^^^^"
+	run --separate-stderr colagg -w "i + 1" --by g "count(*)" t.col
+	status_is 2
+	stderr_has "--where: "
+	run --separate-stderr colagg -w "i > 1" -w "i < 3" "count(*)" t.col
+	status_is 2
+	stderr_has "--where given twice"
+	# A value error in the filter names the row.
+	run --separate-stderr colagg -w "i * 4611686018427387904 > 0" "count(*)" t.col
+	status_is 3
+	stderr_has "row 1"
 }
 
 @test "--having with aggregate calls, in the output or not" {

@@ -3,8 +3,9 @@
  * under a memory budget.
  *
  * Options and wiring only: the --by list and the aggregate calls are
- * planned by core_agg_query into a projection (core_scan) that evaluates
- * the keys and the arguments, and a core_agg spec; the hash aggregation
+ * planned by core_agg_query into a projection (core_scan) that filters
+ * the rows by --where and evaluates the keys and the arguments, and a
+ * core_agg spec; the hash aggregation
  * with its spill partitions is core_agg_hash; --having is one more
  * core_scan over the groups (its aggregate calls made columns by
  * core_agg_query, the hidden ones dropped by its select list); the inputs are core_source.  Every mistake
@@ -49,6 +50,7 @@ static const struct fe_tool tool = {
 struct options {
 	struct fe_common common;	/* -o -j -z -m -T --max-spill ... */
 	const char *by;			/* borrowed argv, or NULL */
+	const char *where;		/* borrowed argv, or NULL */
 	const char *having;		/* borrowed argv, or NULL */
 	bool sorted;
 	const char **aggs;		/* owned array of borrowed argv */
@@ -78,6 +80,9 @@ usage(FILE *fp)
 	    "separated\n"
 	    "                       by commas (default: one group, the whole "
 	    "input)\n"
+	    "  -w, --where EXPR     aggregate only the rows for which EXPR is "
+	    "true (SQL's\n"
+	    "                       WHERE: as colscan -w, without the pipe)\n"
 	    "      --having EXPR    keep the groups for which EXPR, over the "
 	    "output\n"
 	    "                       columns and aggregate calls such as "
@@ -106,6 +111,12 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 			return core_err_set(err, CORE_EUSAGE, "--by given "
 			    "twice: give one list, separated by commas");
 		o->by = optarg;
+		break;
+	case 'w':
+		if (o->where != NULL)
+			return core_err_set(err, CORE_EUSAGE, "--where given "
+			    "twice: join the conditions with AND");
+		o->where = optarg;
 		break;
 	case OPT_SORTED:
 		o->sorted = true;
@@ -161,6 +172,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 {
 	static const struct option longopts[] = {
 		{ "by", required_argument, NULL, 'b' },
+		{ "where", required_argument, NULL, 'w' },
 		{ "having", required_argument, NULL, OPT_HAVING },
 		{ "sorted", no_argument, NULL, OPT_SORTED },
 		{ NULL, 0, NULL, 0 },
@@ -168,7 +180,7 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 	int rc, i;
 
 	memset(o, 0, sizeof(*o));
-	if ((rc = fe_parse(argc, argv, "b:", longopts, option, o, &o->common,
+	if ((rc = fe_parse(argc, argv, "b:w:", longopts, option, o, &o->common,
 	    err)) != 0)
 		return rc;
 	o->aggs = core_xmalloc((size_t)(argc - optind + 1) *
@@ -233,10 +245,16 @@ plan(struct run *r, struct core_err *err)
 		return rc;
 	}
 	memset(&spec, 0, sizeof(spec));
+	spec.where = o->where;
 	spec.select = core_agg_query_select(r->query);
 	if ((rc = core_scan_new(&spec, core_source_schema(r->src), &r->proj,
-	    &which, err)) != 0)
+	    &which, err)) != 0) {
+		if (which == 'w') {
+			e = *err;
+			core_err_set(err, rc, "--where: %s", e.msg);
+		}
 		return rc;
+	}
 	if ((rc = core_agg_plan_new(core_agg_query_spec(r->query),
 	    core_scan_schema(r->proj), &r->plan, err)) != 0)
 		return rc;
@@ -360,6 +378,7 @@ run(const struct options *o, const struct fe_out *out, struct core_err *err)
 		goto out;
 	core_batch_init(&r.in, core_source_schema(r.src));
 	core_source_want(r.src, core_scan_needed(r.proj));
+	core_source_prune(r.src, core_scan_prune(r.proj));
 	if (c->threads != 1) {
 		pool = core_pool_new(core_pool_default(c->threads, 2));
 		core_source_pool(r.src, pool);
