@@ -24,6 +24,7 @@
 
 #include "core_agg.h"
 #include "core_agg_query.h"
+#include "core_ahead.h"
 #include "core_alloc.h"
 #include "core_col.h"
 #include "core_io.h"
@@ -218,6 +219,9 @@ struct run {
 	struct core_batch in;
 	struct core_mlspill3_writer *w;
 	struct fe_progress *prog;
+	/* With two threads: the input read and projected one batch ahead
+	 * (produce on its thread), handed to the aggregation by next. */
+	struct core_ahead *ahead;
 	uint64_t rows_out;
 	char phase[40];
 };
@@ -275,24 +279,24 @@ plan(struct run *r, struct core_err *err)
 	return 0;
 }
 
-/* The aggregation's input: the next batch, projected. */
+/*
+ * The next batch of the input, projected (and filtered by --where), as
+ * core_ahead's producer: tag is the source's rows and bytes so far, for
+ * --progress, which is drawn by the aggregation's thread.
+ */
 static int
-next(void *arg, struct core_batch *b, struct core_err *err)
+produce(void *arg, const struct core_batch **out, uint64_t tag[2],
+    struct core_err *err)
 {
 	struct run *r = arg;
 	const struct core_batch *p;
 	struct core_source_stats st;
 	struct core_err e;
-	uint32_t i;
 	int rc;
 
 	do {
 		if ((rc = core_source_next(r->src, &r->in, err)) != 0)
 			return rc;
-		if (r->prog != NULL) {
-			core_source_stats(r->src, &st);
-			fe_progress_update(r->prog, st.rows, st.bytes);
-		}
 		core_scan_set_row_base(r->proj,
 		    core_source_file_rows(r->src) - r->in.nrows + 1);
 		if ((rc = core_scan_batch(r->proj, &r->in, &p, err)) != 0) {
@@ -302,6 +306,32 @@ next(void *arg, struct core_batch *b, struct core_err *err)
 			return rc;
 		}
 	} while (p->nrows == 0);
+	if (r->prog != NULL) {
+		core_source_stats(r->src, &st);
+		tag[0] = st.rows;
+		tag[1] = st.bytes;
+	}
+	*out = p;
+	return 0;
+}
+
+/* The aggregation's input: the next batch, projected. */
+static int
+next(void *arg, struct core_batch *b, struct core_err *err)
+{
+	struct run *r = arg;
+	const struct core_batch *p;
+	uint64_t tag[2] = { 0, 0 };
+	uint32_t i;
+	int rc;
+
+	if (r->ahead != NULL)
+		rc = core_ahead_next(r->ahead, &p, tag, err);
+	else
+		rc = produce(r, &p, tag, err);
+	if (rc != 0)
+		return rc;
+	fe_progress_update(r->prog, tag[0], tag[1]);
 	for (i = 0; i < b->ncols; i++)
 		core_col_view(&b->cols[i], &p->cols[i]);
 	b->nrows = p->nrows;
@@ -364,7 +394,7 @@ run(const struct options *o, const struct fe_out *out, struct core_err *err)
 	struct core_agg_options ao;
 	struct core_agg_input in;
 	struct core_agg_stats st;
-	struct core_pool *pool = NULL;
+	struct core_pool *pool = NULL, *src_pool = NULL;
 	struct core_mem mem;
 	struct run r;
 	int rc;
@@ -379,10 +409,8 @@ run(const struct options *o, const struct fe_out *out, struct core_err *err)
 	core_batch_init(&r.in, core_source_schema(r.src));
 	core_source_want(r.src, core_scan_needed(r.proj));
 	core_source_prune(r.src, core_scan_prune(r.proj));
-	if (c->threads != 1) {
+	if (c->threads != 1)
 		pool = core_pool_new(core_pool_default(c->threads, 2));
-		core_source_pool(r.src, pool);
-	}
 	core_mem_init(&mem, c->memory ? c->memory :
 	    core_mem_default_limit());
 	memset(&ao, 0, sizeof(ao));
@@ -403,6 +431,24 @@ run(const struct options *o, const struct fe_out *out, struct core_err *err)
 	    core_scan_schema(r.having) : r.plan->out, c->zstd_level);
 	r.prog = fe_progress_new(c->progress, in.size_hint);
 	fe_progress_phase(r.prog, "reading");
+	/*
+	 * With two threads the input is read on a thread of its own, its
+	 * Parquet columns decoded there on a pool of its own (a pool is
+	 * used by one thread at a time): reading, checking, filtering and
+	 * projecting the next batch while this one is aggregated.  Started
+	 * last: it reads what is set up above.  Without a thread, as with
+	 * -j 1, all of it is done here.
+	 */
+	if (pool != NULL) {
+		src_pool = core_pool_new(2);
+		core_source_pool(r.src, src_pool);
+		if (core_ahead_new(core_scan_schema(r.proj), produce, &r,
+		    &r.ahead, err) != 0) {
+			core_source_pool(r.src, pool);
+			core_pool_free(src_pool);
+			src_pool = NULL;
+		}
+	}
 	if (o->sorted) {
 		rc = core_agg_sorted(&ao, &mem, &in, emit, &r, &st, err);
 		/* Its row numbers count the whole input: name it. */
@@ -418,6 +464,9 @@ run(const struct options *o, const struct fe_out *out, struct core_err *err)
 	}
 	if (rc == 0)
 		rc = core_mlspill3_writer_finish(r.w, err);
+	/* The reading thread ends before what it reads from. */
+	core_ahead_free(r.ahead);
+	r.ahead = NULL;
 	fe_progress_free(r.prog);
 	if (rc == 0 && c->stats)
 		print_stats(&r, &st, &mem);
@@ -425,12 +474,14 @@ run(const struct options *o, const struct fe_out *out, struct core_err *err)
 		fe_err_append(err, " (--max-spill): raise it or --memory");
 	core_mlspill3_writer_free(r.w);
 out:
+	core_ahead_free(r.ahead);
 	core_batch_release(&r.in);
 	core_scan_free(r.having);
 	core_agg_plan_free(r.plan);
 	core_scan_free(r.proj);
 	core_agg_query_free(r.query);
 	core_source_free(r.src);
+	core_pool_free(src_pool);
 	core_pool_free(pool);
 	return rc;
 }
