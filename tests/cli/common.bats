@@ -56,7 +56,7 @@ setup() {
 }
 
 @test "--help and -h: usage on stdout, nothing on stderr, exit 0" {
-	local t opt
+	local t opt long
 	for t in $(all_tools); do
 		for opt in --help -h; do
 			run --separate-stderr "$t" $opt
@@ -65,6 +65,9 @@ setup() {
 			[[ $output == *[Uu]sage* ]] || fail "$t $opt: no usage: $output"
 			[[ $output == *"$t"* ]] || fail "$t $opt: does not name itself"
 		done
+		# It fits a terminal of 80 columns.
+		long=$(printf '%s\n' "$output" | awk 'length > 79')
+		[ -z "$long" ] || fail "$t --help: lines over 79 columns: $long"
 	done
 }
 

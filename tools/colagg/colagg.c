@@ -42,8 +42,9 @@ static const struct fe_tool tool = {
 	.opts = FE_OPT_OUTPUT | FE_OPT_THREADS | FE_OPT_COMPRESS |
 	    FE_OPT_BUDGET,
 	.max_threads = 2,
-	.threads_help = "decode Parquet columns and aggregate spilled\n"
-	    "partitions on N threads (default and most: 2)",
+	.threads_help = "read the input ahead, decode Parquet columns\n"
+	    "and aggregate spilled partitions on N threads\n"
+	    "(default and most: 2)",
 	.usage = usage,
 };
 

@@ -31,8 +31,8 @@ static const struct fe_tool tool = {
 	.opts = FE_OPT_OUTPUT | FE_OPT_THREADS | FE_OPT_COMPRESS |
 	    FE_OPT_BUDGET,
 	.max_threads = 2,
-	.threads_help = "build, probe and gather on N threads (default and "
-	    "most: 2)",
+	.threads_help = "build, probe and gather on N threads\n"
+	    "(default and most: 2)",
 	.usage = usage,
 };
 

@@ -33,8 +33,8 @@ static const struct fe_tool tool = {
 	.name = "colscan",
 	.opts = FE_OPT_OUTPUT | FE_OPT_THREADS | FE_OPT_COMPRESS,
 	.max_threads = 2,
-	.threads_help = "decode Parquet columns on N threads (default and "
-	    "most: 2)",
+	.threads_help = "decode Parquet columns on N threads\n"
+	    "(default and most: 2)",
 	.usage = usage,
 };
 

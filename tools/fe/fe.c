@@ -358,7 +358,7 @@ fe_usage_shared(FILE *fp)
 		    "or 50% of the physical\nmemory (default: from the "
 		    "machine's memory)");
 		opt_help(fp, "-T, --tmpdir DIR", "spill to DIR, repeatable, "
-		    "used in turn (default $TMPDIR, /tmp)");
+		    "used in turn\n(default $TMPDIR, /tmp)");
 		opt_help(fp, "    --max-spill SIZE", "fail (exit 4) when spill "
 		    "files would exceed SIZE");
 		opt_help(fp, "    --compress-spill", "compress spill files "
