@@ -12,10 +12,8 @@
 tables lineitem
 
 tbl lineitem |
-colscan -w "l_shipdate <= DATE '1998-12-01' - INTERVAL '90' DAY" \
-	-s "l_returnflag, l_linestatus, l_quantity, l_extendedprice,
-	l_discount, l_tax" |
-colagg $MEM -b l_returnflag,l_linestatus \
+colagg $MEM -w "l_shipdate <= DATE '1998-12-01' - INTERVAL '90' DAY" \
+	-b l_returnflag,l_linestatus \
 	"sum(l_quantity) AS sum_qty, sum(l_extendedprice) AS sum_base_price,
 	sum(l_extendedprice * (1 - l_discount)) AS sum_disc_price,
 	sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS sum_charge,

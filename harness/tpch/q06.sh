@@ -9,9 +9,8 @@
 tables lineitem
 
 tbl lineitem |
-colscan -w "l_shipdate >= DATE '1994-01-01'
+colagg $MEM -w "l_shipdate >= DATE '1994-01-01'
 	AND l_shipdate < DATE '1994-01-01' + INTERVAL '1' YEAR
 	AND l_discount BETWEEN 0.06 - 0.01 AND 0.06 + 0.01
-	AND l_quantity < 24" -s "l_extendedprice, l_discount" |
-colagg $MEM "sum(l_extendedprice * l_discount) AS revenue" |
+	AND l_quantity < 24" "sum(l_extendedprice * l_discount) AS revenue" |
 col2csv

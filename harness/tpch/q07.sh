@@ -45,9 +45,8 @@ coljoin $MEM --on l_suppkey=s_suppkey - <(suppliers) |
 coljoin $MEM --on l_orderkey=o_orderkey - \
 	<(tbl orders | colscan -s "o_orderkey, o_custkey") |
 coljoin $MEM --on o_custkey=c_custkey - <(customers) |
-colscan -w "(supp_nation = 'FRANCE' AND cust_nation = 'GERMANY')
-	OR (supp_nation = 'GERMANY' AND cust_nation = 'FRANCE')" |
-colagg $MEM -b "supp_nation, cust_nation, extract(year FROM l_shipdate) AS l_year" \
+colagg $MEM -w "(supp_nation = 'FRANCE' AND cust_nation = 'GERMANY')
+	OR (supp_nation = 'GERMANY' AND cust_nation = 'FRANCE')" -b "supp_nation, cust_nation, extract(year FROM l_shipdate) AS l_year" \
 	"sum(l_extendedprice * (1 - l_discount)) AS revenue" |
 colsort $MEM -k supp_nation -k cust_nation -k l_year |
 col2csv

@@ -15,10 +15,8 @@ tables lineitem supplier
 
 # The view is read twice, so it is a file.
 tbl lineitem |
-colscan -w "l_shipdate >= DATE '1996-01-01'
-	AND l_shipdate < DATE '1996-01-01' + INTERVAL '3' MONTH" \
-	-s "l_suppkey, l_extendedprice, l_discount" |
-colagg $MEM -b "l_suppkey AS supplier_no" \
+colagg $MEM -w "l_shipdate >= DATE '1996-01-01'
+	AND l_shipdate < DATE '1996-01-01' + INTERVAL '3' MONTH" -b "l_suppkey AS supplier_no" \
 	"sum(l_extendedprice * (1 - l_discount)) AS total_revenue" \
 	-o "$TMP/revenue0.col"
 

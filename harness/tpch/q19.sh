@@ -29,7 +29,7 @@ colscan -w "l_shipmode IN ('AIR', 'AIR REG')
 	AND l_quantity BETWEEN 1 AND 30" \
 	-s "l_partkey, l_quantity, l_extendedprice, l_discount" |
 coljoin $MEM --on l_partkey=p_partkey - <(part) |
-colscan -w "(p_brand = 'Brand#12'
+colagg $MEM -w "(p_brand = 'Brand#12'
 		AND p_container IN ('SM CASE', 'SM BOX', 'SM PACK', 'SM PKG')
 		AND l_quantity >= 1 AND l_quantity <= 1 + 10
 		AND p_size BETWEEN 1 AND 5)
@@ -40,6 +40,6 @@ colscan -w "(p_brand = 'Brand#12'
 	OR (p_brand = 'Brand#34'
 		AND p_container IN ('LG CASE', 'LG BOX', 'LG PACK', 'LG PKG')
 		AND l_quantity >= 20 AND l_quantity <= 20 + 10
-		AND p_size BETWEEN 1 AND 15)" |
-colagg $MEM "sum(l_extendedprice * (1 - l_discount)) AS revenue" |
+		AND p_size BETWEEN 1 AND 15)" \
+	"sum(l_extendedprice * (1 - l_discount)) AS revenue" |
 col2csv

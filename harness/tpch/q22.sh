@@ -27,8 +27,7 @@ colscan -w "substring(c_phone FROM 1 FOR 2) IN $codes" \
 		c_acctbal" \
 	-o "$TMP/customer.col"
 
-avg=$(colscan -w "c_acctbal > 0.00" "$TMP/customer.col" |
-	colagg "avg(c_acctbal)" |
+avg=$(colagg -w "c_acctbal > 0.00" "avg(c_acctbal)" "$TMP/customer.col" |
 	col2csv --no-header)
 
 orders() {
