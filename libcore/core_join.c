@@ -123,6 +123,16 @@ struct store {
 	uint64_t bytes;			/* charged for copies and flags */
 	struct core_htab ht;
 	uint64_t ht_charged;
+	/* The copies' memory (store_copy): blocks of ARENA_MAX bytes or a
+	 * sixteenth of the budget, whichever is less, handed out in turn
+	 * and freed together by store_clear.  A copy a block of its own
+	 * made every page of a large build side fault in on its own (the
+	 * blocks are large enough for core_alloc's huge-page advice), and
+	 * mapped and unmapped it again for every partition. */
+	unsigned char **blk;		/* owned, nblk, each owned */
+	size_t nblk, blk_cap;
+	unsigned char *at;		/* the current block's free part */
+	size_t left;
 };
 
 /* The batches of one input read ahead (--build auto on streams), copies
@@ -657,15 +667,20 @@ store_slot(struct store *S)
 }
 
 /* Makes sb (zeroed) a copy of b in one chunk of bytes (copy_bytes(b)),
- * not charged. */
+ * not charged: at mem (64-byte aligned, not owned), or with mem NULL in
+ * a chunk of its own. */
 static void
-sb_copy(struct sbatch *sb, const struct core_batch *b, uint64_t bytes)
+sb_copy(struct sbatch *sb, const struct core_batch *b, uint64_t bytes,
+    unsigned char *mem)
 {
 	unsigned char *p;
 	uint32_t n = b->nrows, i;
 
 	core_batch_init(&sb->b, b->schema);
-	p = sb->chunk = bytes ? core_xmalloc_aligned(bytes) : NULL;
+	if (mem != NULL)
+		p = mem;
+	else
+		p = sb->chunk = bytes ? core_xmalloc_aligned(bytes) : NULL;
 	sb->bytes = bytes;
 	for (i = 0; i < b->ncols; i++) {
 		const struct core_column *c = &b->cols[i];
@@ -699,6 +714,34 @@ sb_copy(struct sbatch *sb, const struct core_batch *b, uint64_t bytes)
 	sb->b.nrows = n;
 }
 
+#define ARENA_MIN ((size_t)1 << 20)
+#define ARENA_MAX ((size_t)32 << 20)
+
+/* bytes (a multiple of 64) of the store's blocks, 64-byte aligned. */
+static unsigned char *
+store_alloc(struct join *J, uint64_t bytes)
+{
+	struct store *S = &J->st_b;
+	unsigned char *p;
+	size_t want;
+
+	if (bytes > S->left) {
+		want = J->mem->limit / 16;
+		want = want < ARENA_MIN ? ARENA_MIN : want > ARENA_MAX ?
+		    ARENA_MAX : want;
+		if (want < bytes)
+			want = (size_t)bytes;
+		S->blk = core_grow(S->blk, &S->blk_cap, S->nblk + 1,
+		    sizeof(*S->blk), 16);
+		S->at = S->blk[S->nblk++] = core_xmalloc_aligned(want);
+		S->left = want;
+	}
+	p = S->at;
+	S->at += bytes;
+	S->left -= (size_t)bytes;
+	return p;
+}
+
 /* Appends a copy of b (charged, whatever the budget says: the caller
  * decided it fits) to the store. */
 static void
@@ -709,7 +752,7 @@ store_copy(struct join *J, const struct core_batch *b, uint64_t bytes)
 
 	store_slot(S);
 	sb = &S->b[S->n];
-	sb_copy(sb, b, bytes);
+	sb_copy(sb, b, bytes, bytes ? store_alloc(J, bytes) : NULL);
 	core_mem_part_charge(&J->p_build, bytes);
 	S->bytes += bytes;
 	S->ptrs[S->n] = &sb->b;
@@ -767,6 +810,11 @@ store_clear(struct join *J)
 		}
 		free(sb->flag);
 	}
+	for (i = 0; i < S->nblk; i++)
+		core_free_aligned(S->blk[i]);
+	S->nblk = 0;
+	S->at = NULL;
+	S->left = 0;
 	core_mem_part_release(&J->p_build, S->bytes + S->ht_charged);
 	core_htab_release(&S->ht);
 	S->n = 0;
@@ -1711,7 +1759,7 @@ read_ahead(struct join *J, uint64_t cap, bool *build_left)
 		H[s].b = core_grow(H[s].b, &H[s].cap, H[s].n + 1,
 		    sizeof(*H[s].b), 16);
 		memset(&H[s].b[H[s].n], 0, sizeof(H[s].b[0]));
-		sb_copy(&H[s].b[H[s].n++], b, bytes);
+		sb_copy(&H[s].b[H[s].n++], b, bytes, NULL);
 		core_mem_part_charge(&J->p_held, bytes);
 		H[s].bytes += bytes;
 	}
@@ -1888,6 +1936,7 @@ out:
 	free(J->part_of);
 	free(J->st_b.b);
 	free(J->st_b.ptrs);
+	free(J->st_b.blk);
 	side_release(&J->side[0]);
 	side_release(&J->side[1]);
 	core_mem_part_fini(&J->p_held);
