@@ -83,7 +83,9 @@
 #define PARTS_MAX 256u
 #define PART_BUF_MIN ((uint64_t)16 << 10)
 #define CHUNK_MAX 4096u
-#define CHUNK_MIN 64u
+#define CHUNK_MIN 8u
+/* A hash table's first size: 1024 entries of 24 bytes (core_htab.c). */
+#define HTAB_FIRST ((uint64_t)24 << 10)
 
 /* One aggregate's arrays, of the table's group capacity. */
 struct acc {
@@ -130,6 +132,11 @@ struct agg {
 	/* The table. */
 	struct core_mem_part p_tab, p_part, p_frame, p_out;
 	bool forced;			/* charges cannot be refused */
+	/* Charges are refused only past the table's own cap, not past
+	 * what the other parts leave of the budget (merge_part's second
+	 * try of a group that did not fit). */
+	bool lenient;
+	uint64_t ht_hand;		/* lenient: ht's bytes charged */
 	struct core_hash_keys hk_state, hk_key;
 	struct core_htab ht;
 	uint32_t chunk, chunk_shift;
@@ -241,10 +248,21 @@ static const double pow10d[19] = {
 
 /* ---- charging ---- */
 
+/* Bytes the table may still be charged: within the budget, or when
+ * lenient within its own cap alone. */
+static uint64_t
+tab_room(const struct agg *A)
+{
+	if (!A->lenient)
+		return core_mem_part_available(&A->p_tab);
+	return A->p_tab.used < A->p_tab.cap ? A->p_tab.cap - A->p_tab.used :
+	    0;
+}
+
 static int
 charge(struct agg *A, uint64_t n)
 {
-	if (A->forced) {
+	if (A->forced || (A->lenient && n <= tab_room(A))) {
 		core_mem_part_charge(&A->p_tab, n);
 	} else if (core_mem_part_try_charge(&A->p_tab, n) != 0) {
 		return core_err_set(A->err, CORE_ELIMIT, "aggregation table "
@@ -264,8 +282,7 @@ grow_charged(struct agg *A, void **buf, size_t *cap, size_t need)
 		return 0;
 	/* core_grow_aligned doubles: the new capacity is below twice
 	 * need (or 64). */
-	if (!A->forced && core_mem_part_available(&A->p_tab) <
-	    (uint64_t)need * 2 + 64 - old)
+	if (!A->forced && tab_room(A) < (uint64_t)need * 2 + 64 - old)
 		return core_err_set(A->err, CORE_ELIMIT, "aggregation table "
 		    "over the budget");
 	core_grow_aligned(buf, cap, need);
@@ -765,7 +782,10 @@ table_init(struct agg *A, bool forced)
 {
 	A->forced = forced;
 	A->indexed = true;
-	core_htab_init(&A->ht, forced ? NULL : &A->p_tab);
+	/* A lenient table charges its hash table by hand (group_new),
+	 * within the table's cap. */
+	core_htab_init(&A->ht, forced || A->lenient ? NULL : &A->p_tab);
+	A->ht_hand = 0;
 	if (A->nk == 0) {
 		/* The one group exists from the start: no input still
 		 * makes one row. */
@@ -866,6 +886,12 @@ group_new(struct agg *A, const struct core_batch *sb, uint32_t r, uint64_t h)
 	if (A->indexed && (rc = core_htab_insert(&A->ht, &h, &cr, 1, c,
 	    A->err)) != 0)
 		return rc;
+	if (A->lenient && A->ht.charged > A->ht_hand) {
+		/* Refused, the entry stays but the table is dropped. */
+		if ((rc = charge(A, A->ht.charged - A->ht_hand)) != 0)
+			return rc;
+		A->ht_hand = A->ht.charged;
+	}
 	kb->nrows = cr + 1;
 	A->ngroups++;
 	return 0;
@@ -2380,8 +2406,8 @@ need_add(struct agg *A, struct gneed *N, const struct core_batch *sb,
  * (twice the bytes), an arena has room for a batch's values beside the
  * kept one, a median's value takes 16 bytes in its log (8 and a link),
  * a string_agg's or a string quantile's entry 20 beside its bytes, each
- * log doubling; 64 groups' fixed states at least, a chunk at most a
- * sixteenth of the table.  The table is half of the budget, a quarter
+ * log doubling; a chunk of CHUNK_MIN groups' fixed states at least (at
+ * most a sixteenth of the table), the hash table's first size.  The table is half of the budget, a quarter
  * with DISTINCT (two phases) or with two threads sharing the
  * partitions.  CORE_ELIMIT.
  */
@@ -2395,8 +2421,8 @@ need_say(struct agg *A, const struct gneed *N)
 	uint8_t what = 0;
 
 	tab = (uint64_t)A->nk * 64 + 2 * N->key + 2 * N->vs_batch + 64 +
-	    64 * ((uint64_t)key_row_bytes(A) + A->P->group_bytes + 24) +
-	    4096;
+	    CHUNK_MIN * ((uint64_t)key_row_bytes(A) + A->P->group_bytes) +
+	    HTAB_FIRST;
 	for (i = 0; i < A->na; i++) {
 		uint8_t st = A->P->aggs[i].st;
 		uint64_t b = N->bytes[i], e = N->items[i];
@@ -2417,6 +2443,7 @@ need_say(struct agg *A, const struct gneed *N)
 	}
 	l = (tab + tab / 15) * 2 * (thr > phases ? thr : phases);
 	l = (l + mib - 1) / mib + 1;
+	A->st->need_mem = l * mib;
 	if (what == 0)
 		return core_err_set(A->err, CORE_ELIMIT, "one group's key%s "
 		    "is %llu bytes, more than the memory budget (%llu bytes) "
@@ -2555,6 +2582,7 @@ merge_part(struct agg *A, struct core_part *p, uint32_t k, unsigned level)
 	memset(&f, 0, sizeof(f));
 	core_batch_init(&f.batch, A->P->state);
 	table_init(A, false);
+again:
 	if ((rc = read_open(A, sp, &cur, core_part_run(p, k))) != 0)
 		goto out;
 	while ((rc = read_frame(A, sp, &cur, &f)) == 0)
@@ -2567,9 +2595,20 @@ merge_part(struct agg *A, struct core_part *p, uint32_t k, unsigned level)
 	if (rc != CORE_ELIMIT)
 		goto out;
 	if (cannot_split(A, &f.batch)) {
+		if (!A->lenient) {
+			/* Under a small budget the spill frame and the
+			 * partition buffers may leave the table less than
+			 * its half: once more, with only the half to keep
+			 * to, before the group is taken for too big. */
+			table_free(A);
+			A->lenient = true;
+			table_init(A, false);
+			goto again;
+		}
 		rc = too_big(A, sp, core_part_run(p, k), &f);
 		goto out;
 	}
+	A->lenient = false;
 	if (level >= MAX_LEVEL) {
 		rc = core_err_set(A->err, CORE_EINTERNAL, "a partition of "
 		    "many groups did not split in %u levels", level);
@@ -2601,6 +2640,7 @@ merge_part(struct agg *A, struct core_part *p, uint32_t k, unsigned level)
 		goto out;
 	rc = merge_set(A, q, level + 1);
 out:
+	A->lenient = false;
 	table_free(A);
 	core_spill_frame_release(&f, &A->p_frame);
 	core_batch_release(&f.batch);
@@ -2722,6 +2762,8 @@ par_merge(struct agg *A)
 		agg_free(R.w[i]);
 		A->st->groups += R.st[i].groups;
 		A->st->partitions += R.st[i].partitions;
+		if (R.st[i].need_mem > A->st->need_mem)
+			A->st->need_mem = R.st[i].need_mem;
 		if (R.st[i].levels > A->st->levels)
 			A->st->levels = R.st[i].levels;
 		peak += R.mem[i].peak;
@@ -3197,6 +3239,8 @@ agg_main(const struct core_agg_options *o, struct core_mem *mem,
 		st->rows_in = st1.rows_in;
 		st->partitions += st1.partitions;
 		st->spill_bytes += st1.spill_bytes;
+		if (st1.need_mem > st->need_mem)
+			st->need_mem = st1.need_mem;
 		if (st1.levels > st->levels)
 			st->levels = st1.levels;
 	}
