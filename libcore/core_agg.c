@@ -1329,52 +1329,69 @@ sl_count(const struct core_agg_a *a, const struct core_column *s, uint32_t n)
 	return k;
 }
 
+/* A live string of the arena, for arena_compact. */
+struct live {
+	int64_t off, len;
+	int64_t *at;			/* its offset's place: an acc's i[g] */
+};
+
+static int
+live_cmp(const void *a, const void *b)
+{
+	const struct live *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
 /*
- * Moves the strings min, max and any_value hold to the arena's start,
- * dropping those they replaced, when that frees half of it at least: a
- * group's max over a stream of rising values then takes the room of
- * one value, not of the stream.  The live strings go through a copy,
- * charged while it lives; when that is refused nothing moves.
+ * Moves the strings min, max and any_value hold to the arena's start, in
+ * place, dropping those they replaced, when that frees half of it at
+ * least: a group's max over a stream of rising values then takes the
+ * room of one value, not of the stream.  The strings are moved in the
+ * order of their offsets (each was appended on its own, so none
+ * overlaps another); the list of them is a transient of 24 bytes a
+ * string, less than the states charged for it.
  */
 static void
 arena_compact(struct agg *A)
 {
-	size_t live = 0, pos = 0;
+	size_t live = 0, nl = 0, pos = 0, k;
+	struct live *L;
 	uint32_t i, g;
-	char *tmp;
 
 	for (i = 0; i < A->na; i++)
 		if (A->P->aggs[i].st == ST_VS)
 			for (g = 0; g < A->ngroups; g++)
-				if (A->acc[i].has[g])
+				if (A->acc[i].has[g]) {
 					live += (size_t)A->acc[i].n[g];
+					nl++;
+				}
 	if (live > A->arena_len / 2)
 		return;
-	if (A->forced)
-		core_mem_part_charge(&A->p_tab, live);
-	else if (core_mem_part_try_charge(&A->p_tab, live) != 0)
-		return;
-	tmp = core_xmalloc(live + 1);
+	L = core_xmalloc(core_mul_size(nl + 1, sizeof(*L)));
+	nl = 0;
 	for (i = 0; i < A->na; i++) {
 		struct acc *c = &A->acc[i];
 
 		if (A->P->aggs[i].st != ST_VS)
 			continue;
-		for (g = 0; g < A->ngroups; g++) {
-			if (!c->has[g])
-				continue;
-			if (c->n[g] > 0)
-				memcpy(tmp + pos, A->arena + c->i[g],
-				    (size_t)c->n[g]);
-			c->i[g] = (int64_t)pos;
-			pos += (size_t)c->n[g];
-		}
+		for (g = 0; g < A->ngroups; g++)
+			if (c->has[g]) {
+				L[nl].off = c->i[g];
+				L[nl].len = c->n[g];
+				L[nl++].at = &c->i[g];
+			}
 	}
-	if (live > 0)
-		memcpy(A->arena, tmp, live);
-	A->arena_len = live;
-	free(tmp);
-	core_mem_part_release(&A->p_tab, live);
+	qsort(L, nl, sizeof(*L), live_cmp);
+	for (k = 0; k < nl; k++) {
+		if (L[k].len > 0 && (size_t)L[k].off != pos)
+			memmove(A->arena + pos, A->arena + L[k].off,
+			    (size_t)L[k].len);
+		*L[k].at = (int64_t)pos;
+		pos += (size_t)L[k].len;
+	}
+	A->arena_len = pos;
+	free(L);
 }
 
 /* Room in the arena for every string sb's min/max/any_value could
