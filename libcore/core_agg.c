@@ -1230,9 +1230,8 @@ merge(struct agg *A, const struct core_batch *sb)
  * no keys the table grows whatever the budget says (there is nothing to
  * partition by), but the values, which grow with the input, are still
  * refused: CORE_ELIMIT, which a forced table does not take for "spill".
- * Elsewhere a forced table (the sorted path's, a partition that did not
- * split in MAX_LEVEL levels) holds its values as it holds its other
- * states.
+ * Elsewhere a forced table (the sorted path's) holds its values as it
+ * holds its other states.
  */
 static int
 log_charge(struct agg *A, uint32_t i, uint64_t want, uint64_t least,
