@@ -24,9 +24,13 @@
  * the table is freed, and the batch and every later one are routed to
  * the partitions.  Each partition is then aggregated alone; one that
  * fills the table again is re-partitioned from its start with the next
- * level's seed, and at MAX_LEVEL the table grows whatever the budget
- * says (only a great many distinct keys that never split get there, or
- * a tiny budget, whose partition buffers allow a fan-out of 2).
+ * level's seed, as many levels as it takes (a tiny budget, whose
+ * partition buffers allow a fan-out of 2, takes more of them).  A table
+ * that fills holding one group, with nothing but that group's rows
+ * refused, cannot be split: the partition is read once more to measure
+ * the group, and the aggregation stops (CORE_ELIMIT) saying the budget
+ * that holds it (too_big).  The table never grows past the budget but
+ * without keys, where there is one group and its fixed-size states.
  *
  * median and the quantiles (ST_Q) hold every value of their group: a
  * state is a string of packed int64s (doubles as order-preserving int64
@@ -69,14 +73,19 @@
 #include "core_sort.h"
 #include "core_spill.h"
 
-#define MAX_LEVEL 8
+/* Levels of re-partitioning before a partition whose table still fills
+ * with several groups is taken for a bug: each level splits the groups
+ * by an independent hash, so even a fan-out of 2 never gets near it. */
+#define MAX_LEVEL 48
 /* In a sum's count: the group's 128-bit sum overflowed (a count never
  * comes near it; the flag travels with the state through spills). */
 #define SUM_OVERFLOW ((int64_t)1 << 62)
 #define PARTS_MAX 256u
 #define PART_BUF_MIN ((uint64_t)16 << 10)
 #define CHUNK_MAX 4096u
-#define CHUNK_MIN 64u
+#define CHUNK_MIN 8u
+/* A hash table's first size: 1024 entries of 24 bytes (core_htab.c). */
+#define HTAB_FIRST ((uint64_t)24 << 10)
 
 /* One aggregate's arrays, of the table's group capacity. */
 struct acc {
@@ -123,6 +132,11 @@ struct agg {
 	/* The table. */
 	struct core_mem_part p_tab, p_part, p_frame, p_out;
 	bool forced;			/* charges cannot be refused */
+	/* Charges are refused only past the table's own cap, not past
+	 * what the other parts leave of the budget (merge_part's second
+	 * try of a group that did not fit). */
+	bool lenient;
+	uint64_t ht_hand;		/* lenient: ht's bytes charged */
 	struct core_hash_keys hk_state, hk_key;
 	struct core_htab ht;
 	uint32_t chunk, chunk_shift;
@@ -135,6 +149,13 @@ struct agg {
 	char *arena;			/* owned */
 	size_t arena_len, arena_cap;
 	uint64_t tab_charged;		/* charged to p_tab by hand */
+	/* Group 0's hash (seed 0): the group a table that fills holding
+	 * it alone cannot be split from. */
+	uint64_t g0_hash;
+	/* Without keys: the values of the one group were refused. */
+	bool stuck;
+	/* The caller's budget (mem->limit of the stage), for messages. */
+	uint64_t budget;
 
 	/* Per-batch scratch, of batch capacity. */
 	uint32_t scap;
@@ -230,10 +251,21 @@ static const double pow10d[19] = {
 
 /* ---- charging ---- */
 
+/* Bytes the table may still be charged: within the budget, or when
+ * lenient within its own cap alone. */
+static uint64_t
+tab_room(const struct agg *A)
+{
+	if (!A->lenient)
+		return core_mem_part_available(&A->p_tab);
+	return A->p_tab.used < A->p_tab.cap ? A->p_tab.cap - A->p_tab.used :
+	    0;
+}
+
 static int
 charge(struct agg *A, uint64_t n)
 {
-	if (A->forced) {
+	if (A->forced || (A->lenient && n <= tab_room(A))) {
 		core_mem_part_charge(&A->p_tab, n);
 	} else if (core_mem_part_try_charge(&A->p_tab, n) != 0) {
 		return core_err_set(A->err, CORE_ELIMIT, "aggregation table "
@@ -253,8 +285,7 @@ grow_charged(struct agg *A, void **buf, size_t *cap, size_t need)
 		return 0;
 	/* core_grow_aligned doubles: the new capacity is below twice
 	 * need (or 64). */
-	if (!A->forced && core_mem_part_available(&A->p_tab) <
-	    (uint64_t)need * 2 + 64 - old)
+	if (!A->forced && tab_room(A) < (uint64_t)need * 2 + 64 - old)
 		return core_err_set(A->err, CORE_ELIMIT, "aggregation table "
 		    "over the budget");
 	core_grow_aligned(buf, cap, need);
@@ -782,7 +813,10 @@ table_init(struct agg *A, bool forced)
 {
 	A->forced = forced;
 	A->indexed = true;
-	core_htab_init(&A->ht, forced ? NULL : &A->p_tab);
+	/* A lenient table charges its hash table by hand (group_new),
+	 * within the table's cap. */
+	core_htab_init(&A->ht, forced || A->lenient ? NULL : &A->p_tab);
+	A->ht_hand = 0;
 	if (A->nk == 0) {
 		/* The one group exists from the start: no input still
 		 * makes one row. */
@@ -842,6 +876,8 @@ group_new(struct agg *A, const struct core_batch *sb, uint32_t r, uint64_t h)
 	struct core_batch *kb;
 	int rc;
 
+	if (g == 0)
+		A->g0_hash = h;
 	if (c == A->nchunks) {
 		uint32_t i;
 
@@ -881,6 +917,12 @@ group_new(struct agg *A, const struct core_batch *sb, uint32_t r, uint64_t h)
 	if (A->indexed && (rc = core_htab_insert(&A->ht, &h, &cr, 1, c,
 	    A->err)) != 0)
 		return rc;
+	if (A->lenient && A->ht.charged > A->ht_hand) {
+		/* Refused, the entry stays but the table is dropped. */
+		if ((rc = charge(A, A->ht.charged - A->ht_hand)) != 0)
+			return rc;
+		A->ht_hand = A->ht.charged;
+	}
 	kb->nrows = cr + 1;
 	A->ngroups++;
 	return 0;
@@ -1310,9 +1352,8 @@ merge(struct agg *A, const struct core_batch *sb, bool direct)
  * no keys the table grows whatever the budget says (there is nothing to
  * partition by), but the values, which grow with the input, are still
  * refused: CORE_ELIMIT, which a forced table does not take for "spill".
- * Elsewhere a forced table (the sorted path's, a partition that did not
- * split in MAX_LEVEL levels) holds its values as it holds its other
- * states.
+ * Elsewhere a forced table (the sorted path's) holds its values as it
+ * holds its other states.
  */
 static int
 log_charge(struct agg *A, uint32_t i, uint64_t want, uint64_t least,
@@ -1323,7 +1364,11 @@ log_charge(struct agg *A, uint32_t i, uint64_t want, uint64_t least,
 	if (A->forced && A->nk == 0) {
 		if (core_mem_part_try_charge(&A->p_tab, want) != 0) {
 			want = least;
-			if (core_mem_part_try_charge(&A->p_tab, want) != 0)
+			if (core_mem_part_try_charge(&A->p_tab, want) != 0) {
+				/* run measures the group and says the
+				 * budget (too_big); the message stands
+				 * when it cannot (DISTINCT). */
+				A->stuck = true;
 				return core_err_set(A->err, CORE_ELIMIT,
 				    "%s: the values of %u group (%zu and "
 				    "more) do not fit in the memory budget of "
@@ -1331,7 +1376,8 @@ log_charge(struct agg *A, uint32_t i, uint64_t want, uint64_t least,
 				    "be split: give colagg a bigger -m",
 				    A->plan->out->fields[A->nk + i].name,
 				    A->ngroups, have,
-				    (unsigned long long)A->mem->limit);
+				    (unsigned long long)A->budget);
+			}
 		}
 		A->tab_charged += want;
 	} else if ((rc = charge(A, want)) != 0) {
@@ -1404,6 +1450,71 @@ sl_count(const struct core_agg_a *a, const struct core_column *s, uint32_t n)
 	return k;
 }
 
+/* A live string of the arena, for arena_compact. */
+struct live {
+	int64_t off, len;
+	int64_t *at;			/* its offset's place: an acc's i[g] */
+};
+
+static int
+live_cmp(const void *a, const void *b)
+{
+	const struct live *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * Moves the strings min, max and any_value hold to the arena's start, in
+ * place, dropping those they replaced, when that frees half of it at
+ * least: a group's max over a stream of rising values then takes the
+ * room of one value, not of the stream.  The strings are moved in the
+ * order of their offsets (each was appended on its own, so none
+ * overlaps another); the list of them is a transient of 24 bytes a
+ * string, less than the states charged for it.
+ */
+static void
+arena_compact(struct agg *A)
+{
+	size_t live = 0, nl = 0, pos = 0, k;
+	struct live *L;
+	uint32_t i, g;
+
+	for (i = 0; i < A->na; i++)
+		if (A->P->aggs[i].st == ST_VS)
+			for (g = 0; g < A->ngroups; g++)
+				if (A->acc[i].has[g]) {
+					live += (size_t)A->acc[i].n[g];
+					nl++;
+				}
+	if (live > A->arena_len / 2)
+		return;
+	L = core_xmalloc(core_mul_size(nl + 1, sizeof(*L)));
+	nl = 0;
+	for (i = 0; i < A->na; i++) {
+		struct acc *c = &A->acc[i];
+
+		if (A->P->aggs[i].st != ST_VS)
+			continue;
+		for (g = 0; g < A->ngroups; g++)
+			if (c->has[g]) {
+				L[nl].off = c->i[g];
+				L[nl].len = c->n[g];
+				L[nl++].at = &c->i[g];
+			}
+	}
+	qsort(L, nl, sizeof(*L), live_cmp);
+	for (k = 0; k < nl; k++) {
+		if (L[k].len > 0 && (size_t)L[k].off != pos)
+			memmove(A->arena + pos, A->arena + L[k].off,
+			    (size_t)L[k].len);
+		*L[k].at = (int64_t)pos;
+		pos += (size_t)L[k].len;
+	}
+	A->arena_len = pos;
+	free(L);
+}
+
 /* Room in the arena for every string sb's min/max/any_value could
  * keep, and in the value logs for sb's values. */
 static int
@@ -1430,6 +1541,8 @@ arena_room(struct agg *A, const struct core_batch *sb)
 	}
 	if (need == 0)
 		return 0;
+	if (A->arena_len + need > A->arena_cap && A->arena_len > 0)
+		arena_compact(A);
 	return grow_charged(A, (void **)&A->arena, &A->arena_cap,
 	    A->arena_len + need);
 }
@@ -1448,6 +1561,61 @@ consume(struct agg *A, const struct core_batch *sb, bool direct)
 		return rc;
 	merge(A, sb, direct);
 	return 0;
+}
+
+/* View v (cols owned by the caller, sb->ncols) of rows [r0, r0 + n) of
+ * state batch sb; r0 a multiple of 8, so validity stays byte-aligned. */
+static void
+slice(struct core_batch *v, const struct core_batch *sb, uint32_t r0,
+    uint32_t n)
+{
+	uint32_t i;
+
+	v->schema = sb->schema;
+	v->ncols = sb->ncols;
+	v->nrows = n;
+	for (i = 0; i < sb->ncols; i++) {
+		const struct core_column *s = &sb->cols[i];
+		struct core_column *d = &v->cols[i];
+		size_t w = core_type_width(s->type.id);
+
+		view(d, s);
+		d->type = s->type;
+		if (s->validity != NULL)
+			d->validity = s->validity + r0 / 8;
+		if (w == 0)
+			d->offsets = s->offsets + r0;
+		else if (s->values != NULL)
+			d->values = (char *)s->values + (size_t)r0 * w;
+	}
+}
+
+/*
+ * consume, for a partition read back: a batch the table refuses is
+ * tried again in halves, down to 16 rows, since its strings and values
+ * are made room for all at once -- a frame of one group's rising
+ * maxima may need more room than the group's value ever takes.  Rows
+ * merged before a refusal stay merged: the caller starts the partition
+ * again.
+ */
+static int
+consume_part(struct agg *A, const struct core_batch *sb)
+{
+	struct core_batch lo, hi;
+	uint32_t n = sb->nrows, h = (n / 2) & ~7u;
+	int rc;
+
+	if ((rc = consume(A, sb, false)) != CORE_ELIMIT || n < 16)
+		return rc;
+	lo.cols = core_xcalloc(sb->ncols, sizeof(*lo.cols));
+	hi.cols = core_xcalloc(sb->ncols, sizeof(*hi.cols));
+	slice(&lo, sb, 0, h);
+	slice(&hi, sb, h, n - h);
+	if ((rc = consume_part(A, &lo)) == 0)
+		rc = consume_part(A, &hi);
+	free(lo.cols);
+	free(hi.cols);
+	return rc;
 }
 
 /* ---- the table's groups as batches ---- */
@@ -2292,6 +2460,202 @@ phase(struct agg *A, const char *what, unsigned i, unsigned n)
 static int merge_part(struct agg *A, struct core_part *p, uint32_t k,
     unsigned level);
 
+/* ---- a group too big for the budget ---- */
+
+/*
+ * What one group's rows hold, measured from its state rows (too_big):
+ * the raw bytes of its key, and of each aggregate's values.
+ */
+struct gneed {
+	uint64_t key;		/* the key's strings' bytes */
+	uint64_t vs_batch;	/* most ST_VS bytes of one batch */
+	uint64_t *bytes;	/* per aggregate: ST_Q/SA/QS values' bytes,
+				 * ST_VS the widest value */
+	uint64_t *items;	/* per aggregate: ST_SA/QS log entries */
+};
+
+/* Adds the rows of state batch sb that are the group of hash h (every
+ * row without keys) to N. */
+static void
+need_add(struct agg *A, struct gneed *N, const struct core_batch *sb,
+    uint64_t h)
+{
+	uint32_t n = sb->nrows, r, i;
+	uint64_t vs = 0;
+
+	if (n == 0)
+		return;
+	if (A->nk > 0) {
+		scratch(A, n);
+		core_hash_batch(&A->hk_state, sb, NULL, n, 0, A->hash, NULL);
+	}
+	for (r = 0; r < n; r++) {
+		uint64_t key = 0;
+
+		if (A->nk > 0 && A->hash[r] != h)
+			continue;
+		for (i = 0; i < A->nk; i++)
+			if (core_type_width(sb->cols[i].type.id) == 0)
+				key += (uint64_t)(sb->cols[i].offsets[r + 1] -
+				    sb->cols[i].offsets[r]);
+		if (key > N->key)
+			N->key = key;
+		for (i = 0; i < A->na; i++) {
+			const struct core_agg_a *a = &A->P->aggs[i];
+			const struct core_column *c = &sb->cols[a->scol];
+			const char *x = c->values;
+			uint64_t len;
+			int32_t j;
+
+			if (a->st != ST_VS && a->st != ST_Q &&
+			    a->st != ST_SA && a->st != ST_QS)
+				continue;
+			if (!valid_at(c->validity, r))
+				continue;
+			len = (uint64_t)(c->offsets[r + 1] - c->offsets[r]);
+			if (a->st == ST_VS) {
+				vs += len;
+				if (len > N->bytes[i])
+					N->bytes[i] = len;
+				continue;
+			}
+			N->bytes[i] += len;
+			if (a->st == ST_SA)
+				N->items[i]++;
+			if (a->st != ST_QS)
+				continue;
+			for (j = c->offsets[r]; j < c->offsets[r + 1];
+			    N->items[i]++) {
+				uint32_t il;
+
+				memcpy(&il, x + j, 4);
+				j += 4 + (int32_t)il;
+			}
+		}
+	}
+	if (vs > N->vs_batch)
+		N->vs_batch = vs;
+}
+
+/*
+ * Sets the message for a group N describes that does not fit A's table:
+ * what of it is biggest, and the budget whose table holds it, from the
+ * table's own growth: a key's and a value's strings grow by doubling
+ * (twice the bytes), an arena has room for a batch's values beside the
+ * kept one, a median's value takes 16 bytes in its log (8 and a link),
+ * a string_agg's or a string quantile's entry 20 beside its bytes, each
+ * log doubling; a chunk of CHUNK_MIN groups' fixed states at least (at
+ * most a sixteenth of the table), the hash table's first size.  The table is half of the budget, a quarter
+ * with DISTINCT (two phases) or with two threads sharing the
+ * partitions.  CORE_ELIMIT.
+ */
+static int
+need_say(struct agg *A, const struct gneed *N)
+{
+	uint64_t mib = (uint64_t)1 << 20, tab, most = N->key, l;
+	unsigned thr = A->nk > 0 ? core_pool_threads(A->o->pool) : 1, i;
+	unsigned phases = A->states_out || A->P->pre != NULL ? 2 : 1;
+	const char *name = NULL;
+	uint8_t what = 0;
+
+	tab = (uint64_t)A->nk * 64 + 2 * N->key + 2 * N->vs_batch + 64 +
+	    CHUNK_MIN * ((uint64_t)key_row_bytes(A) + A->P->group_bytes) +
+	    HTAB_FIRST;
+	for (i = 0; i < A->na; i++) {
+		uint8_t st = A->P->aggs[i].st;
+		uint64_t b = N->bytes[i], e = N->items[i];
+
+		if (st == ST_VS)
+			tab += 2 * b;
+		else if (st == ST_Q)
+			tab += 4 * b + 256;
+		else if (st == ST_SA || st == ST_QS)
+			tab += 2 * b + 64 + 40 * e + 320;
+		else
+			continue;
+		if (b > most) {
+			most = b;
+			what = st;
+			name = A->plan->out->fields[A->nk + i].name;
+		}
+	}
+	l = (tab + tab / 15) * 2 * (thr > phases ? thr : phases);
+	l = (l + mib - 1) / mib + 1;
+	A->st->need_mem = l * mib;
+	if (what == 0)
+		return core_err_set(A->err, CORE_ELIMIT, "one group's key%s "
+		    "is %llu bytes, more than the memory budget (%llu bytes) "
+		    "lets a group take: give -m %lluM or more",
+		    A->states_out ? ", with its DISTINCT value," : "",
+		    (unsigned long long)most, (unsigned long long)A->budget,
+		    (unsigned long long)l);
+	/* The first phase's aggregates are not the output's. */
+	if (A->states_out)
+		name = "an aggregate beside DISTINCT";
+	return core_err_set(A->err, CORE_ELIMIT, "%s: one group's %s %llu "
+	    "bytes, more than the memory budget (%llu bytes) lets a group "
+	    "take: give -m %lluM or more", name, what == ST_VS ?
+	    "value is" : "values take", (unsigned long long)most,
+	    (unsigned long long)A->budget, (unsigned long long)l);
+}
+
+/*
+ * Partition run's rows of the group a full table held alone (g0_hash),
+ * measured: CORE_ELIMIT with the budget that holds the group, or the
+ * error that stopped the reading.  The table is freed first.
+ */
+static int read_open(struct agg *A, struct core_spill *sp,
+    struct core_spill_cursor *c, const struct core_spill_run *run);
+static int read_frame(struct agg *A, struct core_spill *sp,
+    struct core_spill_cursor *c, struct core_spill_frame *f);
+
+static int
+too_big(struct agg *A, struct core_spill *sp, const struct core_spill_run *run,
+    struct core_spill_frame *f)
+{
+	struct core_spill_cursor cur;
+	struct gneed N;
+	uint64_t h = A->g0_hash;
+	int rc;
+
+	table_free(A);
+	memset(&N, 0, sizeof(N));
+	N.bytes = core_xcalloc(A->na + 1, sizeof(*N.bytes));
+	N.items = core_xcalloc(A->na + 1, sizeof(*N.items));
+	if ((rc = read_open(A, sp, &cur, run)) == 0) {
+		while ((rc = read_frame(A, sp, &cur, f)) == 0)
+			need_add(A, &N, &f->batch, h);
+		if (rc == CORE_EOF)
+			rc = need_say(A, &N);
+	}
+	free(N.bytes);
+	free(N.items);
+	return rc;
+}
+
+/*
+ * Whether the table, just full, cannot be split: it holds one group (or
+ * none) and every row of sb, the batch it refused, is that group's.
+ * Then g0_hash is the group's.
+ */
+static bool
+cannot_split(struct agg *A, const struct core_batch *sb)
+{
+	uint32_t n = sb->nrows, r;
+	uint64_t h;
+
+	if (A->nk == 0 || A->ngroups > 1 || n == 0)
+		return false;
+	scratch(A, n);
+	core_hash_batch(&A->hk_state, sb, NULL, n, 0, A->hash, NULL);
+	h = A->ngroups == 1 ? A->g0_hash : A->hash[0];
+	for (r = 0; r < n; r++)
+		if (A->hash[r] != h)
+			return false;
+	A->g0_hash = h;
+	return true;
+}
+
 /* The spill set's cursor and frame reads, under io. */
 static int
 read_open(struct agg *A, struct core_spill *sp, struct core_spill_cursor *c,
@@ -2355,18 +2719,39 @@ merge_part(struct agg *A, struct core_part *p, uint32_t k, unsigned level)
 		return 0;
 	memset(&f, 0, sizeof(f));
 	core_batch_init(&f.batch, A->P->state);
-	table_init(A, level >= MAX_LEVEL);
+	table_init(A, false);
+again:
 	if ((rc = read_open(A, sp, &cur, core_part_run(p, k))) != 0)
 		goto out;
 	while ((rc = read_frame(A, sp, &cur, &f)) == 0)
-		if ((rc = consume(A, &f.batch, false)) != 0)
+		if ((rc = consume_part(A, &f.batch)) != 0)
 			break;
 	if (rc == CORE_EOF) {
 		rc = table_emit(A);
 		goto out;
 	}
-	if (rc != CORE_ELIMIT || A->forced)
+	if (rc != CORE_ELIMIT)
 		goto out;
+	if (cannot_split(A, &f.batch)) {
+		if (!A->lenient) {
+			/* Under a small budget the spill frame and the
+			 * partition buffers may leave the table less than
+			 * its half: once more, with only the half to keep
+			 * to, before the group is taken for too big. */
+			table_free(A);
+			A->lenient = true;
+			table_init(A, false);
+			goto again;
+		}
+		rc = too_big(A, sp, core_part_run(p, k), &f);
+		goto out;
+	}
+	A->lenient = false;
+	if (level >= MAX_LEVEL) {
+		rc = core_err_set(A->err, CORE_EINTERNAL, "a partition of "
+		    "many groups did not split in %u levels", level);
+		goto out;
+	}
 	/* Too big: start this partition again, split under the next
 	 * level's seed. */
 	table_free(A);
@@ -2393,6 +2778,7 @@ merge_part(struct agg *A, struct core_part *p, uint32_t k, unsigned level)
 		goto out;
 	rc = merge_set(A, q, level + 1);
 out:
+	A->lenient = false;
 	table_free(A);
 	core_spill_frame_release(&f, &A->p_frame);
 	core_batch_release(&f.batch);
@@ -2497,8 +2883,10 @@ par_merge(struct agg *A)
 		core_mem_init(&R.mem[i], share);
 		R.w[i] = agg_new(A->o, A->P, &R.mem[i], share, A->emit,
 		    A->emit_arg, &R.st[i], &R.err[i], &rc);
-		if (R.w[i] != NULL)
+		if (R.w[i] != NULL) {
 			R.w[i]->par = &R;
+			R.w[i]->budget = A->budget;
+		}
 		else
 			*A->err = R.err[i];
 	}
@@ -2513,6 +2901,8 @@ par_merge(struct agg *A)
 		agg_free(R.w[i]);
 		A->st->groups += R.st[i].groups;
 		A->st->partitions += R.st[i].partitions;
+		if (R.st[i].need_mem > A->st->need_mem)
+			A->st->need_mem = R.st[i].need_mem;
 		if (R.st[i].levels > A->st->levels)
 			A->st->levels = R.st[i].levels;
 		peak += R.mem[i].peak;
@@ -2552,6 +2942,57 @@ push_next(void *arg, const struct core_batch *b, struct core_err *err)
 	return push(arg, b);
 }
 
+/*
+ * Without keys, the one group's values did not fit (A->sb holds the
+ * batch refused): the table's values, that batch's and the rest of the
+ * input's measured, CORE_ELIMIT with the budget that holds them (or the
+ * error that stopped the reading).
+ */
+static int
+too_big_input(struct agg *A, const struct core_agg_input *in,
+    struct core_batch *ib)
+{
+	struct gneed N;
+	uint32_t i;
+	int rc;
+
+	memset(&N, 0, sizeof(N));
+	N.bytes = core_xcalloc(A->na + 1, sizeof(*N.bytes));
+	N.items = core_xcalloc(A->na + 1, sizeof(*N.items));
+	for (i = 0; i < A->na; i++) {
+		const struct acc *c = &A->acc[i];
+
+		switch (A->P->aggs[i].st) {
+		case ST_VS:
+			N.bytes[i] = c->has[0] ? (uint64_t)c->n[0] : 0;
+			break;
+		case ST_Q:
+			N.bytes[i] = (uint64_t)c->llen * 8;
+			break;
+		case ST_SA:
+		case ST_QS:
+			N.bytes[i] = c->lblen + (A->P->aggs[i].st == ST_QS ?
+			    (uint64_t)c->llen * 4 : 0);
+			N.items[i] = c->llen;
+			break;
+		}
+	}
+	table_free(A);
+	need_add(A, &N, &A->sb, 0);
+	while ((rc = in->next(in->arg, ib, A->err)) == 0) {
+		A->st->rows_in += ib->nrows;
+		if (ib->nrows == 0)
+			continue;
+		to_state(A, ib, false);
+		need_add(A, &N, &A->sb, 0);
+	}
+	if (rc == CORE_EOF)
+		rc = need_say(A, &N);
+	free(N.bytes);
+	free(N.items);
+	return rc;
+}
+
 /* Reads the whole input, aggregating it (through the first phase when
  * there is one). */
 static int
@@ -2571,6 +3012,8 @@ run(struct agg *A, struct agg *A1, const struct core_agg_input *in)
 		if ((rc = push(first, &ib)) != 0)
 			break;
 	}
+	if (rc == CORE_ELIMIT && A->stuck && A1 == NULL)
+		rc = too_big_input(A, in, &ib);
 	core_batch_release(&ib);
 	if (rc != CORE_EOF)
 		return rc;
@@ -2802,6 +3245,7 @@ agg_new(const struct core_agg_options *o, const struct core_agg_plan_priv *P,
 	A->plan = o->plan;
 	A->P = P;
 	A->mem = mem;
+	A->budget = mem->limit;
 	A->err = err;
 	A->emit = emit;
 	A->emit_arg = arg;
@@ -2936,6 +3380,8 @@ agg_main(const struct core_agg_options *o, struct core_mem *mem,
 		st->rows_in = st1.rows_in;
 		st->partitions += st1.partitions;
 		st->spill_bytes += st1.spill_bytes;
+		if (st1.need_mem > st->need_mem)
+			st->need_mem = st1.need_mem;
 		if (st1.levels > st->levels)
 			st->levels = st1.levels;
 	}

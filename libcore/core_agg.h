@@ -156,6 +156,9 @@ struct core_agg_stats {
 					   re-partitioned */
 	uint64_t spill_bytes;		/* bytes written to spill files */
 	uint64_t peak_mem;		/* most bytes charged at once */
+	uint64_t need_mem;		/* CORE_ELIMIT for a group too big
+					   for the budget: the budget named
+					   (0 otherwise) */
 };
 
 /*
@@ -165,9 +168,11 @@ struct core_agg_stats {
  * partial aggregate of one row) are partitioned by a hash of the key
  * into spill files; partitions are then aggregated one at a time, their
  * partial aggregates merged, and a partition still too big is
- * partitioned again with another seed (at most a few levels deep, after
- * which it is aggregated whatever the budget says).  The answer never
- * depends on the budget, but for the order of float additions.
+ * partitioned again with another seed, as often as it still splits; a
+ * partition whose table fills with one group, which no seed splits, is
+ * measured and the aggregation stops (CORE_ELIMIT) naming the budget
+ * that holds the group.  The answer never depends on the budget, but for
+ * the order of float additions.
  *
  * Charged to mem: the hash table, the groups' keys and aggregates, the
  * partition buffers, spill frames read back and the output.  Not
@@ -187,7 +192,8 @@ struct core_agg_stats {
  * do their strings.
  *
  * 0, or a negative code: the input's and emit's codes, CORE_EDATA (a
- * sum past what its result type holds), CORE_ELIMIT (max_spill),
+ * sum past what its result type holds), CORE_ELIMIT (max_spill, or one
+ * group more than the budget holds: st->need_mem is the budget named),
  * CORE_EIO (a spill file).  st (may be NULL) is filled either way.
  */
 int core_agg_hash(const struct core_agg_options *o, struct core_mem *mem,

@@ -176,6 +176,9 @@ struct join {
 	struct held held[2];		/* read ahead, per side */
 	uint64_t build_cap;		/* bytes the store and table may use */
 	uint32_t out_rows;		/* pairs per output batch */
+	/* The widest row read from each input (row_check), and the bytes
+	 * an output batch should keep to (0: no budget). */
+	uint64_t widest[2], out_bytes;
 
 	struct store st_b;
 
@@ -517,13 +520,56 @@ scratch(struct join *J, uint32_t n)
 
 /* ---- output ---- */
 
+/* Bytes of row ref (batch << 32 | row) of srcs, as row_check counts
+ * them. */
+static uint64_t
+ref_bytes(const struct core_batch *const *srcs, uint64_t ref)
+{
+	const struct core_batch *b = srcs[ref >> 32];
+	uint32_t r = (uint32_t)ref, i;
+	uint64_t w = 0;
+
+	for (i = 0; i < b->ncols; i++) {
+		const struct core_column *c = &b->cols[i];
+		size_t cw = core_type_width(c->type.id);
+
+		w += cw != 0 ? cw : 4 + (uint64_t)(c->offsets[r + 1] -
+		    c->offsets[r]);
+	}
+	return w;
+}
+
+/*
+ * How many of the n pairs from i on make an output batch within
+ * J->out_bytes (one at least): all of them unless rows this wide were
+ * read that out_rows pairs of them could pass it.
+ */
+static uint32_t
+out_piece(struct join *J, const struct core_batch *const *ps,
+    const struct core_batch *const *bs, uint32_t i, uint32_t n)
+{
+	uint64_t tot = 0;
+	uint32_t k;
+
+	if (J->out_bytes == 0 || (J->widest[0] + J->widest[1]) *
+	    J->out_rows <= J->out_bytes)
+		return n - i;
+	for (k = i; k < n; k++) {
+		tot += ref_bytes(ps, J->pr[k]) + ref_bytes(bs, J->br[k]);
+		if (tot > J->out_bytes && k > i)
+			break;
+	}
+	return k - i;
+}
+
 /* Emits the pairs waiting (probe sources the ring, build sources the
- * store's); the ring keeps only the batch being probed, now ring[1]. */
+ * store's), in batches of out_bytes when rows are wide; the ring keeps
+ * only the batch being probed, now ring[1]. */
 static int
 flush(struct join *J)
 {
 	struct store *S = &J->st_b;
-	uint32_t n = J->npairs, np = J->nring + 1;
+	uint32_t n = J->npairs, np = J->nring + 1, i, m;
 	int rc = 0;
 
 	if (n > 0) {
@@ -532,14 +578,18 @@ flush(struct join *J)
 		    sizeof(*S->ptrs), 16);
 		S->ptrs[S->n] = core_join_out_null(J->out, J->bside);
 		J->npairs = 0;
-		if (J->pside == 0)
-			rc = core_join_out_emit(J->out, J->ring, np, J->pr,
-			    S->ptrs, S->n + 1, J->br, n, J->emit, J->emit_arg,
-			    J->err);
-		else
-			rc = core_join_out_emit(J->out, S->ptrs, S->n + 1,
-			    J->br, J->ring, np, J->pr, n, J->emit, J->emit_arg,
-			    J->err);
+		for (i = 0; i < n && rc == 0; i += m) {
+			m = out_piece(J, J->ring, S->ptrs, i, n);
+			if (J->pside == 0)
+				rc = core_join_out_emit(J->out, J->ring, np,
+				    J->pr + i, S->ptrs, S->n + 1, J->br + i,
+				    m, J->emit, J->emit_arg, J->err);
+			else
+				rc = core_join_out_emit(J->out, S->ptrs,
+				    S->n + 1, J->br + i, J->ring, np,
+				    J->pr + i, m, J->emit, J->emit_arg,
+				    J->err);
+		}
 		J->st->rows_out += n;
 	}
 	if (J->cur != 0) {
@@ -1021,6 +1071,53 @@ held_free(struct join *J, struct held *H)
 }
 
 /*
+ * A row is held in the store or a probe frame, in a partition's buffer,
+ * in a frame read back and in an output batch beside a row of the other
+ * side: one wider than a quarter of the budget cannot be joined within
+ * it, so the join stops (CORE_ELIMIT) naming the row (counted from 1
+ * over input s, before whose count b comes) and the budget that joins
+ * it, four times the row and a MiB for the rest, in whole MiB.  A row's
+ * bytes are its values, its strings and their offsets.
+ */
+static int
+row_check(struct join *J, int s, const struct core_batch *b, uint64_t base)
+{
+	uint64_t limit = J->mem->limit, mib = (uint64_t)1 << 20;
+	uint64_t widest = 0, need;
+	uint32_t r, i, wr = 0;
+
+	if (limit == CORE_MEM_UNLIMITED || b->nrows == 0)
+		return 0;
+	for (r = 0; r < b->nrows; r++) {
+		uint64_t w = 0;
+
+		for (i = 0; i < b->ncols; i++) {
+			const struct core_column *c = &b->cols[i];
+			size_t cw = core_type_width(c->type.id);
+
+			w += cw != 0 ? cw : 4 + (uint64_t)(c->offsets[r + 1] -
+			    c->offsets[r]);
+		}
+		if (w > widest) {
+			widest = w;
+			wr = r;
+		}
+	}
+	if (widest > J->widest[s])
+		J->widest[s] = widest;
+	if (widest <= limit / 4)
+		return 0;
+	need = (4 * widest + mib - 1) / mib + 1;
+	J->st->need_mem = need * mib;
+	return core_err_set(J->err, CORE_ELIMIT, "row %llu of the %s input is "
+	    "%llu bytes, more than a quarter of the memory budget (%llu "
+	    "bytes) can join: give -m %lluM or more",
+	    (unsigned long long)(base + wr + 1), s == 0 ? "left" : "right",
+	    (unsigned long long)widest, (unsigned long long)limit,
+	    (unsigned long long)need);
+}
+
+/*
  * The next batch of input s (0 left, 1 right) itself, augmented: 0,
  * CORE_EOF, or a failure.  Counts the side's rows (and, for NOT IN, its
  * NULL keys).
@@ -1042,6 +1139,9 @@ read_fresh(struct join *J, int s, const struct core_batch **out)
 		return rc;
 	}
 	b = side_augment(sd, &sd->inb);
+	if ((rc = row_check(J, s, b, s == 0 ? J->st->rows_left :
+	    J->st->rows_right)) != 0)
+		return rc;
 	if (s == 0)
 		J->st->rows_left += b->nrows;
 	else
@@ -1326,6 +1426,40 @@ static int join_partition(struct join *J, struct core_part *bp,
     struct core_part *pp, uint32_t k, unsigned level);
 
 /*
+ * Room for a flag per probe row of a partition joined in chunks, when
+ * the join needs them (an outer side or semi on the probe side): taken
+ * before the first chunk, so that the chunks get what is left.  The
+ * flags cannot be split or spilled: more of them than the budget has
+ * room for is CORE_ELIMIT naming the budget that holds them beside the
+ * rest, four times their bytes and a MiB, in whole MiB.
+ */
+static int
+flags_room(struct join *J, uint64_t prows)
+{
+	uint64_t mib = (uint64_t)1 << 20, need;
+
+	if (!J->semi_probe && !J->probe_unmatched)
+		return 0;
+	core_mem_part_release(&J->p_probe, J->pflag_cap);
+	free(J->pflag);
+	J->pflag = NULL;
+	J->pflag_cap = 0;
+	if (core_mem_part_try_charge(&J->p_probe, prows) != 0) {
+		need = (4 * prows + mib - 1) / mib + 1;
+		J->st->need_mem = need * mib;
+		return core_err_set(J->err, CORE_ELIMIT, "a partition joined in "
+		    "chunks needs a flag for each of its %llu %s rows, more than the memory budget (%llu bytes) "
+		    "has room for: give -m %lluM or more",
+		    (unsigned long long)prows, J->pside == 0 ? "left" :
+		    "right", (unsigned long long)J->mem->limit,
+		    (unsigned long long)need);
+	}
+	J->pflag = core_xmalloc(prows);
+	J->pflag_cap = prows;
+	return 0;
+}
+
+/*
  * Joins partition k of the build set bp with the same partition of the
  * probe set pp in chunks of the budget: each chunk's table probed by the
  * whole probe partition.
@@ -1343,6 +1477,10 @@ join_chunked(struct join *J, struct core_part *bp, struct core_part *pp,
 	bool first = true, more = true;
 	int rc;
 
+	if ((J->semi_probe || J->probe_unmatched) && prows > J->pflag_cap &&
+	    !store_fits(J, core_part_rows(bp, k), brun->len) &&
+	    (rc = flags_room(J, prows)) != 0)
+		return rc;
 	if ((rc = core_spill_cursor_open(bsp, &c, brun, J->err)) != 0)
 		return rc;
 	J->multi = false;
@@ -1370,15 +1508,10 @@ join_chunked(struct join *J, struct core_part *bp, struct core_part *pp,
 			 * remembered across them. */
 			J->multi = true;
 			J->st->chunked++;
-			if (prows > J->pflag_cap) {
-				core_mem_part_release(&J->p_probe,
-				    J->pflag_cap);
-				free(J->pflag);
-				J->pflag = core_xmalloc(prows);
-				J->pflag_cap = prows;
-				core_mem_part_charge(&J->p_probe, prows);
-			}
-			if (prows > 0)
+			if (prows > J->pflag_cap &&
+			    (rc = flags_room(J, prows)) != 0)
+				goto out;
+			if (prows > 0 && J->pflag_cap > 0)
 				memset(J->pflag, 0, prows);
 		}
 		first = false;
@@ -1901,6 +2034,7 @@ core_join_hash(const struct core_join_options *o, struct core_mem *mem,
 			fit = 64;
 		if (fit < J->out_rows)
 			J->out_rows = (uint32_t)fit;
+		J->out_bytes = limit / 32;
 	}
 	J->pr = core_xmalloc((size_t)J->out_rows * sizeof(*J->pr));
 	J->br = core_xmalloc((size_t)J->out_rows * sizeof(*J->br));

@@ -170,6 +170,9 @@ struct core_join_stats {
 	uint64_t spill_bytes;		/* bytes written to spill files */
 	uint64_t peak_mem;		/* most bytes charged at once */
 	bool build_left;		/* the left side was hashed */
+	uint64_t need_mem;		/* CORE_ELIMIT for a row too wide
+					   for the budget: the budget named
+					   (0 otherwise) */
 };
 
 /*
@@ -181,8 +184,9 @@ struct core_join_stats {
  * re-partitioned, and a partition one key fills is joined in chunks of
  * the budget.  left and right are read to their end (CORE_EOF) unless
  * the join fails.  0, or a negative code: the inputs' and emit's codes,
- * CORE_EUSAGE (options the plan does not allow), CORE_ELIMIT (max_spill),
- * CORE_EIO (a spill file).  st (may be NULL) is filled either way.
+ * CORE_EUSAGE (options the plan does not allow), CORE_ELIMIT (max_spill,
+ * or a row wider than a quarter of mem's limit: st->need_mem), CORE_EIO
+ * (a spill file).  st (may be NULL) is filled either way.
  */
 int core_join_hash(const struct core_join_options *o, struct core_mem *mem,
     const struct core_join_input *left, const struct core_join_input *right,

@@ -1028,10 +1028,98 @@ s:decimal(38,0)"
 	run --separate-stderr colagg -m 256K 'median(k)' big.col
 	status_is 4
 	stdout_empty
-	stderr_has "median(k): the values of 1 group"
-	stderr_has "budget of 262144 bytes"
-	stderr_has "bigger -m"
+	stderr_matches "^colagg: median\(k\): one group's values take 2400000 bytes, more than the memory budget \(262144 bytes\) lets a group take: give -m [0-9]+M or more$"
 	spill_empty
+	# The budget named holds them: the same answer.
+	m=$(printf '%s\n' "$stderr" | sed -n 's/.*give -m \([0-9]*M\) or more$/\1/p')
+	agg_rows -m "$m" 'median(k)' big.col
+	status_is 0
+	[ "$(cat got)" = "150000.5" ] || fail "got $(cat got) at -m $m"
+}
+
+# wide.col: 20 rows, keys 0, 1 and 2, s 10 bytes but for row 17, 3 MiB.
+make_wide() {
+	awk 'BEGIN { print "k,s"; for (i = 0; i < 20; i++) {
+		printf "%d,", i % 3
+		if (i == 16) { for (j = 0; j < 3 * 1048576 / 16; j++)
+			printf "abcdefghijklmnop" } else printf "0123456789"
+		print "" } }' >wide.csv
+	csv2col wide.csv >wide.col
+}
+
+# too_big MESSAGE BUDGET ARGS...: colagg -m BUDGET ARGS -o o.col is
+# exit 4, its message matching ^colagg: MESSAGE$ with o.col untouched,
+# nothing on stdout and nothing left in TMPDIR; then the budget the
+# message names (in $m) gives what no budget gives.
+too_big() {
+	local msg=$1 budget=$2
+	shift 2
+	echo old >o.col
+	run --separate-stderr colagg -m "$budget" -o o.col "$@"
+	status_is 4
+	stderr_matches "^colagg: $msg$"
+	stdout_empty
+	[ "$(cat o.col)" = old ] || fail "the output was touched"
+	spill_empty
+	m=$(printf '%s\n' "$stderr" | sed -n 's/.*give -m \([0-9]*M\) or more$/\1/p')
+	[ -n "$m" ] || fail "no budget named: $stderr"
+	colagg "$@" | col2csv | sort >want
+	run --separate-stderr bash -c 'set -o pipefail; colagg "$@" |
+	    col2csv | sort' colagg -m "$m" --stats "$@"
+	status_is 0
+	[ "$output" = "$(cat want)" ] || fail "at -m $m: $output"
+	stderr_has "memory budget $m,"
+	spill_empty
+}
+
+@test "one group more than the budget holds is exit 4 naming the budget that holds it" {
+	make_wide
+	# A 3 MiB max and a 3 MiB key: no partitioning splits one group.
+	too_big "max\(s\): one group's value is 3145728 bytes, more than the memory budget \(262144 bytes\) lets a group take: give -m [0-9]+M or more" \
+	    256K --by k 'max(s)' wide.col
+	too_big "one group's key is 3145728 bytes, more than the memory budget \(1048576 bytes\) lets a group take: give -m [0-9]+M or more" \
+	    1M -j1 --by s 'count(*)' wide.col
+	# One key of 270000 values (k % 10 == 0 is a group of its own):
+	# the median's values; on one thread and on two.
+	awk 'BEGIN { print "k,v"; for (i = 0; i < 300000; i++)
+		printf "%d,%d\n", i % 10 ? 1 : i, i }' >skew.csv
+	csv2col skew.csv >skew.col
+	too_big "median\(v\): one group's values take 2160000 bytes, more than the memory budget \(262144 bytes\) lets a group take: give -m [0-9]+M or more" \
+	    256K --by k 'median(v)' skew.col
+	too_big "string_agg\(CAST\(v AS string\), ','\): one group's values take [0-9]+ bytes, more than the memory budget \(262144 bytes\) lets a group take: give -m [0-9]+M or more" \
+	    256K -j1 --by k "string_agg(v::varchar, ',')" skew.col
+	# With --max-spill, the budget is what the message blames.
+	run --separate-stderr colagg -m 256K --max-spill 1G --by k 'median(v)' skew.col
+	status_is 4
+	stderr_has "give -m "
+	[[ $stderr != *max-spill* ]] || fail "blames --max-spill: $stderr"
+}
+
+@test "min and max of strings keep their value, not those they replaced" {
+	# Rising strings: each row's replaces its group's max.  The table
+	# held every one of them (16 MB charged under 256K); it holds the
+	# live ones, and a partition's frame is merged in halves.
+	awk 'BEGIN { y = "yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy"
+		print "k,s"; for (i = 0; i < 300000; i++)
+		printf "%d,v%09d%s\n", i % 2, i, y }' >inc.csv
+	csv2col inc.csv >inc.col
+	# Without keys the table makes room for a batch's strings at once
+	# (under 2 MB); with them a partition is merged in halves (0.3 MB).
+	for a in "" "--by k"; do
+		run --separate-stderr bash -c 'set -o pipefail; colagg "$@" |
+		    col2csv --no-header | cut -c1-12 | sort' colagg -m 256K \
+		    --stats $a 'max(s), min(s)' inc.col
+		status_is 0
+		[[ $stderr =~ peak\ charged\ ([0-9]+)\.([0-9])\ MB ]] ||
+		    fail "no peak: $stderr"
+		case $a in
+		"") [ "${BASH_REMATCH[1]}" -lt 2 ] ;;
+		*) [ "${BASH_REMATCH[1]}${BASH_REMATCH[2]}" -le 3 ] ;;
+		esac || fail "peak: $stderr"
+		spill_empty
+	done
+	[ "$output" = "$(printf '0,v000299998\n1,v000299999')" ] ||
+	    fail "got $output"
 }
 
 @test "median and quantiles: usage errors are exit 2 with a caret" {

@@ -525,6 +525,89 @@ big_inner() {
 	spill_empty
 }
 
+# refused MESSAGE BUDGET ARGS...: coljoin -m BUDGET ARGS -o o.col is
+# exit 4 with a message matching ^coljoin: MESSAGE$, o.col untouched,
+# nothing on stdout or in TMPDIR; the budget the message names then
+# gives the rows an unlimited run gives, and --stats says it.
+refused() {
+	local msg=$1 budget=$2 m
+	shift 2
+	echo old >o.col
+	run --separate-stderr coljoin -m "$budget" -o o.col "$@"
+	status_is 4
+	stderr_matches "^coljoin: $msg$"
+	stdout_empty
+	[ "$(cat o.col)" = old ] || fail "the output was touched"
+	spill_empty
+	m=$(printf '%s\n' "$stderr" | sed -n 's/.*give -m \([0-9]*M\) or more$/\1/p')
+	[ -n "$m" ] || fail "no budget named: $stderr"
+	coljoin "$@" | col2csv | sort >want
+	run --separate-stderr bash -c 'set -o pipefail; coljoin "$@" |
+	    col2csv | sort' coljoin -m "$m" --stats "$@"
+	status_is 0
+	[ "$output" = "$(cat want)" ] || fail "at -m $m other rows"
+	stderr_has "memory budget $m,"
+	spill_empty
+}
+
+@test "a row wider than a quarter of the budget is exit 4 naming the budget that joins it" {
+	# Row 17 of wide.col is 3 MiB; keys 0, 1, 2.
+	awk 'BEGIN { print "k,s"; for (i = 0; i < 20; i++) {
+		printf "%d,", i % 3
+		if (i == 16) { for (j = 0; j < 3 * 1048576 / 16; j++)
+			printf "abcdefghijklmnop" } else printf "0123456789"
+		print "" } }' >wide.csv
+	csv2col wide.csv >wide.col
+	printf 'rk,rv\n0,a\n1,b\n2,c\n' | csv2col >r.col
+	# Held as the build side (charged 6.3 MB under 256K, partitioned),
+	# and as the probe side (3.2 MB, its output).
+	refused "row 17 of the right input is 3145740 bytes, more than a quarter of the memory budget \(262144 bytes\) can join: give -m 14M or more" \
+	    256K --on rk=k r.col wide.col
+	refused "row 17 of the left input is 3145740 bytes, more than a quarter of the memory budget \(4194304 bytes\) can join: give -m 14M or more" \
+	    4M --on k=rk wide.col r.col
+	# From a pipe too, counted over the stream.
+	run --separate-stderr sh -c 'cat wide.col | coljoin -m 1M --on rk=k r.col - >/dev/null'
+	status_is 4
+	stderr_has "row 17 of the right input is 3145740 bytes"
+	# With --max-spill the budget is to blame, not the cap.
+	run --separate-stderr coljoin -m 256K --max-spill 1G --on rk=k r.col wide.col
+	status_is 4
+	[[ $stderr != *max-spill* ]] || fail "blames --max-spill: $stderr"
+}
+
+@test "wide rows: output batches kept to their share of the budget" {
+	# Rows of 250000 bytes, a quarter of 1M less a little, every key
+	# with eight of them: a self join's pairs are 500 KB each.  The
+	# output batches held up to 64 pairs (20 MB charged); now a batch
+	# holds what fits its share, a pair at least.
+	awk 'BEGIN { print "k,s"; for (i = 0; i < 40; i++) {
+		printf "%d,", i % 5; w = i % 7 == 3 ? 250000 : 20
+		for (j = 0; j < w; j++) printf "x"; print "" } }' >q.csv
+	csv2col q.csv >q.col
+	join_rows -m 1M --stats --on k=k --drop-right-keys --suffix _r q.col q.col
+	status_is 0
+	[ "$(printf '%s\n' "$output" | wc -l)" -eq 320 ] || fail "rows"
+	[[ $stderr =~ peak\ charged\ ([0-9]+)\.[0-9]\ MB ]] || fail "$stderr"
+	[ "${BASH_REMATCH[1]}" -lt 3 ] || fail "peak: $stderr"
+	spill_empty
+}
+
+@test "flags for a key joined in chunks: exit 4 past the budget, named" {
+	# 270000 left rows of key 1 (and 30000 others) semi and anti
+	# joined with 60000 right rows of key 1: the right side's key is
+	# joined in chunks, a flag for each left row of its partition.
+	awk 'BEGIN { print "bk,bv"; for (i = 0; i < 300000; i++)
+		printf "%d,%d\n", i % 10 ? 1 : i, i }' >skew.csv
+	awk 'BEGIN { print "rk,rv"; for (i = 0; i < 60000; i++)
+		printf "1,%d\n", i }' >r1.csv
+	csv2col skew.csv >skew.col
+	csv2col r1.csv >r1.col
+	refused "a partition joined in chunks needs a flag for each of its [0-9]+ left rows, more than the memory budget \(262144 bytes\) has room for: give -m [0-9]+M or more" \
+	    256K --type semi --on bk=rk skew.col r1.col
+	refused "a partition joined in chunks needs a flag for each of its [0-9]+ left rows, more than the memory budget \(262144 bytes\) has room for: give -m [0-9]+M or more" \
+	    256K --type anti --on bk=rk skew.col r1.col
+}
+
 @test "a full temporary directory: exit 5 naming it" {
 	mkdir small
 	if ! mount -t tmpfs -o size=512k tmpfs small 2>/dev/null; then

@@ -786,7 +786,8 @@ any_member(const struct table *t, const size_t *idx, size_t n, uint32_t col,
 
 static bool use_sorted;		/* core_agg_sorted, not core_agg_hash */
 static struct core_pool *use_pool;	/* o.pool */
-static unsigned nspilled, ncompared, maxlevel;
+static unsigned nspilled, ncompared, maxlevel, nrefused;
+static bool retrying;		/* check_case at a budget a refusal named */
 static double maxpeak;
 
 /* Runs tc over t at batch length blen under budget limit, checks it
@@ -807,6 +808,7 @@ check_case(const struct table *t, const struct tcase *tc, uint32_t blen,
 	struct rows got, want;
 	size_t *idx = NULL, *gs = NULL, i, g, n, ng = 0;
 	double *tols = NULL;
+	const char *give;
 	uint32_t ncols = tc->nkeys + tc->naggs, c;
 	bool ok = true, spilled;
 	int rc;
@@ -834,6 +836,32 @@ check_case(const struct table *t, const struct tcase *tc, uint32_t blen,
 	rc = (use_sorted ? core_agg_sorted : core_agg_hash)(&o, &mem, &in,
 	    emit_rows, &got, &st, &err);
 	core_batch_release(&s.own);
+	if (rc == CORE_ELIMIT && limit != CORE_MEM_UNLIMITED &&
+	    !use_sorted && (give = strstr(err.msg, "give -m ")) != NULL) {
+		/* A group more than the budget lets one take: the budget
+		 * named must be above this one, and give the answer. */
+		unsigned long long m = strtoull(give + 8, NULL, 10);
+		char again[160];
+
+		rows_free(&got);
+		core_agg_plan_free(plan);
+		if (m << 20 <= limit || mem.used != 0) {
+			printf("# %s: %s (%llu left charged)\n", what, err.msg,
+			    (unsigned long long)mem.used);
+			return false;
+		}
+		if (retrying) {
+			printf("# %s: refused again: %s\n", what, err.msg);
+			return false;
+		}
+		nrefused++;
+		snprintf(again, sizeof(again), "%s, at the -m %lluM named",
+		    what, m);
+		retrying = true;
+		ok = check_case(t, tc, blen, m << 20, again);
+		retrying = false;
+		return ok;
+	}
 	if (rc != 0) {
 		printf("# %s: core_agg_hash: %d %s\n", what, rc, err.msg);
 		ok = false;
@@ -1195,7 +1223,9 @@ quantiles_refused(const struct table *t, const struct tcase *tc,
 	struct core_mem mem;
 	struct src s;
 	struct rows got;
-	char want[64];
+	char want[96];
+	const char *give;
+	unsigned long long m;
 	bool ok;
 	int rc;
 
@@ -1216,17 +1246,24 @@ quantiles_refused(const struct table *t, const struct tcase *tc,
 	core_mem_init(&mem, limit);
 	rc = core_agg_hash(&o, &mem, &in, emit_rows, &got, NULL, &err);
 	core_batch_release(&s.own);
-	snprintf(want, sizeof(want), "budget of %llu bytes",
-	    (unsigned long long)limit);
-	ok = rc == CORE_ELIMIT && strstr(err.msg, want) != NULL &&
-	    strstr(err.msg, "of 1 group") != NULL && got.n == 0 &&
-	    mem.used == 0;
+	snprintf(want, sizeof(want), "more than the memory budget (%llu "
+	    "bytes) lets a group take: give -m ", (unsigned long long)limit);
+	give = strstr(err.msg, want);
+	ok = rc == CORE_ELIMIT && give != NULL &&
+	    strstr(err.msg, "): one group's values take ") != NULL &&
+	    got.n == 0 && mem.used == 0;
 	if (!ok)
 		printf("# quantiles without keys under %llu: %d %s, %zu rows, "
 		    "%llu bytes left\n", (unsigned long long)limit, rc,
 		    err.msg, got.n, (unsigned long long)mem.used);
 	rows_free(&got);
 	core_agg_plan_free(plan);
+	/* The budget named holds them: the reference's answer. */
+	if (ok) {
+		m = strtoull(give + strlen(want), NULL, 10);
+		ok = (m << 20) > limit && check_case(t, tc, 4096, m << 20,
+		    "quantiles without keys, at the -m named");
+	}
 	return ok;
 }
 
@@ -1314,6 +1351,51 @@ test_budget_sweep(void)
 	printf("# %u of %u runs spilled, %u levels at most, peak %.3f of "
 	    "the budget at most\n", nspilled, ncompared, maxlevel, maxpeak);
 	CHECK(nspilled > 0);
+	free(tc.aggs);
+}
+
+/*
+ * One group whose values no re-partitioning can split (a key of one
+ * value): under a budget too small for them CORE_ELIMIT naming the
+ * aggregate, nothing left charged, and the budget named gives the
+ * reference's answer (check_case) -- on one thread and on two.  The
+ * same keys of many values, each group small, aggregate within the
+ * small budget.
+ */
+static void
+test_group_too_big(void)
+{
+	struct table *one = table_new(20000, 1, 0);
+	struct table *many = table_new(20000, 4000, 0);
+	struct tcase all, tc;
+	unsigned r0 = nrefused, s0 = nspilled;
+	uint32_t i;
+
+	memset(&all, 0, sizeof(all));
+	all_aggs(&all);
+	memset(&tc, 0, sizeof(tc));
+	tc.aggs = core_xcalloc(all.naggs + 1, sizeof(*tc.aggs));
+	tc.nkeys = 1;
+	tc.keys[0] = 1;
+	for (i = 0; i < all.naggs && tc.naggs < 3; i++)
+		if (is_quantile(all.aggs[i].fn))
+			tc.aggs[tc.naggs++] = all.aggs[i];
+	free(all.aggs);
+	CHECK(tc.naggs == 3);
+	CHECK(check_case(one, &tc, 4096, 256u << 10, "one group, 256 KiB"));
+	CHECK(nrefused == r0 + 1);
+	use_pool = core_pool_new(2);
+	CHECK(check_case(one, &tc, 4096, 256u << 10,
+	    "one group, 2 threads, 256 KiB"));
+	CHECK(nrefused == r0 + 2);
+	CHECK(check_case(many, &tc, 4096, 256u << 10,
+	    "4000 groups, 2 threads, 256 KiB"));
+	core_pool_free(use_pool);
+	use_pool = NULL;
+	CHECK(nrefused == r0 + 2);
+	CHECK(nspilled > s0);
+	table_free(one);
+	table_free(many);
 	free(tc.aggs);
 }
 
@@ -2123,6 +2205,7 @@ main(int argc, char **argv)
 	RUN_IF(test_no_keys_and_empty);
 	RUN_IF(test_budget_sweep);
 	RUN_IF(test_threads);
+	RUN_IF(test_group_too_big);
 	RUN_IF(test_quantile_spill);
 	RUN_IF(test_overflow);
 	RUN_IF(test_spill_cap);

@@ -1611,6 +1611,115 @@ test_giant_key(void)
 }
 
 /*
+ * A row wider than a quarter of the budget, on either side: CORE_ELIMIT
+ * naming the row and the budget that joins it (st.need_mem), nothing
+ * left charged; at that budget the expected rows.  A semi join of one
+ * key in chunks whose probe side has more rows than the budget has room
+ * for flags: CORE_ELIMIT naming the flags, then right at the budget
+ * named.
+ */
+static void
+test_too_wide(void)
+{
+	static const unsigned NPAYSTR = 7;	/* ptypes' string */
+	unsigned side;
+	size_t i;
+
+	CHECK(ptypes[NPAYSTR].id == CORE_TYPE_STRING);
+	for (side = 0; side < 2; side++) {
+		struct table *lt = table_new(K_I64, 0);
+		struct table *rt = table_new(K_I64, 1);
+		struct table *w = side ? rt : lt;
+		struct jrun jr = { 0 };
+		struct result res;
+		struct rows want;
+		char what[300], *big = core_xmalloc(300000), msg[160];
+		bool ok;
+
+		fill_table(lt, 200, 50, 5);
+		fill_table(rt, 100, 50, 5);
+		memset(big, 'w', 300000);
+		set_str(w, cell_at(w, 41, pay_col(w, NPAYSTR)), big, 300000);
+		cell_at(w, 41, pay_col(w, NPAYSTR))->null = false;
+		free(big);
+		jr.type = CORE_JOIN_INNER;
+		jr.limit = 1 << 20;
+		describe(what, sizeof(what), lt, rt, &jr, "a row too wide");
+		run_join(lt, rt, &jr, &res);
+		snprintf(msg, sizeof(msg), "row 42 of the %s input is ",
+		    side ? "right" : "left");
+		ok = res.rc == CORE_ELIMIT && strstr(res.err.msg, msg) &&
+		    strstr(res.err.msg, "more than a quarter of the memory "
+		    "budget (1048576 bytes) can join: give -m 3M or more") &&
+		    res.st.need_mem == 3 << 20 && res.used == 0;
+		if (!ok)
+			printf("# %s: rc %d: %s (%llu left charged)\n", what,
+			    res.rc, res.err.msg,
+			    (unsigned long long)res.used);
+		CHECK(ok);
+		result_free(&res);
+		jr.limit = 3 << 20;
+		describe(what, sizeof(what), lt, rt, &jr,
+		    "a row too wide, at the budget named");
+		ok = expected_rows(lt, rt, &jr, &want);
+		run_join(lt, rt, &jr, &res);
+		CHECK(check_result(&res, lt, rt, &jr, &want, what) && ok);
+		result_free(&res);
+		rows_free(&want);
+		table_free(lt);
+		table_free(rt);
+	}
+	/* Flags: 20000 left rows of key 7 semi-joined with 3000 right
+	 * rows of it, built right, under 16 KiB (the tools take 256 KiB at
+	 * least; the reference is a nested loop): chunks of the right's
+	 * rows, a flag a left row. */
+	{
+		struct table *lt = table_new(K_I64, 0);
+		struct table *rt = table_new(K_I64, 1);
+		struct jrun jr = { 0 };
+		struct result res;
+		struct rows want;
+		char what[300];
+		unsigned long long m;
+		const char *give;
+		bool ok;
+
+		for (i = 0; i < 20000; i++)
+			add_row(lt, 7, 0);
+		for (i = 0; i < 3000; i++)
+			add_row(rt, 7, 0);
+		jr.type = CORE_JOIN_SEMI;
+		jr.limit = 16 << 10;
+		describe(what, sizeof(what), lt, rt, &jr, "flags");
+		run_join(lt, rt, &jr, &res);
+		give = strstr(res.err.msg, "give -m ");
+		ok = res.rc == CORE_ELIMIT && give != NULL &&
+		    strstr(res.err.msg, "a partition joined in chunks needs "
+		    "a flag for each of its ") && strstr(res.err.msg, " left "
+		    "rows, more than the memory budget (16384 bytes) has "
+		    "room for: give -m ") &&
+		    res.used == 0;
+		if (!ok)
+			printf("# %s: rc %d: %s\n", what, res.rc,
+			    res.err.msg);
+		CHECK(ok);
+		m = give != NULL ? strtoull(give + 8, NULL, 10) : 1;
+		CHECK(res.st.need_mem == m << 20);
+		result_free(&res);
+		jr.limit = m << 20;
+		describe(what, sizeof(what), lt, rt, &jr,
+		    "flags, at the budget named");
+		ok = expected_rows(lt, rt, &jr, &want);
+		run_join(lt, rt, &jr, &res);
+		CHECK(check_result(&res, lt, rt, &jr, &want, what) && ok);
+		result_free(&res);
+		rows_free(&want);
+		table_free(lt);
+		table_free(rt);
+	}
+}
+
+/*
  * The same multiset at every budget over inputs of many batches; the
  * small budgets partition, the unlimited one does not, and the peak
  * charge stays within the budget.
@@ -1849,6 +1958,7 @@ main(int argc, char **argv)
 	RUN_IF(test_fixed);
 	RUN_IF(test_kinds);
 	RUN_IF(test_giant_key);
+	RUN_IF(test_too_wide);
 	RUN_IF(test_budget_sweep);
 	RUN_IF(test_build_auto);
 	RUN_IF(test_errors);

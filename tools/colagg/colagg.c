@@ -394,7 +394,7 @@ run(const struct options *o, const struct fe_out *out, struct core_err *err)
 	const struct fe_common *c = &o->common;
 	struct core_agg_options ao;
 	struct core_agg_input in;
-	struct core_agg_stats st;
+	struct core_agg_stats st = { 0 };
 	struct core_pool *pool = NULL, *src_pool = NULL;
 	struct core_mem mem;
 	struct run r;
@@ -471,7 +471,7 @@ run(const struct options *o, const struct fe_out *out, struct core_err *err)
 	fe_progress_free(r.prog);
 	if (rc == 0 && c->stats)
 		print_stats(&r, &st, &mem);
-	if (rc == CORE_ELIMIT && c->max_spill != 0)
+	if (rc == CORE_ELIMIT && c->max_spill != 0 && st.need_mem == 0)
 		fe_err_append(err, " (--max-spill): raise it or --memory");
 	core_mlspill3_writer_free(r.w);
 out:

@@ -315,7 +315,7 @@ run_join(const struct options *o, struct input *inputs,
 	const struct fe_common *c = &o->common;
 	struct core_join_plan *plan = NULL;
 	struct core_join_options jo;
-	struct core_join_stats st;
+	struct core_join_stats st = { 0 };
 	struct core_mem mem;
 	struct sink k;
 	uint64_t total = 0;
@@ -381,7 +381,7 @@ run_join(const struct options *o, struct input *inputs,
 	fe_progress_free(k.prog);
 	if (rc == 0 && c->stats)
 		print_stats(c, &st, &mem);
-	if (rc == CORE_ELIMIT && c->max_spill != 0)
+	if (rc == CORE_ELIMIT && c->max_spill != 0 && st.need_mem == 0)
 		fe_err_append(err, " (--max-spill): raise it or --memory");
 	core_mlspill3_writer_free(k.w);
 	core_pool_free(wpool);
