@@ -15,13 +15,13 @@
  * rebased to start at 0, so only the bytes its rows use are copied.
  */
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core_ahead.h"
 #include "core_alloc.h"
+#include "core_pool.h"
 
 #define NSLOT CORE_AHEAD_SLOTS
 
@@ -169,7 +169,6 @@ core_ahead_new(const struct core_schema *schema, core_ahead_fn fn,
     void *arg, struct core_ahead **out, struct core_err *err)
 {
 	struct core_ahead *a = core_xcalloc(1, sizeof(*a));
-	sigset_t all, old;
 	unsigned k;
 	int e;
 
@@ -186,16 +185,8 @@ core_ahead_new(const struct core_schema *schema, core_ahead_fn fn,
 	pthread_mutex_init(&a->mu, NULL);
 	pthread_cond_init(&a->filled, NULL);
 	pthread_cond_init(&a->freed, NULL);
-	/* As core_pool's helpers: every signal blocked but those a fault
-	 * raises in the thread itself, so handlers run on the caller's. */
-	sigfillset(&all);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGFPE);
-	sigdelset(&all, SIGILL);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	e = pthread_create(&a->tid, NULL, produce, a);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* Signals go to the caller's thread, as with core_pool's helpers. */
+	e = core_pool_spawn(&a->tid, produce, a);
 	if (e != 0) {
 		pthread_mutex_destroy(&a->mu);
 		pthread_cond_destroy(&a->filled);

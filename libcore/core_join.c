@@ -179,6 +179,8 @@ struct join {
 	/* The widest row read from each input (row_check), and the bytes
 	 * an output batch should keep to (0: no budget). */
 	uint64_t widest[2], out_bytes;
+	uint64_t *rowb;			/* owned: row_check's row sizes */
+	size_t rowb_cap;
 
 	struct store st_b;
 
@@ -1083,23 +1085,31 @@ static int
 row_check(struct join *J, int s, const struct core_batch *b, uint64_t base)
 {
 	uint64_t limit = J->mem->limit, mib = (uint64_t)1 << 20;
-	uint64_t widest = 0, need;
+	uint64_t widest = 0, need, fixed = 0, *w;
 	uint32_t r, i, wr = 0;
 
 	if (limit == CORE_MEM_UNLIMITED || b->nrows == 0)
 		return 0;
+	/* Column by column into J->rowb (ref_bytes's sums, without a
+	 * pass over every column for each row). */
+	J->rowb = core_grow(J->rowb, &J->rowb_cap, b->nrows,
+	    sizeof(*J->rowb), 1024);
+	w = J->rowb;
+	for (i = 0; i < b->ncols; i++)
+		fixed += core_type_width(b->cols[i].type.id);
+	for (r = 0; r < b->nrows; r++)
+		w[r] = fixed;
+	for (i = 0; i < b->ncols; i++) {
+		const int32_t *o = b->cols[i].offsets;
+
+		if (core_type_width(b->cols[i].type.id) != 0)
+			continue;
+		for (r = 0; r < b->nrows; r++)
+			w[r] += 4 + (uint64_t)(o[r + 1] - o[r]);
+	}
 	for (r = 0; r < b->nrows; r++) {
-		uint64_t w = 0;
-
-		for (i = 0; i < b->ncols; i++) {
-			const struct core_column *c = &b->cols[i];
-			size_t cw = core_type_width(c->type.id);
-
-			w += cw != 0 ? cw : 4 + (uint64_t)(c->offsets[r + 1] -
-			    c->offsets[r]);
-		}
-		if (w > widest) {
-			widest = w;
+		if (w[r] > widest) {
+			widest = w[r];
 			wr = r;
 		}
 	}
@@ -2071,6 +2081,7 @@ out:
 	free(J->st_b.b);
 	free(J->st_b.ptrs);
 	free(J->st_b.blk);
+	free(J->rowb);
 	side_release(&J->side[0]);
 	side_release(&J->side[1]);
 	core_mem_part_fini(&J->p_held);

@@ -119,11 +119,28 @@ helper_main(void *v)
 	return NULL;
 }
 
+int
+core_pool_spawn(pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+	int e;
+
+	/* The thread inherits the mask it is created under. */
+	sigfillset(&all);
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGILL);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(tid, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return e;
+}
+
 struct core_pool *
 core_pool_new(unsigned nthreads)
 {
 	struct core_pool *p;
-	sigset_t all, old;
 	unsigned i;
 
 	if (nthreads == 0)
@@ -135,19 +152,9 @@ core_pool_new(unsigned nthreads)
 	pthread_cond_init(&p->go, NULL);
 	pthread_cond_init(&p->done, NULL);
 	p->tids = core_xcalloc(nthreads - 1, sizeof(*p->tids));
-	/* The helpers inherit this mask: every signal blocked but those a
-	 * fault raises in the thread itself, which a blocked mask would
-	 * turn into death (core_io's SIGBUS guard of mapped files). */
-	sigfillset(&all);
-	sigdelset(&all, SIGBUS);
-	sigdelset(&all, SIGSEGV);
-	sigdelset(&all, SIGFPE);
-	sigdelset(&all, SIGILL);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (i = 0; i < nthreads - 1; i++)
-		if (pthread_create(&p->tids[i], NULL, helper_main, p) != 0)
+		if (core_pool_spawn(&p->tids[i], helper_main, p) != 0)
 			break;	/* fewer threads: slower, not wrong */
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	p->nhelpers = i;
 	if (i == 0) {
 		core_pool_free(p);

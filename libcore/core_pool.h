@@ -20,6 +20,7 @@
 #ifndef CORE_POOL_H
 #define CORE_POOL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -35,6 +36,16 @@ struct core_pool_task {
 	unsigned n, claimed, done;
 	struct core_pool_task *next;
 };
+
+/*
+ * Starts thread *tid running fn(arg) with every signal blocked but those
+ * a fault raises in the thread itself (a blocked SIGBUS would turn
+ * core_io's guard of mapped files into death), so that handlers (the
+ * atomic-file and temporary-file cleanup) run on the caller's thread;
+ * the caller's own mask is left as it was.  0, or pthread_create's
+ * error number.  The pool's helpers and core_ahead's thread start so.
+ */
+int core_pool_spawn(pthread_t *tid, void *(*fn)(void *), void *arg);
 
 /* Processors online, at least 1. */
 unsigned core_pool_cpus(void);
