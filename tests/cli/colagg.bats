@@ -49,12 +49,6 @@ setup() {
 	export TMPDIR=$BATS_TEST_TMPDIR/spill
 }
 
-spill_empty() {
-	local left
-	left=$(ls -A "$TMPDIR")
-	[ -z "$left" ] || fail "left in the temporary directory: $left"
-}
-
 # Every aggregate over every column of t.col; the float fields of its
 # output (1-based) are FLOATS, KFLOATS with one key in front.
 ALL="count(*), count(i), sum(i), min(i), max(i), avg(i), var_samp(i), \
@@ -1047,46 +1041,21 @@ make_wide() {
 	csv2col wide.csv >wide.col
 }
 
-# too_big MESSAGE BUDGET ARGS...: colagg -m BUDGET ARGS -o o.col is
-# exit 4, its message matching ^colagg: MESSAGE$ with o.col untouched,
-# nothing on stdout and nothing left in TMPDIR; then the budget the
-# message names (in $m) gives what no budget gives.
-too_big() {
-	local msg=$1 budget=$2
-	shift 2
-	echo old >o.col
-	run --separate-stderr colagg -m "$budget" -o o.col "$@"
-	status_is 4
-	stderr_matches "^colagg: $msg$"
-	stdout_empty
-	[ "$(cat o.col)" = old ] || fail "the output was touched"
-	spill_empty
-	m=$(printf '%s\n' "$stderr" | sed -n 's/.*give -m \([0-9]*M\) or more$/\1/p')
-	[ -n "$m" ] || fail "no budget named: $stderr"
-	colagg "$@" | col2csv | sort >want
-	run --separate-stderr bash -c 'set -o pipefail; colagg "$@" |
-	    col2csv | sort' colagg -m "$m" --stats "$@"
-	status_is 0
-	[ "$output" = "$(cat want)" ] || fail "at -m $m: $output"
-	stderr_has "memory budget $m,"
-	spill_empty
-}
-
 @test "one group more than the budget holds is exit 4 naming the budget that holds it" {
 	make_wide
 	# A 3 MiB max and a 3 MiB key: no partitioning splits one group.
-	too_big "max\(s\): one group's value is 3145728 bytes, more than the memory budget \(262144 bytes\) lets a group take: give -m [0-9]+M or more" \
+	budget_refused colagg "max\(s\): one group's value is 3145728 bytes, more than the memory budget \(262144 bytes\) lets a group take: give -m [0-9]+M or more" \
 	    256K --by k 'max(s)' wide.col
-	too_big "one group's key is 3145728 bytes, more than the memory budget \(1048576 bytes\) lets a group take: give -m [0-9]+M or more" \
+	budget_refused colagg "one group's key is 3145728 bytes, more than the memory budget \(1048576 bytes\) lets a group take: give -m [0-9]+M or more" \
 	    1M -j1 --by s 'count(*)' wide.col
 	# One key of 270000 values (k % 10 == 0 is a group of its own):
 	# the median's values; on one thread and on two.
 	awk 'BEGIN { print "k,v"; for (i = 0; i < 300000; i++)
 		printf "%d,%d\n", i % 10 ? 1 : i, i }' >skew.csv
 	csv2col skew.csv >skew.col
-	too_big "median\(v\): one group's values take 2160000 bytes, more than the memory budget \(262144 bytes\) lets a group take: give -m [0-9]+M or more" \
+	budget_refused colagg "median\(v\): one group's values take 2160000 bytes, more than the memory budget \(262144 bytes\) lets a group take: give -m [0-9]+M or more" \
 	    256K --by k 'median(v)' skew.col
-	too_big "string_agg\(CAST\(v AS string\), ','\): one group's values take [0-9]+ bytes, more than the memory budget \(262144 bytes\) lets a group take: give -m [0-9]+M or more" \
+	budget_refused colagg "string_agg\(CAST\(v AS string\), ','\): one group's values take [0-9]+ bytes, more than the memory budget \(262144 bytes\) lets a group take: give -m [0-9]+M or more" \
 	    256K -j1 --by k "string_agg(v::varchar, ',')" skew.col
 	# With --max-spill, the budget is what the message blames.
 	run --separate-stderr colagg -m 256K --max-spill 1G --by k 'median(v)' skew.col

@@ -48,12 +48,6 @@ setup() {
 	export TMPDIR=$BATS_TEST_TMPDIR/spill
 }
 
-spill_empty() {
-	local left
-	left=$(ls -A "$TMPDIR")
-	[ -z "$left" ] || fail "left in the temporary directory: $left"
-}
-
 # join_rows ARGS...: coljoin ARGS | col2csv, the rows without the header,
 # sorted; status and stderr as run leaves them.
 join_rows() {
@@ -525,31 +519,6 @@ big_inner() {
 	spill_empty
 }
 
-# refused MESSAGE BUDGET ARGS...: coljoin -m BUDGET ARGS -o o.col is
-# exit 4 with a message matching ^coljoin: MESSAGE$, o.col untouched,
-# nothing on stdout or in TMPDIR; the budget the message names then
-# gives the rows an unlimited run gives, and --stats says it.
-refused() {
-	local msg=$1 budget=$2 m
-	shift 2
-	echo old >o.col
-	run --separate-stderr coljoin -m "$budget" -o o.col "$@"
-	status_is 4
-	stderr_matches "^coljoin: $msg$"
-	stdout_empty
-	[ "$(cat o.col)" = old ] || fail "the output was touched"
-	spill_empty
-	m=$(printf '%s\n' "$stderr" | sed -n 's/.*give -m \([0-9]*M\) or more$/\1/p')
-	[ -n "$m" ] || fail "no budget named: $stderr"
-	coljoin "$@" | col2csv | sort >want
-	run --separate-stderr bash -c 'set -o pipefail; coljoin "$@" |
-	    col2csv | sort' coljoin -m "$m" --stats "$@"
-	status_is 0
-	[ "$output" = "$(cat want)" ] || fail "at -m $m other rows"
-	stderr_has "memory budget $m,"
-	spill_empty
-}
-
 @test "a row wider than a quarter of the budget is exit 4 naming the budget that joins it" {
 	# Row 17 of wide.col is 3 MiB; keys 0, 1, 2.
 	awk 'BEGIN { print "k,s"; for (i = 0; i < 20; i++) {
@@ -561,9 +530,9 @@ refused() {
 	printf 'rk,rv\n0,a\n1,b\n2,c\n' | csv2col >r.col
 	# Held as the build side (charged 6.3 MB under 256K, partitioned),
 	# and as the probe side (3.2 MB, its output).
-	refused "row 17 of the right input is 3145740 bytes, more than a quarter of the memory budget \(262144 bytes\) can join: give -m 14M or more" \
+	budget_refused coljoin "row 17 of the right input is 3145740 bytes, more than a quarter of the memory budget \(262144 bytes\) can join: give -m 14M or more" \
 	    256K --on rk=k r.col wide.col
-	refused "row 17 of the left input is 3145740 bytes, more than a quarter of the memory budget \(4194304 bytes\) can join: give -m 14M or more" \
+	budget_refused coljoin "row 17 of the left input is 3145740 bytes, more than a quarter of the memory budget \(4194304 bytes\) can join: give -m 14M or more" \
 	    4M --on k=rk wide.col r.col
 	# From a pipe too, counted over the stream.
 	run --separate-stderr sh -c 'cat wide.col | coljoin -m 1M --on rk=k r.col - >/dev/null'
@@ -602,9 +571,9 @@ refused() {
 		printf "1,%d\n", i }' >r1.csv
 	csv2col skew.csv >skew.col
 	csv2col r1.csv >r1.col
-	refused "a partition joined in chunks needs a flag for each of its [0-9]+ left rows, more than the memory budget \(262144 bytes\) has room for: give -m [0-9]+M or more" \
+	budget_refused coljoin "a partition joined in chunks needs a flag for each of its [0-9]+ left rows, more than the memory budget \(262144 bytes\) has room for: give -m [0-9]+M or more" \
 	    256K --type semi --on bk=rk skew.col r1.col
-	refused "a partition joined in chunks needs a flag for each of its [0-9]+ left rows, more than the memory budget \(262144 bytes\) has room for: give -m [0-9]+M or more" \
+	budget_refused coljoin "a partition joined in chunks needs a flag for each of its [0-9]+ left rows, more than the memory budget \(262144 bytes\) has room for: give -m [0-9]+M or more" \
 	    256K --type anti --on bk=rk skew.col r1.col
 }
 

@@ -33,12 +33,6 @@ big_expected() {
 	tail -n +2 big.csv | sort -s -t, -k4,4 -k2,2nr
 }
 
-spill_empty() {
-	local left
-	left=$(ls -A "$TMPDIR")
-	[ -z "$left" ] || fail "left in the temporary directory: $left"
-}
-
 @test "a pipeline sorts like sort(1), stably, at every budget" {
 	big_expected >want.csv
 	for m in 256K 1M 8M 1G; do

@@ -134,3 +134,37 @@ flip_byte() {
 filesize() {
 	stat -c %s "$1"
 }
+
+# spill_empty: nothing is left in $TMPDIR (a budgeted stage's spill
+# directory in the tests that set it).
+spill_empty() {
+	local left
+	left=$(ls -A "$TMPDIR")
+	[ -z "$left" ] || fail "left in the temporary directory: $left"
+}
+
+# budget_refused TOOL MESSAGE BUDGET ARGS...: TOOL -m BUDGET ARGS -o o.col
+# is exit 4, its message matching ^TOOL: MESSAGE$, with o.col untouched,
+# nothing on stdout and nothing left in TMPDIR; then the budget the
+# message names gives the rows an unlimited run gives (sorted), and
+# --stats says it.
+budget_refused() {
+	local tool=$1 msg=$2 budget=$3 m
+	shift 3
+	echo old >o.col
+	run --separate-stderr "$tool" -m "$budget" -o o.col "$@"
+	status_is 4
+	stderr_matches "^$tool: $msg$"
+	stdout_empty
+	[ "$(cat o.col)" = old ] || fail "the output was touched"
+	spill_empty
+	m=$(printf '%s\n' "$stderr" | sed -n 's/.*give -m \([0-9]*M\) or more$/\1/p')
+	[ -n "$m" ] || fail "no budget named: $stderr"
+	"$tool" "$@" | col2csv | sort >want
+	run --separate-stderr bash -c 'set -o pipefail; "$0" "$@" |
+	    col2csv | sort' "$tool" -m "$m" --stats "$@"
+	status_is 0
+	[ "$output" = "$(cat want)" ] || fail "at -m $m: $output"
+	stderr_has "memory budget $m,"
+	spill_empty
+}
