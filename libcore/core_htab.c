@@ -1,13 +1,13 @@
 /*
  * core_htab.c - a chained hash table of (hash, row reference) entries.
  *
- * Layout: entries live in three parallel arrays (hash, ref, next) in
- * insertion order, numbered from 1; head[b] is the newest entry of bucket
- * b and next[] links each entry to the previous one of its bucket, 0
- * ending the chain.  Invariants: nbuckets == cap, a power of two (at
- * least MIN_CAP) or 0, so the load never passes 1; every entry 1..count
- * is on exactly one chain, the one of its hash's bucket, and each chain
- * runs from newer to older entries.
+ * Layout: entries live in one array in insertion order, numbered from 1,
+ * each its row reference, its hash's tag and the previous entry of its
+ * bucket (0 ending the chain); head[b] is the newest entry of bucket b.
+ * Invariants: cap is a power of two (at least MIN_CAP) or 0, nbuckets is
+ * twice cap (at most 2^31), so the load never passes one half; every
+ * entry 1..count is on exactly one chain, the one of its tag's bucket,
+ * and each chain runs from newer to older entries.
  *
  * Why chaining and not open addressing: a join's build side has keys with
  * many rows (a foreign key), and all of a key's rows share one hash.
@@ -16,22 +16,29 @@
  * other key hashed nearby walking it too; with chains a key's rows cost
  * one link each and a probe of another key never sees them except in
  * the rare shared bucket.  Entries never move, so growth re-links the
- * chains without touching hashes or refs, and the order in which a key's
- * rows come out is fixed (newest first) whatever the growth history.  The
- * full 64-bit hash is kept in each entry, so a probe skips all but true
- * hash collisions without looking at a key, and growth needs no rehash.
+ * chains without touching refs, and the order in which a key's rows come
+ * out is fixed (newest first) whatever the growth history.
  *
- * The bucket is the top bits of the hash times an odd constant
- * (Fibonacci hashing): every bit of the hash reaches it, so a table fed
- * one partition of a partitioning that took the hash's low or high bits
- * still spreads over every bucket.
+ * Why one array of entries and a 32-bit tag: a probe of a large table
+ * misses the cache on the bucket's head, then on the entry; with the
+ * tag, reference and link in one 16-byte entry (four to a cache line,
+ * none across two) that is all it misses before the caller's key check,
+ * where three parallel arrays missed once each.  The tag rules out all
+ * but one in 2^32 of the other hashes met on a chain, and the caller's
+ * key check decides the rest.  Half-full buckets keep most chains at one
+ * entry, so a probe of a unique key seldom follows a link.
  *
- * Memory per entry: 8 (hash) + 8 (ref) + 4 (next) + 4 (head, as many
- * buckets as entries) = 24 bytes of capacity, charged before it is
- * allocated; while arrays are reallocated the old and new copies coexist
- * briefly, uncharged.  The workload: a build side or a set of groups of
- * up to hundreds of millions of rows, inserted and probed a batch of a
- * few thousand at a time.
+ * The bucket is the top bits of the tag times an odd constant (Fibonacci
+ * hashing): every bit of the tag reaches it, and the tag folds both
+ * halves of the hash, so a table fed one partition of a partitioning that
+ * took the hash's low or high bits still spreads over every bucket.
+ *
+ * Memory per entry of capacity: 16 (the entry) + 8 (two heads) = 24
+ * bytes (CORE_HTAB_ENTRY_BYTES), charged before it is allocated; while
+ * the entries are reallocated the old and new copies coexist briefly,
+ * uncharged.  The workload: a build side or a set of groups of up to
+ * hundreds of millions of rows, inserted and probed a batch of a few
+ * thousand at a time.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -41,13 +48,17 @@
 #include "core_htab.h"
 
 #define MIN_CAP 1024u
-#define ENTRY_BYTES (8u + 8u + 4u + 4u)
-#define MAX_ENTRIES (1u << 31)	/* so that nbuckets fits 32 bits */
+#define ENTRY_BYTES CORE_HTAB_ENTRY_BYTES
+#define MAX_ENTRIES (1u << 31)	/* so that entries number in 32 bits */
+#define MAX_BUCKETS (1u << 31)
+/* How far ahead of its use a bucket head is prefetched. */
+#define AHEAD 16u
 
 static inline uint32_t
-bucket_of(const struct core_htab *t, uint64_t h)
+bucket_of(const struct core_htab *t, uint32_t tag)
 {
-	return (uint32_t)((h * 0x9e3779b97f4a7c15ull) >> t->shift);
+	return (uint32_t)((uint64_t)(uint32_t)(tag * 0x9e3779b9u) >>
+	    t->shift);
 }
 
 void
@@ -55,7 +66,7 @@ core_htab_init(struct core_htab *t, struct core_mem_part *mem)
 {
 	memset(t, 0, sizeof(*t));
 	t->mem = mem;
-	t->shift = 64;
+	t->shift = 32;
 }
 
 void
@@ -64,9 +75,7 @@ core_htab_release(struct core_htab *t)
 	if (t == NULL)
 		return;
 	free(t->head);
-	free(t->hash);
-	free(t->ref);
-	free(t->next);
+	free(t->ent);
 	if (t->mem != NULL && t->charged > 0)
 		core_mem_part_release(t->mem, t->charged);
 	core_htab_init(t, t->mem);
@@ -80,34 +89,67 @@ core_htab_reset(struct core_htab *t)
 		memset(t->head, 0, (size_t)t->nbuckets * sizeof(*t->head));
 }
 
-/* Grows to ncap entries and buckets (a power of two), re-linking every
- * entry; the charge has been taken. */
+/* Grows to ncap entries and twice as many buckets (powers of two),
+ * re-linking every entry; the charge has been taken. */
 static void
 grow(struct core_htab *t, size_t ncap)
 {
-	size_t c;
+	size_t c = t->cap, nb = ncap * 2 < MAX_BUCKETS ? ncap * 2 :
+	    MAX_BUCKETS;
 	uint32_t e, b;
 	unsigned bits = 0;
 
-	c = t->cap;
-	t->hash = core_grow(t->hash, &c, ncap, sizeof(*t->hash), MIN_CAP);
-	c = t->cap;
-	t->ref = core_grow(t->ref, &c, ncap, sizeof(*t->ref), MIN_CAP);
-	c = t->cap;
-	t->next = core_grow(t->next, &c, ncap, sizeof(*t->next), MIN_CAP);
+	t->ent = core_grow(t->ent, &c, ncap, sizeof(*t->ent), MIN_CAP);
 	CORE_DCHECK(c == ncap);
 	t->cap = ncap;
 	free(t->head);
-	t->head = core_xcalloc(ncap, sizeof(*t->head));
-	t->nbuckets = (uint32_t)ncap;
-	while (((size_t)1 << bits) < ncap)
+	t->head = core_xcalloc(nb, sizeof(*t->head));
+	t->nbuckets = (uint32_t)nb;
+	while (((size_t)1 << bits) < nb)
 		bits++;
-	t->shift = 64 - bits;
+	t->shift = 32 - bits;
 	for (e = 1; e <= t->count; e++) {
-		b = bucket_of(t, t->hash[e - 1]);
-		t->next[e - 1] = t->head[b];
+		struct core_htab_entry *x = &t->ent[e - 1];
+
+		if (e + AHEAD <= t->count)
+			__builtin_prefetch(&t->head[bucket_of(t,
+			    t->ent[e + AHEAD - 1].tag)], 1);
+		b = bucket_of(t, x->tag);
+		x->next = t->head[b];
 		t->head[b] = e;
 	}
+}
+
+/* Room for need entries: 0, or CORE_ELIMIT when the charge is refused. */
+static int
+ensure_cap(struct core_htab *t, size_t need, struct core_err *err)
+{
+	uint64_t bytes;
+	size_t ncap;
+
+	if (need <= t->cap)
+		return 0;
+	if (need > MAX_ENTRIES)
+		return core_err_set(err, CORE_ELIMIT, "hash table full: more "
+		    "than %u entries", MAX_ENTRIES);
+	ncap = t->cap > MIN_CAP ? t->cap : MIN_CAP;
+	while (ncap < need)
+		ncap *= 2;
+	bytes = (uint64_t)ncap * ENTRY_BYTES;
+	if (t->mem != NULL && core_mem_part_try_charge(t->mem,
+	    bytes - t->charged) != 0)
+		return core_err_set(err, CORE_ELIMIT, "hash table full: "
+		    "growing to %llu bytes is over the budget",
+		    (unsigned long long)bytes);
+	t->charged = bytes;
+	grow(t, ncap);
+	return 0;
+}
+
+int
+core_htab_reserve(struct core_htab *t, size_t n, struct core_err *err)
+{
+	return ensure_cap(t, n, err);
 }
 
 int
@@ -115,41 +157,32 @@ core_htab_insert(struct core_htab *t, const uint64_t *hashes,
     const uint32_t *sel, uint32_t n, uint32_t src, struct core_err *err)
 {
 	uint64_t hi = (uint64_t)src << 32;
-	uint32_t i, e, b;
-	size_t need, ncap;
+	uint32_t i, e, b, tag;
+	int rc;
 
 	if (n == 0)
 		return 0;
 	if (n > MAX_ENTRIES - t->count)
 		return core_err_set(err, CORE_ELIMIT, "hash table full: more "
 		    "than %u entries", MAX_ENTRIES);
-	need = (size_t)t->count + n;
-	if (need > t->cap) {
-		uint64_t bytes;
-
-		ncap = t->cap > MIN_CAP ? t->cap : MIN_CAP;
-		while (ncap < need)
-			ncap *= 2;
-		bytes = (uint64_t)ncap * ENTRY_BYTES;
-		if (t->mem != NULL) {
-			if (core_mem_part_try_charge(t->mem,
-			    bytes - t->charged) != 0)
-				return core_err_set(err, CORE_ELIMIT, "hash "
-				    "table full: growing to %llu bytes is "
-				    "over the budget",
-				    (unsigned long long)bytes);
-		}
-		t->charged = bytes;
-		grow(t, ncap);
-	}
+	if ((rc = ensure_cap(t, (size_t)t->count + n, err)) != 0)
+		return rc;
 	for (i = 0; i < n; i++) {
 		uint32_t row = sel != NULL ? sel[i] : i;
+		struct core_htab_entry *x;
 
+		/* The head a later row links into, fetched while this
+		 * one is linked: the heads of a large table miss. */
+		if (i + AHEAD < n)
+			__builtin_prefetch(&t->head[bucket_of(t,
+			    core_htab_tag(hashes[i + AHEAD]))], 1);
 		e = t->count + i + 1;
-		t->hash[e - 1] = hashes[i];
-		t->ref[e - 1] = hi | row;
-		b = bucket_of(t, hashes[i]);
-		t->next[e - 1] = t->head[b];
+		x = &t->ent[e - 1];
+		tag = core_htab_tag(hashes[i]);
+		x->ref = hi | row;
+		x->tag = tag;
+		b = bucket_of(t, tag);
+		x->next = t->head[b];
 		t->head[b] = e;
 	}
 	t->count += n;
@@ -160,7 +193,7 @@ void
 core_htab_probe(const struct core_htab *t, const uint64_t *hashes,
     uint32_t n, uint32_t *cand)
 {
-	uint32_t i, e;
+	uint32_t i, e, tag;
 
 	if (t->count == 0) {
 		memset(cand, 0, (size_t)n * sizeof(*cand));
@@ -171,18 +204,19 @@ core_htab_probe(const struct core_htab *t, const uint64_t *hashes,
 	 * large table overlap instead of queueing behind each chain
 	 * walk. */
 	for (i = 0; i < n; i++) {
-		cand[i] = bucket_of(t, hashes[i]);
+		cand[i] = bucket_of(t, core_htab_tag(hashes[i]));
 		__builtin_prefetch(&t->head[cand[i]]);
 	}
 	for (i = 0; i < n; i++) {
 		cand[i] = t->head[cand[i]];
 		if (cand[i] != CORE_HTAB_NONE)
-			__builtin_prefetch(&t->hash[cand[i] - 1]);
+			__builtin_prefetch(&t->ent[cand[i] - 1]);
 	}
 	for (i = 0; i < n; i++) {
+		tag = core_htab_tag(hashes[i]);
 		e = cand[i];
-		while (e != CORE_HTAB_NONE && t->hash[e - 1] != hashes[i])
-			e = t->next[e - 1];
+		while (e != CORE_HTAB_NONE && t->ent[e - 1].tag != tag)
+			e = t->ent[e - 1].next;
 		cand[i] = e;
 	}
 }
@@ -190,16 +224,15 @@ core_htab_probe(const struct core_htab *t, const uint64_t *hashes,
 void
 core_htab_next(const struct core_htab *t, uint32_t *cand, uint32_t n)
 {
-	uint32_t i, e;
-	uint64_t h;
+	uint32_t i, e, tag;
 
 	for (i = 0; i < n; i++) {
 		if ((e = cand[i]) == CORE_HTAB_NONE)
 			continue;
-		h = t->hash[e - 1];
-		e = t->next[e - 1];
-		while (e != CORE_HTAB_NONE && t->hash[e - 1] != h)
-			e = t->next[e - 1];
+		tag = t->ent[e - 1].tag;
+		e = t->ent[e - 1].next;
+		while (e != CORE_HTAB_NONE && t->ent[e - 1].tag != tag)
+			e = t->ent[e - 1].next;
 		cand[i] = e;
 	}
 }
@@ -212,6 +245,6 @@ core_htab_refs(const struct core_htab *t, const uint32_t *cand, uint32_t n,
 
 	for (i = 0; i < n; i++) {
 		CORE_DCHECK(cand[i] != CORE_HTAB_NONE && cand[i] <= t->count);
-		refs[i] = t->ref[cand[i] - 1];
+		refs[i] = t->ent[cand[i] - 1].ref;
 	}
 }

@@ -57,8 +57,8 @@
 #define OUT_ROWS_DEFAULT 8192
 /* Deepest re-partitioning before a partition is joined in chunks. */
 #define MAX_LEVEL 4
-/* Per table entry: hash, ref, next and bucket head (core_htab.c). */
-#define HT_ENTRY 24u
+/* Per table entry: the entry and its bucket heads (core_htab.h). */
+#define HT_ENTRY CORE_HTAB_ENTRY_BYTES
 #define HT_MIN 1024u
 /* Most partitions of one level, and the least buffer each should get
  * (smaller frames make the spill files mostly headers). */
@@ -882,6 +882,7 @@ store_index(struct join *J)
 	struct store *S = &J->st_b;
 	struct side *sd = &J->side[J->bside];
 	uint64_t need = ht_bytes(S->rows);
+	struct core_err e0;
 	size_t i;
 	uint32_t r, m;
 
@@ -890,6 +891,9 @@ store_index(struct join *J)
 		core_mem_part_charge(&J->p_build, need - S->ht_charged);
 		S->ht_charged = need;
 	}
+	/* Sized once for every row: no growth re-links the chains.  The
+	 * table charges nothing itself (its size is charged above). */
+	(void)core_htab_reserve(&S->ht, (size_t)S->rows, &e0);
 	for (i = 0; i < S->n; i++) {
 		const struct core_batch *b = S->ptrs[i];
 		uint32_t n = b->nrows;
