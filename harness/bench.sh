@@ -347,6 +347,8 @@ same() { cmp -s "$OUT" "$1"; }
 lines() { [ "$(wc -l <"$OUT")" -eq "$1" ]; }
 # count N: OUT, an MLSPILL3 stream, has N rows.
 count() { [ "$("$bin/colscan" --count "$OUT")" = "$1" ]; }
+# number N: OUT is N alone on a line.
+number() { [ "$(cat "$OUT")" = "$1" ]; }
 # q6sum: OUT (MLSPILL3 of l_extendedprice, l_discount) has DuckDB's q6
 # rows, and their products sum to its sum, in cents exactly.
 q6sum() {
@@ -525,6 +527,9 @@ c join/col_mem join/duckdb_parquet "count $rows" \
 c join/col_file join/duckdb_parquet "count $rows" \
     '"$B/coljoin" -T "$T/spill" -m "$MEM" $ON -o "$T/o" "$LCOL" "$OCOL"' \
     'the same written to a file (-o)'
+c join/col_count join/duckdb_count "number $rows" \
+    '"$B/coljoin" -T "$T/spill" -m "$MEM" --count $ON "$LCOL" "$OCOL"' \
+    'the same counted (--count: only the keys are read)'
 c join/col_spill join/col_mem "count $rows && spilled" \
     '"$B/coljoin" --stats -T "$T/spill" -m "$SMALL" $ON "$LCOL" "$OCOL" \
     2>"$T/stats"' 'the same at SMALL: partitions spilled'
@@ -535,6 +540,9 @@ c join/csv join/duckdb_csv "lines $rows" \
 c join/duckdb_parquet - 'pq "$OUT"' \
     'node "$H/join_duckdb.mjs" pq "$LPQ" "$OPQ" "$T/o" 1GB' \
     'DuckDB COPY (read_parquet JOIN read_parquet) TO parquet, 1GB'
+c join/duckdb_count - "number $rows" \
+    'node "$H/join_duckdb.mjs" count "$LPQ" "$OPQ" "$T/o" 1GB' \
+    'DuckDB SELECT count(*) of the same join, over the Parquet files'
 c join/duckdb_csv - "lines $rows" \
     'node "$H/join_duckdb.mjs" csv "$LCSV" "$OCSV" "$T/o" 1GB' \
     'DuckDB COPY (read_csv JOIN read_csv) TO csv, memory_limit 1GB'

@@ -3,13 +3,16 @@
 //
 //	node harness/join_duckdb.mjs csv LI.csv O.csv OUT LIMIT
 //	node harness/join_duckdb.mjs pq LI.parquet O.parquet OUT LIMIT
+//	node harness/join_duckdb.mjs count LI.parquet O.parquet OUT LIMIT
 //
 // csv: the whole thing end to end: COPY (SELECT * FROM read_csv(LI) JOIN
 // read_csv(O) ...) TO OUT as CSV.  pq: the same over Parquet files of the
 // same rows (bench.sh writes them with DuckDB's own writer, untimed), the
 // join written out: COPY (SELECT * ...) TO OUT as Parquet, so that DuckDB,
 // like coljoin over .col files, reads a columnar file and makes every
-// joined row.  Both use 2 threads, and their temporary directory next to
+// joined row.  count: SELECT count(*) of the same join over the Parquet
+// files, printed on the standard output (OUT names only where the
+// temporary directory goes); coljoin --count is its peer.  Both use 2 threads, and their temporary directory next to
 // OUT, never beside the inputs.  Exits non-zero (with DuckDB's message)
 // when the limit is too small.  @duckdb/node-api is resolved from
 // tests/oracle ("make deps").
@@ -23,14 +26,14 @@ const require = createRequire(path.join(top, 'tests/oracle/package.json'));
 const { DuckDBInstance } = require('@duckdb/node-api');
 
 const args = process.argv.slice(2);
-if ((args[0] !== 'csv' && args[0] !== 'pq') || args.length !== 5) {
+if (!['csv', 'pq', 'count'].includes(args[0]) || args.length !== 5) {
 	process.stderr.write('usage: join_duckdb.mjs csv LI O OUT LIMIT | ' +
-	    'pq LIP OP OUT LIMIT\n');
+	    'pq|count LIP OP OUT LIMIT\n');
 	process.exit(2);
 }
 const [mode, li, o, out, limit] = args;
 const lit = (s) => "'" + s.replaceAll("'", "''") + "'";
-const src = (f) => mode === 'pq' ? `read_parquet(${lit(f)})` :
+const src = (f) => mode !== 'csv' ? `read_parquet(${lit(f)})` :
     `read_csv(${lit(f)}, buffer_size = 262144)`;
 
 try {
@@ -40,6 +43,13 @@ try {
 		temp_directory: path.join(path.dirname(out), 'duckdb.tmp'),
 	});
 	const con = await instance.connect();
+	if (mode === 'count') {
+		const r = await con.runAndReadAll(`SELECT count(*) FROM
+		    ${src(li)} lineitem JOIN ${src(o)} orders
+		    ON l_orderkey = o_orderkey`);
+		process.stdout.write(`${r.getRows()[0][0]}\n`);
+		process.exit(0);
+	}
 	const fmt = mode === 'pq' ? 'parquet' : 'csv, HEADER false';
 	await con.run(`COPY (SELECT * FROM ${src(li)} lineitem JOIN
 	    ${src(o)} orders ON l_orderkey = o_orderkey)

@@ -93,6 +93,38 @@ int core_join_plan_new(const struct core_join_spec *spec,
     struct core_join_plan **out, struct core_err *err);
 void core_join_plan_free(struct core_join_plan *p);	/* accepts NULL */
 
+/* The inputs of a narrowed plan (core_join_plan_select). */
+struct core_join_proj {
+	/* Owned: each side's narrowed schema, its columns in their input
+	 * order; narrowed column j of side s is input column col[s][j]. */
+	struct core_schema *schema[2];
+	uint32_t *col[2];		/* owned */
+	bool *want[2];			/* owned: per input column, read it */
+};
+
+/*
+ * Narrows p (planned over left and right) to the output columns list
+ * names, in its order: "a,b,c", names of p->out (after --suffix and the
+ * dropped right keys); "" for none (a count).  The sides are narrowed to
+ * the columns the output or a key uses, in their input order: p's keys
+ * and sources then index those, and the join is run over inputs whose
+ * schemas are proj->schema[0] and [1], each batch a view of proj->col's
+ * columns of an input batch.  On success *proj is the caller's
+ * (core_join_proj_release); p is unchanged on failure.  CORE_EUSAGE for
+ * an empty item, a name the output does not have (naming the closest and
+ * the names there are) or a name twice.
+ */
+int core_join_plan_select(struct core_join_plan *p,
+    const struct core_schema *left, const struct core_schema *right,
+    const char *list, struct core_join_proj *proj, struct core_err *err);
+void core_join_proj_release(struct core_join_proj *proj);
+
+/* Makes b a view of the columns proj->col[side] of the input batch in
+ * (of the side's whole schema; b was core_batch_init'ed on
+ * proj->schema[side]). */
+void core_join_proj_batch(const struct core_join_proj *proj, int side,
+    const struct core_batch *in, struct core_batch *b);
+
 /* The type keys of types a and b compare in: 0, or CORE_EUSAGE when
  * they cannot be compared (err says why, without column names). */
 int core_join_common_type(struct core_coltype a, struct core_coltype b,

@@ -15,6 +15,7 @@
 
 #include "core_alloc.h"
 #include "core_join.h"
+#include "core_suggest.h"
 
 static const struct {
 	const char *name;
@@ -315,4 +316,157 @@ core_join_plan_free(struct core_join_plan *p)
 	free(p->src);
 	free(p->keys);
 	free(p);
+}
+
+/* Index of the output column called name (len bytes), or -1. */
+static int
+out_column(const struct core_schema *out, const char *name, size_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < out->ncols; i++)
+		if (strlen(out->fields[i].name) == len &&
+		    memcmp(out->fields[i].name, name, len) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Parses list into sel (output column indices, *n of them). */
+static int
+parse_select(const struct core_schema *out, const char *list, uint32_t *sel,
+    uint32_t *n, struct core_err *err)
+{
+	const char *item = list, *end;
+	char hint[512], *name;
+	uint32_t k;
+	int c;
+
+	*n = 0;
+	if (*list == '\0')
+		return 0;
+	for (;;) {
+		end = strchr(item, ',');
+		if (end == NULL)
+			end = item + strlen(item);
+		if (end == item)
+			return core_err_set(err, CORE_EUSAGE, "empty column "
+			    "name in the output list '%s'", list);
+		c = out_column(out, item, (size_t)(end - item));
+		if (c < 0) {
+			name = core_xmalloc((size_t)(end - item) + 1);
+			memcpy(name, item, (size_t)(end - item));
+			name[end - item] = '\0';
+			hint[0] = '\0';
+			core_suggest_column(out, name, hint, sizeof(hint));
+			core_err_set(err, CORE_EUSAGE, "the join's output has "
+			    "no column '%s'%s", name, hint);
+			free(name);
+			return CORE_EUSAGE;
+		}
+		for (k = 0; k < *n; k++)
+			if (sel[k] == (uint32_t)c)
+				return core_err_set(err, CORE_EUSAGE, "column "
+				    "'%s' is in the output list twice",
+				    out->fields[c].name);
+		sel[(*n)++] = (uint32_t)c;
+		if (*end == '\0')
+			return 0;
+		item = end + 1;
+	}
+}
+
+int
+core_join_plan_select(struct core_join_plan *p,
+    const struct core_schema *left, const struct core_schema *right,
+    const char *list, struct core_join_proj *proj, struct core_err *err)
+{
+	const struct core_schema *side[2] = { left, right };
+	uint32_t *sel, nsel, *map[2], i, j;
+	struct core_schema *out;
+	struct core_join_src *src;
+	size_t k;
+	int s, rc;
+
+	memset(proj, 0, sizeof(*proj));
+	sel = core_xmalloc((p->out->ncols ? p->out->ncols : 1) *
+	    sizeof(*sel));
+	if ((rc = parse_select(p->out, list, sel, &nsel, err)) != 0) {
+		free(sel);
+		return rc;
+	}
+	/* What each side must read: the selected columns and the keys. */
+	for (s = 0; s < 2; s++)
+		proj->want[s] = core_xcalloc(side[s]->ncols ? side[s]->ncols :
+		    1, sizeof(bool));
+	for (i = 0; i < nsel; i++)
+		proj->want[p->src[sel[i]].side][p->src[sel[i]].col] = true;
+	for (k = 0; k < p->nkeys; k++) {
+		proj->want[0][p->keys[k].lcol] = true;
+		proj->want[1][p->keys[k].rcol] = true;
+	}
+	for (s = 0; s < 2; s++) {
+		uint32_t n = 0;
+
+		map[s] = core_xmalloc((side[s]->ncols ? side[s]->ncols : 1) *
+		    sizeof(*map[s]));
+		proj->col[s] = core_xmalloc((side[s]->ncols ? side[s]->ncols :
+		    1) * sizeof(*proj->col[s]));
+		for (j = 0; j < side[s]->ncols; j++)
+			if (proj->want[s][j]) {
+				map[s][j] = n;
+				proj->col[s][n++] = j;
+			}
+		proj->schema[s] = core_schema_new(n);
+		for (j = 0; j < n; j++)
+			core_schema_set(proj->schema[s], j,
+			    side[s]->fields[proj->col[s][j]].name,
+			    side[s]->fields[proj->col[s][j]].type);
+	}
+	/* The plan over the narrowed sides. */
+	out = core_schema_new(nsel);
+	src = core_xcalloc(nsel ? nsel : 1, sizeof(*src));
+	for (i = 0; i < nsel; i++) {
+		const struct core_join_src *f = &p->src[sel[i]];
+
+		core_schema_set(out, i, p->out->fields[sel[i]].name,
+		    p->out->fields[sel[i]].type);
+		src[i].side = f->side;
+		src[i].col = map[f->side][f->col];
+	}
+	for (k = 0; k < p->nkeys; k++) {
+		p->keys[k].lcol = map[0][p->keys[k].lcol];
+		p->keys[k].rcol = map[1][p->keys[k].rcol];
+	}
+	core_schema_free(p->out);
+	free(p->src);
+	p->out = out;
+	p->src = src;
+	free(map[0]);
+	free(map[1]);
+	free(sel);
+	return 0;
+}
+
+void
+core_join_proj_release(struct core_join_proj *proj)
+{
+	int s;
+
+	for (s = 0; s < 2; s++) {
+		core_schema_free(proj->schema[s]);
+		free(proj->col[s]);
+		free(proj->want[s]);
+	}
+	memset(proj, 0, sizeof(*proj));
+}
+
+void
+core_join_proj_batch(const struct core_join_proj *proj, int side,
+    const struct core_batch *in, struct core_batch *b)
+{
+	uint32_t j;
+
+	for (j = 0; j < b->ncols; j++)
+		core_col_view(&b->cols[j], &in->cols[proj->col[side][j]]);
+	b->nrows = in->nrows;
 }

@@ -392,6 +392,91 @@ big_inner() {
 	spill_empty
 }
 
+@test "--select: these output columns in this order; --count: the rows" {
+	join_rows --on k=rk -s rv,k left.col right.col
+	status_is 0
+	want 'x,2' 'y,2' 'x,2' 'y,2' 'z,3'
+	run --separate-stderr sh -c 'coljoin --on k=rk --select rv,lv \
+	    left.col right.col | col2csv | head -n 1'
+	assert_output "rv,lv"
+	# Output names: after --suffix.
+	join_rows --on k --suffix _r -s lv_r,lv --type left left.col left.col
+	status_is 0
+	want 'a,a' 'b,b' 'c,b' 'b,c' 'c,c' 'd,d' ',e' 'f,f'
+	# --count gives the rows the join gives, for every type.
+	for t in inner left right full semi anti; do
+		run --separate-stderr bash -c "set -o pipefail; coljoin \
+		    --type $t --on k=rk left.col right.col |
+		    col2csv --no-header | wc -l"
+		status_is 0
+		n=$output
+		run --separate-stderr coljoin --count --type $t --on k=rk \
+		    left.col right.col
+		status_is 0
+		stderr_empty
+		assert_output "$n"
+	done
+	big_inner >want.csv
+	for m in 256K 1G; do
+		run --separate-stderr coljoin -m $m --count --on k=rk big.col \
+		    bigr.col
+		status_is 0
+		assert_output "$(wc -l <want.csv)"
+		run --separate-stderr bash -c "set -o pipefail; coljoin -m $m \
+		    -s tag,k --on k=rk big.col bigr.col |
+		    col2csv --no-header | sort"
+		status_is 0
+		printf '%s\n' "$output" | cmp -s - <(awk -F, \
+		    '{ print $6 "," $1 }' want.csv | sort) ||
+			fail "-s at $m differs from join(1)"
+	done
+	# From a pipe, and merging sorted inputs.
+	run --separate-stderr bash -c "csv2col big.csv | coljoin --count \
+	    --on k=rk - bigr.col"
+	status_is 0
+	assert_output "$(wc -l <want.csv)"
+	colsort -k k big.col >bs.col
+	colsort -k rk bigr.col >brs.col
+	run --separate-stderr coljoin --sorted --count --on k=rk bs.col brs.col
+	status_is 0
+	assert_output "$(wc -l <want.csv)"
+	# -o takes the count as text, atomically.
+	run --separate-stderr coljoin --count -o n.txt --on k=rk left.col \
+	    right.col
+	status_is 0
+	[ "$(cat n.txt)" = 5 ] || fail "n.txt: $(cat n.txt)"
+	spill_empty
+}
+
+@test "--select and --count: usage errors, exit 2" {
+	run --separate-stderr coljoin --on k=rk -s rv,nope left.col right.col
+	status_is 2
+	[[ $stderr == *"the join's output has no column 'nope'"* ]] ||
+		fail "$stderr"
+	run --separate-stderr coljoin --on k=rk -s rvv left.col right.col
+	status_is 2
+	[[ $stderr == *"did you mean 'rv'?"* ]] || fail "$stderr"
+	run --separate-stderr coljoin --on k=rk -s k,k left.col right.col
+	status_is 2
+	[[ $stderr == *"column 'k' is in the output list twice"* ]] ||
+		fail "$stderr"
+	run --separate-stderr coljoin --on k=rk -s k, left.col right.col
+	status_is 2
+	[[ $stderr == *"empty column name"* ]] || fail "$stderr"
+	run --separate-stderr coljoin --on k=rk --type semi -s rv left.col \
+	    right.col
+	status_is 2
+	[[ $stderr == *"no column 'rv'"* ]] || fail "$stderr"
+	run --separate-stderr coljoin --on k=rk --count -s k left.col right.col
+	status_is 2
+	[[ $stderr == *"--select makes no sense with it"* ]] || fail "$stderr"
+	run --separate-stderr coljoin --on k=rk --count -z left.col right.col
+	status_is 2
+	run --separate-stderr coljoin --on k=rk -s k -s rv left.col right.col
+	status_is 2
+	[[ $stderr == *"--select given twice"* ]] || fail "$stderr"
+}
+
 @test "--sorted: a merge join of sorted inputs, the same rows" {
 	colsort -k k big.col >bs.col
 	colsort -k rk bigr.col >brs.col

@@ -2,7 +2,8 @@
  * fuzz_specs.c - the small parsers of option values on arbitrary text:
  * sizes (fe_parse_size, every tool's -m and --max-spill), sort keys
  * (core_sort_key_parse, colsort -k), join keys (core_join_plan_new's
- * "L=R,..." for coljoin --on) and aggregation operands
+ * "L=R,..." for coljoin --on) and output lists (core_join_plan_select,
+ * coljoin --select) and aggregation operands
  * (core_agg_query_new, colagg's --by and aggregate calls), the names
  * resolved against a fixed schema (schema.h).
  *
@@ -32,6 +33,39 @@ check_failure(int rc, const struct core_err *err)
 		__builtin_trap();
 }
 
+/* core_join_plan_select (coljoin --select) on p: on success every
+ * index it leaves must be inside the narrowed sides. */
+static void
+fuzz_select(struct core_join_plan *p, const char *list,
+    const struct core_schema *schema)
+{
+	struct core_join_proj proj;
+	struct core_err err;
+	uint32_t i;
+	size_t k;
+	int rc, side;
+
+	if ((rc = core_join_plan_select(p, schema, schema, list, &proj,
+	    &err)) != 0) {
+		check_failure(rc, &err);
+		return;
+	}
+	for (i = 0; i < p->out->ncols; i++)
+		if (p->src[i].col >= proj.schema[p->src[i].side]->ncols)
+			__builtin_trap();
+	for (k = 0; k < p->nkeys; k++)
+		if (p->keys[k].lcol >= proj.schema[0]->ncols ||
+		    p->keys[k].rcol >= proj.schema[1]->ncols)
+			__builtin_trap();
+	for (side = 0; side < 2; side++)
+		for (i = 0; i < proj.schema[side]->ncols; i++)
+			if (proj.col[side][i] >= schema->ncols ||
+			    (i > 0 && proj.col[side][i] <=
+			    proj.col[side][i - 1]))
+				__builtin_trap();
+	core_join_proj_release(&proj);
+}
+
 static void
 fuzz_join(char *s, uint8_t how, const struct core_schema *schema)
 {
@@ -46,6 +80,12 @@ fuzz_join(char *s, uint8_t how, const struct core_schema *schema)
 	spec.on = s;
 	spec.suffix = how & 0x10 ? "_r" : NULL;
 	spec.drop_right_keys = how & 0x20;
+	/* With 0x8 the text is a --select list of a join on the first
+	 * column with the suffix. */
+	if (how & 0x8) {
+		spec.on = schema->fields[0].name;
+		spec.suffix = "_r";
+	}
 	if ((rc = core_join_plan_new(&spec, schema, schema, &p, &err)) != 0) {
 		check_failure(rc, &err);
 		return;
@@ -54,6 +94,8 @@ fuzz_join(char *s, uint8_t how, const struct core_schema *schema)
 		if (p->keys[i].lcol >= schema->ncols ||
 		    p->keys[i].rcol >= schema->ncols)
 			__builtin_trap();
+	if (how & 0x8)
+		fuzz_select(p, s, schema);
 	core_join_plan_free(p);
 }
 

@@ -1041,6 +1041,10 @@ feed_next(void *arg, struct core_batch *b, struct core_err *err)
 
 struct sink {
 	const struct core_join_plan *plan;
+	/* When set, only these output columns, in this order, are
+	 * spelt (nsel of them). */
+	const uint32_t *sel;
+	uint32_t nsel;
 	uint32_t batch_rows;
 	struct rows rows;
 	uint64_t calls, nrows;
@@ -1103,8 +1107,20 @@ sink_emit(void *arg, const struct core_batch *b, struct core_err *err)
 			sink_bad(s, "a column of the wrong type");
 			return 0;
 		}
-	for (r = 0; r < b->nrows; r++)
-		rows_of_batch(&s->rows, b, r);
+	if (s->sel != NULL) {
+		struct core_batch v = *b;
+
+		v.cols = core_xcalloc(s->nsel ? s->nsel : 1, sizeof(*v.cols));
+		for (c = 0; c < s->nsel; c++)
+			v.cols[c] = b->cols[s->sel[c]];
+		v.ncols = s->nsel;
+		for (r = 0; r < b->nrows; r++)
+			rows_of_batch(&s->rows, &v, r);
+		free(v.cols);
+	} else {
+		for (r = 0; r < b->nrows; r++)
+			rows_of_batch(&s->rows, b, r);
+	}
 	s->nrows += b->nrows;
 	if (s->stop_at != 0 && s->calls == s->stop_at)
 		return core_err_set(err, s->stop_rc, "stopped by the test");
@@ -1130,7 +1146,33 @@ struct jrun {
 	 * their MLSPILL3 files would take), which picks the fan-out and
 	 * lets a build side known not to fit go straight to partitions. */
 	bool size_hint;
+	/* Narrow the plan to these output columns (core_join_plan_select)
+	 * and join views of the columns it keeps; NULL: every column. */
+	const char *select;
+	/* Spell only these output columns of the whole plan's rows. */
+	const uint32_t *sel;
+	uint32_t nsel;
 };
+
+/* An input narrowed to a plan's selection: views of the columns it
+ * keeps of each batch the feed fills. */
+struct pfeed {
+	struct feed *f;
+	const struct core_join_proj *proj;
+	int side;
+	struct core_batch whole;
+};
+
+static int
+pfeed_next(void *arg, struct core_batch *b, struct core_err *err)
+{
+	struct pfeed *p = arg;
+	int rc = feed_next(p->f, &p->whole, err);
+
+	if (rc == 0)
+		core_join_proj_batch(p->proj, p->side, &p->whole, b);
+	return rc;
+}
 
 struct result {
 	int rc;
@@ -1139,6 +1181,8 @@ struct result {
 	struct core_join_plan *plan;
 	struct sink sink;
 	struct feed lf, rf;
+	struct core_join_proj proj;
+	struct pfeed lp, rp;
 	uint64_t peak, used;
 };
 
@@ -1154,6 +1198,11 @@ result_free(struct result *res)
 	rows_free(&res->sink.rows);
 	core_batch_release(&res->lf.scratch);
 	core_batch_release(&res->rf.scratch);
+	if (res->proj.schema[0] != NULL) {
+		core_batch_release(&res->lp.whole);
+		core_batch_release(&res->rp.whole);
+	}
+	core_join_proj_release(&res->proj);
 	core_join_plan_free(res->plan);
 	res->plan = NULL;
 }
@@ -1188,6 +1237,23 @@ run_join(const struct table *lt, const struct table *rt,
 	    jr->size_hint ? lt->n * 100 : 0 };
 	ri = (struct core_join_input){ rt->schema, feed_next, &res->rf,
 	    jr->size_hint ? rt->n * 100 : 0 };
+	if (jr->select != NULL) {
+		rc = core_join_plan_select(res->plan, lt->schema, rt->schema,
+		    jr->select, &res->proj, &res->err);
+		if (rc != 0) {
+			printf("# select: %s\n", res->err.msg);
+			res->rc = rc;
+			return;
+		}
+		res->lp = (struct pfeed){ &res->lf, &res->proj, 0, { 0 } };
+		res->rp = (struct pfeed){ &res->rf, &res->proj, 1, { 0 } };
+		core_batch_init(&res->lp.whole, lt->schema);
+		core_batch_init(&res->rp.whole, rt->schema);
+		li = (struct core_join_input){ res->proj.schema[0],
+		    pfeed_next, &res->lp, li.size_hint };
+		ri = (struct core_join_input){ res->proj.schema[1],
+		    pfeed_next, &res->rp, ri.size_hint };
+	}
 	memset(&o, 0, sizeof(o));
 	o.plan = res->plan;
 	o.null_aware = jr->null_aware;
@@ -1198,6 +1264,8 @@ run_join(const struct table *lt, const struct table *rt,
 	o.batch_rows = jr->batch_rows;
 	o.threads = jr->threads;
 	res->sink.plan = res->plan;
+	res->sink.sel = jr->sel;
+	res->sink.nsel = jr->nsel;
 	res->sink.batch_rows = jr->batch_rows ? jr->batch_rows : 8192;
 	res->sink.stop_at = jr->stop_at;
 	res->sink.stop_rc = jr->stop_rc;
@@ -1941,6 +2009,137 @@ test_errors(void)
 	table_free(rt);
 }
 
+/*
+ * A plan narrowed to some output columns (core_join_plan_select), joined
+ * over views of the columns each side then keeps, gives the rows of the
+ * whole join cut to those columns, in the order asked for: random
+ * selections (none, as a count; one; all; shuffled; keys or not) of
+ * every type, in memory and partitioned, both sides built.  Then the
+ * usage errors.
+ */
+/* One selection case: the whole join's rows cut to a random selection
+ * (round 0 none, 1 one column, 2 all shuffled, 3 some) against the
+ * narrowed join's. */
+static bool
+select_case(const struct table *lt, const struct table *rt,
+    struct jrun *jr, unsigned round)
+{
+	struct result whole, part;
+	uint32_t sel[64], n, i, j, k;
+	char list[1024], what[300];
+	size_t at = 0;
+	bool ok = true;
+
+	/* The whole join, for its plan's names. */
+	run_join(lt, rt, jr, &whole);
+	if (whole.rc != 0) {
+		result_free(&whole);
+		return false;
+	}
+	n = whole.plan->out->ncols;
+	for (i = 0; i < n; i++)
+		sel[i] = i;
+	for (i = n; i > 1; i--) {
+		j = (uint32_t)(rnd() % i);
+		k = sel[i - 1];
+		sel[i - 1] = sel[j];
+		sel[j] = k;
+	}
+	n = round == 0 ? 0 : round == 1 ? 1 : round == 2 ? n :
+	    1 + (uint32_t)(rnd() % n);
+	list[0] = '\0';
+	for (i = 0; i < n; i++)
+		at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%s",
+		    i ? "," : "", whole.plan->out->fields[sel[i]].name);
+	result_free(&whole);
+	jr->sel = sel;
+	jr->nsel = n;
+	run_join(lt, rt, jr, &whole);
+	jr->sel = NULL;
+	jr->nsel = 0;
+	jr->select = list;
+	run_join(lt, rt, jr, &part);
+	jr->select = NULL;
+	describe(what, sizeof(what), lt, rt, jr, list);
+	if (whole.rc != 0 || part.rc != 0 || part.plan->out->ncols != n ||
+	    part.sink.bad != 0 || !peak_ok(jr->limit, part.peak)) {
+		printf("# %s: rc %d, %d: %s\n", what, whole.rc, part.rc,
+		    part.err.msg);
+		ok = false;
+	} else if (!rows_same(&part.sink.rows, &whole.sink.rows, what)) {
+		ok = false;
+	}
+	result_free(&whole);
+	result_free(&part);
+	return ok;
+}
+
+static void
+test_select(void)
+{
+	static const uint64_t budgets[] = { 256 << 10, 0 };
+	static const enum kind skinds[] = { K_I64, K_TWO32, K_STR, K_WIDE };
+	unsigned kd, t, b, round;
+
+	for (kd = 0; kd < sizeof(skinds) / sizeof(skinds[0]); kd++) {
+		struct table *lt = table_new(skinds[kd], 0);
+		struct table *rt = table_new(skinds[kd], 1);
+
+		fill_table(lt, 8000 / SCALE, 6000 / SCALE, 3);
+		fill_table(rt, 12000 / SCALE, 6000 / SCALE, 3);
+		for (t = 0; t < NTYPES; t++)
+			for (round = 0; round < 4; round++)
+				for (b = 0; b < 2; b++) {
+					struct jrun jr = { 0 };
+
+					jr.type = types[t];
+					jr.build_left = (round + b) % 2;
+					jr.drop = round == 3;
+					jr.limit = budgets[b];
+					jr.threads = 1 + round % 2;
+					CHECK(select_case(lt, rt, &jr, round));
+				}
+		table_free(lt);
+		table_free(rt);
+	}
+	{
+		static const char *const bad[][2] = {
+			{ "lk0,nope", "no column 'nope'" },
+			{ "lk0,,id", "empty column name" },
+			{ "lk0,lk0", "in the output list twice" },
+			{ "lk", "did you mean 'lk0'?" },
+		};
+		struct table *lt = table_new(K_I64, 0);
+		struct table *rt = table_new(K_I64, 1);
+		struct core_join_spec spec = { CORE_JOIN_INNER, "lk0=rk0",
+		    NULL, false };
+
+		fill_table(lt, 10, 10, 0);
+		fill_table(rt, 10, 10, 0);
+		for (b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
+			struct core_join_plan *p = NULL;
+			struct core_join_proj proj;
+			struct core_err err = { 0, "" };
+
+			CHECK_EQ_INT(core_join_plan_new(&spec, lt->schema,
+			    rt->schema, &p, &err), 0);
+			CHECK_EQ_INT(core_join_plan_select(p, lt->schema,
+			    rt->schema, bad[b][0], &proj, &err), CORE_EUSAGE);
+			if (strstr(err.msg, bad[b][1]) == NULL) {
+				printf("# '%s': '%s' lacks '%s'\n", bad[b][0],
+				    err.msg, bad[b][1]);
+				unit_cur_failed++;
+			}
+			/* The plan as it was. */
+			CHECK_EQ_INT(p->out->ncols, lt->schema->ncols +
+			    rt->schema->ncols);
+			core_join_plan_free(p);
+		}
+		table_free(lt);
+		table_free(rt);
+	}
+}
+
 /* An argument runs only the tests whose names contain it (each test
  * seeds the generator itself, so it runs alone as it runs with the
  * others). */
@@ -1962,5 +2161,6 @@ main(int argc, char **argv)
 	RUN_IF(test_budget_sweep);
 	RUN_IF(test_build_auto);
 	RUN_IF(test_errors);
+	RUN_IF(test_select);
 	return unit_done();
 }

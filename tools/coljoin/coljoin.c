@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core_ahead.h"
 #include "core_col.h"
 #include "core_io.h"
 #include "core_join.h"
@@ -50,6 +51,8 @@ struct options {
 	bool build_given;
 	bool sorted;
 	uint32_t batch_rows;		/* 0 = default */
+	const char *select;		/* borrowed argv, NULL: every column */
+	bool count;			/* print the number of rows out */
 };
 
 static void
@@ -79,6 +82,13 @@ usage(FILE *fp)
 	    "(default right)\n"
 	    "      --sorted         both inputs sorted on the keys: merge "
 	    "join, no hashing\n"
+	    "  -s, --select LIST    output only these columns, in this "
+	    "order (names of\n"
+	    "                       the output, separated by commas); the "
+	    "others are\n"
+	    "                       neither decoded nor carried\n"
+	    "  -c, --count          print the number of rows the join "
+	    "gives, as text\n"
 	    "      --batch-rows N   most rows per output frame (default "
 	    "8192)\n", tool.name);
 	fe_usage_shared(fp);
@@ -137,6 +147,15 @@ option(void *arg, int c, const char *optarg, struct core_err *err)
 		if (fe_parse_batch_rows(optarg, &o->batch_rows, err) != 0)
 			return CORE_EUSAGE;
 		break;
+	case 's':
+		if (o->select != NULL)
+			return core_err_set(err, CORE_EUSAGE, "--select given "
+			    "twice: give one list, separated by commas");
+		o->select = optarg;
+		break;
+	case 'c':
+		o->count = true;
+		break;
 	default:
 		return core_err_set(err, CORE_EINTERNAL, "option %d", c);
 	}
@@ -155,6 +174,8 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 		{ "build", required_argument, NULL, OPT_BUILD },
 		{ "sorted", no_argument, NULL, OPT_SORTED },
 		{ "batch-rows", required_argument, NULL, OPT_BATCH_ROWS },
+		{ "select", required_argument, NULL, 's' },
+		{ "count", no_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int rc, nops;
@@ -162,9 +183,15 @@ parse_args(int argc, char **argv, struct options *o, struct core_err *err)
 	memset(o, 0, sizeof(*o));
 	o->type = CORE_JOIN_INNER;
 	o->build = BUILD_RIGHT;
-	if ((rc = fe_parse(argc, argv, "", longopts, option, o, &o->common,
-	    err)) != 0)
+	if ((rc = fe_parse(argc, argv, "s:c", longopts, option, o,
+	    &o->common, err)) != 0)
 		return rc;
+	if (o->count && o->select != NULL)
+		return core_err_set(err, CORE_EUSAGE, "--count prints the "
+		    "number of rows: --select makes no sense with it");
+	if (o->count && o->common.zstd_level != 0)
+		return core_err_set(err, CORE_EUSAGE, "--count prints text: "
+		    "-z makes no sense with it");
 	if (o->on == NULL)
 		return core_err_set(err, CORE_EUSAGE,
 		    "no join key: give --on LEFT=RIGHT");
@@ -193,7 +220,23 @@ struct input {
 	struct core_mlspill3_reader *rd;
 	struct core_join_input in;
 	struct sink *k;			/* for progress */
+	/* --select, --count: the join sees a view of proj's columns of
+	 * each batch read into whole. */
+	const struct core_join_proj *proj;
+	int side;
+	struct core_batch whole;
+	struct core_batch out;		/* what produce hands out */
+	/* With two threads and a budget of AHEAD_MIN or more: the input
+	 * read, checked and decoded on a thread of its own (produce),
+	 * batches ahead of the join. */
+	struct core_ahead *ahead;
+	uint64_t rows, bytes;		/* read so far, for progress */
 };
+
+/* The least budget the inputs are read ahead at: the copies the read-
+ * ahead holds (CORE_AHEAD_SLOTS batches of each input) are not charged,
+ * and would be a large part of a small budget. */
+#define AHEAD_MIN ((uint64_t)64 << 20)
 
 struct sink {
 	struct core_mlspill3_writer *w;
@@ -206,22 +249,58 @@ struct sink {
 static void
 progress(struct sink *k)
 {
-	struct core_mlspill3_stats a, b;
-
 	if (k->prog == NULL)
 		return;
-	core_mlspill3_reader_stats(k->inputs[0].rd, &a);
-	core_mlspill3_reader_stats(k->inputs[1].rd, &b);
-	fe_progress_update(k->prog, a.rows + b.rows, a.bytes + b.bytes);
+	fe_progress_update(k->prog, k->inputs[0].rows + k->inputs[1].rows,
+	    k->inputs[0].bytes + k->inputs[1].bytes);
+}
+
+/* The next batch of an input, its columns narrowed to what the join
+ * uses; on the read-ahead's thread when there is one.  tag: the rows and
+ * bytes read so far. */
+static int
+produce(void *arg, const struct core_batch **out, uint64_t tag[2],
+    struct core_err *err)
+{
+	struct input *in = arg;
+	struct core_mlspill3_stats st;
+	int rc;
+
+	if (in->proj == NULL) {
+		rc = core_mlspill3_reader_next(in->rd, &in->out, err);
+	} else {
+		rc = core_mlspill3_reader_next(in->rd, &in->whole, err);
+		if (rc == 0)
+			core_join_proj_batch(in->proj, in->side, &in->whole,
+			    &in->out);
+	}
+	core_mlspill3_reader_stats(in->rd, &st);
+	tag[0] = st.rows;
+	tag[1] = st.bytes;
+	*out = &in->out;
+	return rc;
 }
 
 static int
 next(void *arg, struct core_batch *b, struct core_err *err)
 {
 	struct input *in = arg;
+	const struct core_batch *p;
+	uint64_t tag[2] = { 0, 0 };
+	uint32_t i;
 	int rc;
 
-	rc = core_mlspill3_reader_next(in->rd, b, err);
+	if (in->ahead != NULL)
+		rc = core_ahead_next(in->ahead, &p, tag, err);
+	else
+		rc = produce(in, &p, tag, err);
+	if (rc == 0) {
+		for (i = 0; i < b->ncols; i++)
+			core_col_view(&b->cols[i], &p->cols[i]);
+		b->nrows = p->nrows;
+	}
+	in->rows = tag[0];
+	in->bytes = tag[1];
 	progress(in->k);
 	return rc;
 }
@@ -246,6 +325,8 @@ emit(void *arg, const struct core_batch *b, struct core_err *err)
 
 	k->rows += b->nrows;
 	progress(k);
+	if (k->w == NULL)	/* --count */
+		return 0;
 	return core_mlspill3_write_batch(k->w, b, err);
 }
 
@@ -316,6 +397,7 @@ run_join(const struct options *o, struct input *inputs,
 	struct core_join_plan *plan = NULL;
 	struct core_join_options jo;
 	struct core_join_stats st = { 0 };
+	struct core_join_proj proj;
 	struct core_mem mem;
 	struct sink k;
 	uint64_t total = 0;
@@ -324,6 +406,7 @@ run_join(const struct options *o, struct input *inputs,
 
 	memset(&k, 0, sizeof(k));
 	memset(&st, 0, sizeof(st));
+	memset(&proj, 0, sizeof(proj));
 	k.inputs = inputs;
 	for (i = 0; i < 2; i++) {
 		struct input *in = &inputs[i];
@@ -340,6 +423,25 @@ run_join(const struct options *o, struct input *inputs,
 	if ((rc = make_plan(o, inputs[0].in.schema, inputs[1].in.schema,
 	    &plan, err)) != 0)
 		return rc;
+	/* Only what the output and the keys use is decoded and joined. */
+	if ((o->select != NULL || o->count) &&
+	    (rc = core_join_plan_select(plan, inputs[0].in.schema,
+	    inputs[1].in.schema, o->count ? "" : o->select, &proj,
+	    err)) != 0) {
+		core_join_plan_free(plan);
+		return rc;
+	}
+	for (i = 0; proj.schema[0] != NULL && i < 2; i++) {
+		struct input *in = &inputs[i];
+
+		core_mlspill3_reader_want(in->rd, proj.want[i]);
+		core_batch_init(&in->whole, in->in.schema);
+		in->proj = &proj;
+		in->side = i;
+		in->in.schema = proj.schema[i];
+	}
+	for (i = 0; i < 2; i++)
+		core_batch_init(&inputs[i].out, inputs[i].in.schema);
 	core_mem_init(&mem, c->memory ? c->memory :
 	    core_mem_default_limit());
 	memset(&jo, 0, sizeof(jo));
@@ -357,12 +459,13 @@ run_join(const struct options *o, struct input *inputs,
 	jo.threads = c->threads;
 	jo.phase = phase;
 	jo.phase_arg = &k;
-	k.w = core_mlspill3_writer_new(out->fd, out->name, plan->out,
-	    c->zstd_level);
+	if (!o->count)
+		k.w = core_mlspill3_writer_new(out->fd, out->name, plan->out,
+		    c->zstd_level);
 	/* Frames are written behind the join on a thread of their own:
 	 * the join ends with an empty batch, which waits for the last
 	 * frame while its buffers are alive. */
-	if (c->threads != 1) {
+	if (k.w != NULL && c->threads != 1) {
 		wpool = core_pool_new(core_pool_default(0, 2));
 		core_mlspill3_writer_async(k.w, wpool);
 	}
@@ -370,14 +473,36 @@ run_join(const struct options *o, struct input *inputs,
 		total = inputs[0].in.size_hint + inputs[1].in.size_hint;
 	k.prog = fe_progress_new(c->progress, total);
 	fe_progress_phase(k.prog, "reading");
+	/* Each input on a thread of its own, when there are two cores and
+	 * room beside the budget; started last, as they read at once.
+	 * Without a thread the join reads it itself. */
+	for (i = 0; i < 2 && c->threads != 1 &&
+	    core_pool_default(c->threads, 2) > 1 && mem.limit >= AHEAD_MIN;
+	    i++)
+		if (core_ahead_new(inputs[i].in.schema, produce, &inputs[i],
+		    &inputs[i].ahead, err) != 0)
+			inputs[i].ahead = NULL;
 	if (o->sorted)
 		rc = core_join_merge(&jo, &mem, &inputs[0].in,
 		    &inputs[1].in, emit, &k, &st, err);
 	else
 		rc = core_join_hash(&jo, &mem, &inputs[0].in, &inputs[1].in,
 		    emit, &k, &st, err);
-	if (rc == 0)
+	/* The reading threads end before what they read from. */
+	for (i = 0; i < 2; i++) {
+		core_ahead_free(inputs[i].ahead);
+		inputs[i].ahead = NULL;
+	}
+	if (rc == 0 && k.w != NULL)
 		rc = core_mlspill3_writer_finish(k.w, err);
+	if (rc == 0 && o->count) {
+		char line[32];
+		int len = snprintf(line, sizeof(line), "%llu\n",
+		    (unsigned long long)k.rows);
+
+		rc = core_write_all(out->fd, line, (size_t)len, out->name,
+		    err);
+	}
 	fe_progress_free(k.prog);
 	if (rc == 0 && c->stats)
 		print_stats(c, &st, &mem);
@@ -385,6 +510,14 @@ run_join(const struct options *o, struct input *inputs,
 		fe_err_append(err, " (--max-spill): raise it or --memory");
 	core_mlspill3_writer_free(k.w);
 	core_pool_free(wpool);
+	for (i = 0; i < 2; i++) {
+		/* Views of the reader's buffers: nothing of theirs owned. */
+		if (inputs[i].proj != NULL)
+			core_batch_release(&inputs[i].whole);
+		core_batch_release(&inputs[i].out);
+		inputs[i].proj = NULL;
+	}
+	core_join_proj_release(&proj);
 	core_join_plan_free(plan);
 	return rc;
 }
@@ -416,8 +549,8 @@ main(int argc, char **argv)
 	inputs[1].path = paths[1];
 	if ((rc = fe_refuse_tty_input(paths, 2, &err)) != 0)
 		goto out;
-	if ((rc = fe_out_open(&out, o.common.output, "MLSPILL3", paths, 2,
-	    &err)) != 0)
+	if ((rc = fe_out_open(&out, o.common.output, o.count ? NULL :
+	    "MLSPILL3", paths, 2, &err)) != 0)
 		goto out;
 	rc = run_join(&o, inputs, &out, &err);
 	if (rc == 0)
