@@ -39,6 +39,26 @@
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+/*
+ * Frame bodies (megabytes a frame) are checksummed through libxxhash's
+ * run-time dispatch, which takes the widest vector unit the processor
+ * has (AVX2, AVX-512): the inline code is compiled for the baseline
+ * (SSE2 on x86-64) and hashed at half the speed.  The same function
+ * either way, so the same values.  Short things (record headers, the
+ * stream header) stay inline.
+ */
+#if defined(__x86_64__) || defined(__i386__)
+/* libxxhash's (xxh_x86dispatch.h), declared here: under XXH_INLINE_ALL
+ * that header would declare them static. */
+XXH64_hash_t XXH3_64bits_dispatch(const void *input, size_t len);
+XXH_errorcode XXH3_64bits_update_dispatch(XXH3_state_t *state,
+    const void *input, size_t len);
+#define body_hash XXH3_64bits_dispatch
+#define body_hash_update XXH3_64bits_update_dispatch
+#else
+#define body_hash XXH3_64bits
+#define body_hash_update XXH3_64bits_update
+#endif
 
 #include "core_alloc.h"
 #include "core_codec.h"
@@ -433,9 +453,9 @@ write_frame(struct core_mlspill3_writer *w, const struct core_batch *b,
 	/* The body checksum runs over the directory, then the stored
 	 * buffers with their padding: exactly the body bytes in order. */
 	XXH3_64bits_reset(&xs);
-	XXH3_64bits_update(&xs, w->dir + REC_HDR, dirlen);
+	body_hash_update(&xs, w->dir + REC_HDR, dirlen);
 	for (k = 2; k < niov; k++)
-		XXH3_64bits_update(&xs, w->iov[k].iov_base, w->iov[k].iov_len);
+		body_hash_update(&xs, w->iov[k].iov_base, w->iov[k].iov_len);
 	record_header(w->dir, KIND_FRAME, body_len, n, XXH3_64bits_digest(&xs));
 	w->iov[0].iov_base = w->dir;
 	w->iov[0].iov_len = REC_HDR;
@@ -1143,7 +1163,7 @@ int
 core_mlspill3_body_verify(const struct core_mlspill3_record *rec,
     const unsigned char *body, const char **why)
 {
-	if (XXH3_64bits(body, (size_t)rec->body_len) != rec->sum) {
+	if (body_hash(body, (size_t)rec->body_len) != rec->sum) {
 		*why = rec->kind == CORE_MLSPILL3_END ?
 		    "end record checksum mismatch" : "checksum mismatch";
 		return CORE_ECORRUPT;
