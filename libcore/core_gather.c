@@ -34,7 +34,7 @@
 
 /* Fewer rows than this are gathered by the caller alone: handing work
  * to the other thread costs more than it saves. */
-#define GATHER_PAIR_MIN 512
+#define GATHER_PAIR_MIN 4096
 
 struct core_gather {
 	const struct core_schema *schema;	/* borrowed */

@@ -657,6 +657,20 @@ null_bref(const struct join *J)
 	return (uint64_t)J->st_b.n << 32;
 }
 
+/* Spill frames written behind the caller (core_part_async) when they
+ * are large: a small frame (a small budget over many partitions) is
+ * written faster here than handed to the other thread and waited for,
+ * one at a time (SF1 lineitem x orders at -m 8M, 150 partitions of 27 KB
+ * frames: 0.82x the wall time written here). */
+#define ASYNC_FRAME_MIN ((uint64_t)256 << 10)
+
+static void
+part_async(struct join *J, struct core_part *p)
+{
+	if (core_part_frame_bytes(p) >= ASYNC_FRAME_MIN)
+		core_part_async(p, J->pool);
+}
+
 /* ---- the store ---- */
 
 static uint64_t
@@ -1403,7 +1417,7 @@ repartition(struct join *J, int s, struct core_part *from, uint32_t k,
 	int rc;
 
 	*out = p;
-	core_part_async(p, J->pool);
+	part_async(J, p);
 	if ((rc = psrc_open(J, &src, sp, core_part_run(from, k))) != 0)
 		goto out;
 	while ((rc = psrc_next(J, &src, &b)) == 0)
@@ -1660,7 +1674,7 @@ grace(struct join *J, const struct core_batch *pending)
 	J->st->partitions += 2 * n;
 	bp = core_part_new(side_schema(&J->side[J->bside]), n, o->tmpdirs,
 	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
-	core_part_async(bp, J->pool);
+	part_async(J, bp);
 	for (i = 0; i < J->st_b.n; i++)
 		if ((rc = part_add(J, bp, J->bside, J->st_b.ptrs[i], n, 1)) !=
 		    0)
@@ -1675,7 +1689,7 @@ grace(struct join *J, const struct core_batch *pending)
 		goto out;
 	pp = core_part_new(side_schema(&J->side[J->pside]), n, o->tmpdirs,
 	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
-	core_part_async(pp, J->pool);
+	part_async(J, pp);
 	while ((rc = read_input(J, J->pside, &b)) == 0)
 		if ((rc = part_add(J, pp, J->pside, b, n, 1)) != 0)
 			goto out;
@@ -1798,7 +1812,7 @@ hybrid(struct join *J, uint64_t hint)
 	core_gather_out_init(&J->probe_go, side_schema(&J->side[J->pside]));
 	bp = core_part_new(side_schema(&J->side[J->bside]), n, o->tmpdirs,
 	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
-	core_part_async(bp, J->pool);
+	part_async(J, bp);
 	while ((rc = read_input(J, J->bside, &b)) == 0) {
 		if (b->nrows == 0)
 			continue;
@@ -1824,7 +1838,7 @@ hybrid(struct join *J, uint64_t hint)
 	store_index(J);
 	pp = core_part_new(side_schema(&J->side[J->pside]), n, o->tmpdirs,
 	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
-	core_part_async(pp, J->pool);
+	part_async(J, pp);
 	if (J->null_aware && J->bside == 1 && J->nulls[1] > 0) {
 		/* NOT IN with a NULL on the right: no row. */
 		while ((rc = read_input(J, 0, &b)) == 0)

@@ -748,6 +748,12 @@ core_part_rows(const struct core_part *p, uint32_t k)
 	return p->rows[k];
 }
 
+uint64_t
+core_part_frame_bytes(const struct core_part *p)
+{
+	return p->frame_bytes;
+}
+
 struct core_spill *
 core_part_spill(struct core_part *p)
 {

@@ -101,6 +101,10 @@ const struct core_spill_run *core_part_run(const struct core_part *p,
 /* Rows routed to partition k so far. */
 uint64_t core_part_rows(const struct core_part *p, uint32_t k);
 
+/* The bytes at which a buffer is written out as a frame (chosen at
+ * creation from the budget's room and the partition count). */
+uint64_t core_part_frame_bytes(const struct core_part *p);
+
 /* The spill set the runs are in (borrowed). */
 struct core_spill *core_part_spill(struct core_part *p);
 
