@@ -713,12 +713,14 @@ key_row_bytes(const struct agg *A)
 static void
 acc_grow(struct agg *A, size_t ncap)
 {
-	size_t old = A->gcap, k = ncap - old;
 	uint32_t i;
 
+	/* Not zeroed here: group_new zeroes each group's entries as it
+	 * makes the group (acc_zero), so the pages of a large table are
+	 * touched once, as groups come, and those of the capacity no
+	 * group reaches not at all. */
 #define GROW(p) do {							\
 	(p) = core_xreallocarray((p), ncap, sizeof(*(p)));		\
-	memset((p) + old, 0, k * sizeof(*(p)));				\
 } while (0)
 	for (i = 0; i < A->na; i++) {
 		struct acc *c = &A->acc[i];
@@ -773,6 +775,32 @@ acc_grow(struct agg *A, size_t ncap)
 	A->gcap = ncap;
 }
 
+/* Group g's accumulator entries, zero: its state before any value. */
+static inline void
+acc_zero(struct agg *A, uint32_t g)
+{
+	uint32_t i;
+
+	for (i = 0; i < A->na; i++) {
+		struct acc *c = &A->acc[i];
+
+		if (c->w != NULL)
+			c->w[g] = 0;
+		if (c->n != NULL)
+			c->n[g] = 0;
+		if (c->i != NULL)
+			c->i[g] = 0;
+		if (c->d != NULL)
+			c->d[g] = 0;
+		if (c->m2 != NULL)
+			c->m2[g] = 0;
+		if (c->has != NULL)
+			c->has[g] = 0;
+		if (c->b != NULL)
+			c->b[g] = 0;
+	}
+}
+
 static void
 table_free(struct agg *A)
 {
@@ -821,6 +849,7 @@ table_init(struct agg *A, bool forced)
 		/* The one group exists from the start: no input still
 		 * makes one row. */
 		acc_grow(A, 1);
+		acc_zero(A, 0);
 		A->ngroups = 1;
 	}
 	return 0;
@@ -914,6 +943,7 @@ group_new(struct agg *A, const struct core_batch *sb, uint32_t r, uint64_t h)
 	}
 	if ((rc = key_append(A, kb, sb, r, cr)) != 0)
 		return rc;
+	acc_zero(A, g);
 	if (A->indexed && (rc = core_htab_insert(&A->ht, &h, &cr, 1, c,
 	    A->err)) != 0)
 		return rc;
