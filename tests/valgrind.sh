@@ -42,6 +42,9 @@ vg=$BUILD/valgrind
 logs=$vg/logs
 rm -rf "$vg"
 mkdir -p "$vg/bin" "$logs" || exit 1
+# Writable by all, as /tmp is: output.bats runs the tools as another
+# user too, and valgrind must be able to write their logs.
+chmod 1777 "$logs" || exit 1
 ln -s ../tests "$vg/tests"
 ln -s ../harness "$vg/harness"
 n=0
