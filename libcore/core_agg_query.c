@@ -139,11 +139,10 @@ quantile_arg(const struct core_expr *e, const char *src, double *q,
 {
 	size_t len = strlen(src);
 
-	if (e->kind == CORE_EXPR_LITERAL && e->lit == CORE_LIT_INT)
-		*q = (double)e->value.u;
-	else if (e->kind == CORE_EXPR_LITERAL && e->lit == CORE_LIT_FLOAT)
+	if (e->kind == CORE_EXPR_LITERAL && e->lit == CORE_LIT_FLOAT)
 		*q = e->value.f;
-	else if (e->kind == CORE_EXPR_LITERAL && e->lit == CORE_LIT_DECIMAL)
+	else if (e->kind == CORE_EXPR_LITERAL && (e->lit == CORE_LIT_INT ||
+	    e->lit == CORE_LIT_DECIMAL))
 		*q = strtod(e->text, NULL);
 	else
 		*q = -1;

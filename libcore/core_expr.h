@@ -69,8 +69,10 @@ enum core_expr_op {
 enum core_expr_lit {
 	CORE_LIT_NULL = 1,
 	CORE_LIT_BOOL,		/* value.b */
-	CORE_LIT_INT,		/* value.u: the magnitude, <= 2^63 (a minus
-				 * sign is a unary NEG above the literal) */
+	CORE_LIT_INT,		/* text: the digits as written, any number
+				 * of them (a minus sign is a unary NEG
+				 * above the literal); the binder types it
+				 * by its value */
 	CORE_LIT_DECIMAL,	/* text only ("1.50"), scale = digits after
 				 * the point; the binder sizes it */
 	CORE_LIT_FLOAT,		/* value.f; text as written ("1e3") */
@@ -107,7 +109,6 @@ struct core_expr {
 	enum core_expr_unit unit;	/* INTERVAL literal only */
 	union {
 		bool b;
-		uint64_t u;
 		int64_t i;
 		double f;
 	} value;

@@ -19,6 +19,7 @@
  * recurse (the parser bounds the depth).
  */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,29 @@ type_range(struct core_coltype t, int64_t *lo, int64_t *hi)
 		*hi = INT64_MAX;
 		break;
 	}
+}
+
+/*
+ * The integer type of a and b (int32 or int64) together.  An integer
+ * literal in DuckDB takes the type of an integer beside it that is no
+ * literal when that type holds its value: i * -2147483648 is an int32
+ * where i is one (and overflows as one), though -2147483648 alone or
+ * beside another literal (-2147483648 * 2) is an int64.  A folded
+ * constant such as (1 + 1) is no literal, as in DuckDB.  -2147483648
+ * is the one int64 literal an int32 holds.
+ */
+static enum core_type
+int_pair(const struct core_bnode *a, const struct core_bnode *b)
+{
+	const struct core_bnode *lit = a->k.ilit ? a : b;
+	const struct core_bnode *other = a->k.ilit ? b : a;
+
+	if (a->type.id == CORE_TYPE_INT32 && b->type.id == CORE_TYPE_INT32)
+		return CORE_TYPE_INT32;
+	if (a->k.ilit != b->k.ilit && other->type.id == CORE_TYPE_INT32 &&
+	    lit->k.i >= INT32_MIN && lit->k.i <= INT32_MAX)
+		return CORE_TYPE_INT32;
+	return CORE_TYPE_INT64;
 }
 
 /* A number as a decimal(p, s) for DuckDB's decimal rules: an int32 (an
@@ -430,7 +454,7 @@ common_type(struct binder *bd, const struct core_bnode *a,
 		if (x == CORE_TYPE_FLOAT64 || y == CORE_TYPE_FLOAT64) {
 			*out = mktype(CORE_TYPE_FLOAT64, 0, 0);
 		} else if (is_int(x) && is_int(y)) {
-			*out = mktype(CORE_TYPE_INT64, 0, 0);
+			*out = mktype(int_pair(a, b), 0, 0);
 		} else {
 			dec_view(a, &pa, &sa);
 			dec_view(b, &pb, &sb);
@@ -538,6 +562,70 @@ bind_column(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 	return 0;
 }
 
+/*
+ * Integer literal lit under an odd (neg) or even number of unary minus
+ * signs, typed as DuckDB 1.5 types it.  Its parser keeps digits up to
+ * 2147483647 as an INTEGER, negated or not, and reads a longer literal
+ * as text, the minus signs folded in, which its binder makes the first
+ * of BIGINT, HUGEINT and UHUGEINT that holds the value, else a DOUBLE:
+ * -2147483648 and -9223372036854775808 are BIGINTs,
+ * 9223372036854775808 and -9223372036854775809 HUGEINTs, a literal
+ * past 2^128 - 1 (or below -2^127) a DOUBLE, inf past DBL_MAX.  colpipe
+ * holds a HUGEINT as decimal(38,0), which has room for every HUGEINT
+ * literal but those of 39 digits; those and a UHUGEINT are out of range
+ * here.  e is the node the constant stands for (lit, or the outermost
+ * minus), whose span an error points at.
+ */
+static int
+bind_int(struct binder *bd, const struct core_expr *lit, bool neg,
+    const struct core_expr *e, struct core_bnode **out)
+{
+	const core_u128 u128_max = ~(core_u128)0;
+	core_u128 mag = 0;
+	bool fits = true;
+	struct core_bnode *c;
+	char msg[160];
+	size_t i;
+
+	for (i = 0; i < lit->text_len && fits; i++) {
+		unsigned dg = (unsigned)(lit->text[i] - '0');
+
+		fits = mag <= (u128_max - dg) / 10;
+		mag = mag * 10 + dg;
+	}
+	c = bnode_new(CORE_BN_CONST, e);
+	c->k.ilit = true;
+	*out = c;
+	if (fits && mag <= INT32_MAX) {
+		c->k.i = neg ? -(int64_t)mag : (int64_t)mag;
+		set_type(c, mktype(CORE_TYPE_INT32, 0, 0));
+	} else if (fits && mag <= (core_u128)INT64_MAX + neg) {
+		c->k.i = neg ? -(int64_t)(mag - 1) - 1 : (int64_t)mag;
+		set_type(c, mktype(CORE_TYPE_INT64, 0, 0));
+	} else if (fits && mag < (core_u128)pow10w(
+	    CORE_DECIMAL128_MAX_PRECISION)) {
+		c->k.w = neg ? -(core_i128)mag : (core_i128)mag;
+		set_type(c, core_type_decimal(CORE_DECIMAL128_MAX_PRECISION,
+		    0));
+	} else if (fits && (!neg || mag <= (core_u128)1 << 127)) {
+		/* 39 digits, once leading zeros are gone. */
+		for (i = 0; lit->text[i] == '0'; i++)
+			;
+		snprintf(msg, sizeof(msg), "integer out of range '%s%s'",
+		    neg ? "-" : "", lit->text + i);
+		return err_at(bd, e->off, e->len, msg);
+	} else {
+		/* The lexer let only digits through: a failure is a value
+		 * past DBL_MAX, which DuckDB reads as inf. */
+		if (core_parse_float64(lit->text, lit->text_len, &c->k.f) != 0)
+			c->k.f = INFINITY;
+		if (neg)
+			c->k.f = -c->k.f;
+		set_type(c, mktype(CORE_TYPE_FLOAT64, 0, 0));
+	}
+	return 0;
+}
+
 static int
 bind_literal(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 {
@@ -558,13 +646,8 @@ bind_literal(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 		set_type(c, mktype(CORE_TYPE_BOOL, 0, 0));
 		return 0;
 	case CORE_LIT_INT:
-		if (e->value.u > INT64_MAX)
-			return err_at(bd, e->off, e->len,
-			    "integer out of range");
-		c->k.i = (int64_t)e->value.u;
-		set_type(c, mktype(c->k.i <= INT32_MAX ? CORE_TYPE_INT32 :
-		    CORE_TYPE_INT64, 0, 0));
-		return 0;
+		bnode_free(c);
+		return bind_int(bd, e, false, e, out);
 	case CORE_LIT_DECIMAL:
 		dot = memchr(e->text, '.', e->text_len);
 		for (i = 0; i < e->text_len; i++) {
@@ -731,9 +814,13 @@ bind_arith(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 		return fold(bd, out);
 	}
 	if (is_int(x) && is_int(y)) {
-		set_type(n, mktype(x == CORE_TYPE_INT64 ||
-		    y == CORE_TYPE_INT64 ? CORE_TYPE_INT64 : CORE_TYPE_INT32,
-		    0, 0));
+		set_type(n, mktype(int_pair(a, b), 0, 0));
+		/* An int64 literal beside an int32 is one (int_pair): a
+		 * constant cast, folded. */
+		if (n->type.id == CORE_TYPE_INT32 &&
+		    ((rc = cast_to(bd, &n->kids[0], n->type)) != 0 ||
+		    (rc = cast_to(bd, &n->kids[1], n->type)) != 0))
+			return rc;
 		type_range(n->type, &n->lo, &n->hi);
 		return fold(bd, out);
 	}
@@ -1262,7 +1349,8 @@ bind_like(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 static int
 bind_case(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 {
-	struct core_bnode *n, *k;
+	const struct core_bnode *acc;
+	struct core_bnode *n, *k, sofar;
 	struct core_coltype t;
 	uint32_t i, first = e->has_operand ? 1 : 0;
 	uint32_t nwhen = (e->nkids - first - e->has_else) / 2;
@@ -1297,14 +1385,19 @@ bind_case(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 		set_type(k, mktype(TYPE_ANY, 0, 0));
 	}
 	add_kid(n, k);
-	t = n->kids[1]->type;
-	for (i = 3; i < n->nkids; i += 2)
-		if ((rc = common_type(bd, &(struct core_bnode){ .type = t,
-		    .kind = CORE_BN_CAST }, n->kids[i], &t)) != 0)
+	/* DuckDB's order: the ELSE value (NULL without one), then each
+	 * THEN; the first as itself, an integer literal counting as one
+	 * (int_pair), then the type so far. */
+	acc = n->kids[n->nkids - 1];
+	t = acc->type;
+	memset(&sofar, 0, sizeof(sofar));
+	sofar.kind = CORE_BN_CAST;
+	for (i = 1; i < n->nkids; i += 2) {
+		if ((rc = common_type(bd, acc, n->kids[i], &t)) != 0)
 			return rc;
-	if ((rc = common_type(bd, &(struct core_bnode){ .type = t,
-	    .kind = CORE_BN_CAST }, n->kids[n->nkids - 1], &t)) != 0)
-		return rc;
+		sofar.type = t;
+		acc = &sofar;
+	}
 	if (t.id == TYPE_ANY)
 		t = mktype(CORE_TYPE_BOOL, 0, 0);
 	for (i = 1; i < n->nkids; i += 2)
@@ -1572,7 +1665,8 @@ static int
 type_func(struct binder *bd, struct core_bnode *n, const char *name)
 {
 	char msg[160], b[CORE_TYPE_NAME_MAX];
-	struct core_bnode *a = n->kids[0];
+	struct core_bnode *a = n->kids[0], sofar;
+	const struct core_bnode *acc;
 	struct core_coltype t;
 	uint32_t i;
 	int rc;
@@ -1758,12 +1852,17 @@ type_func(struct binder *bd, struct core_bnode *n, const char *name)
 	case CORE_BF_GREATEST:
 	case CORE_BF_LEAST:
 	case CORE_BF_COALESCE:
+		/* As in bind_case. */
+		acc = a;
 		t = a->type;
-		for (i = 1; i < n->nkids; i++)
-			if ((rc = common_type(bd, &(struct core_bnode){
-			    .type = t, .kind = CORE_BN_CAST }, n->kids[i],
-			    &t)) != 0)
+		memset(&sofar, 0, sizeof(sofar));
+		sofar.kind = CORE_BN_CAST;
+		for (i = 1; i < n->nkids; i++) {
+			if ((rc = common_type(bd, acc, n->kids[i], &t)) != 0)
 				return rc;
+			sofar.type = t;
+			acc = &sofar;
+		}
 		if (t.id == TYPE_ANY)
 			t = mktype(CORE_TYPE_BOOL, 0, 0);
 		for (i = 0; i < n->nkids; i++)
@@ -1892,18 +1991,21 @@ bind_unary(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 	char msg[160], b[CORE_TYPE_NAME_MAX];
 	struct core_bnode *n, *x;
 	struct core_expr *k = e->kids[0];
+	bool neg = true;
 	int rc;
 
-	if (e->op == CORE_OP_NEG && k->kind == CORE_EXPR_LITERAL &&
-	    k->lit == CORE_LIT_INT) {
-		/* -9223372036854775808 is a literal, not an overflow. */
-		n = bnode_new(CORE_BN_CONST, e);
-		n->k.i = (int64_t)(0 - k->value.u);
-		set_type(n, mktype(n->k.i >= INT32_MIN ? CORE_TYPE_INT32 :
-		    CORE_TYPE_INT64, 0, 0));
-		*out = n;
-		return 0;
+	/* Minus signs straight above an integer literal are part of it, as
+	 * in DuckDB: -9223372036854775808 is a literal, not an overflow,
+	 * and - -9223372036854775808 one too. */
+	while (e->op == CORE_OP_NEG && k->kind == CORE_EXPR_UNARY &&
+	    k->op == CORE_OP_NEG) {
+		k = k->kids[0];
+		neg = !neg;
 	}
+	if (e->op == CORE_OP_NEG && k->kind == CORE_EXPR_LITERAL &&
+	    k->lit == CORE_LIT_INT)
+		return bind_int(bd, k, neg, e, out);
+	k = e->kids[0];
 	if ((rc = bind(bd, k, &x)) != 0)
 		return rc;
 	if (e->op == CORE_OP_NOT) {

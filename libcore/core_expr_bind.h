@@ -10,7 +10,15 @@
  * caret lines of core_expr_err under the offending operand.
  *
  * Result types (DuckDB's, within what core_col can hold):
- *   - integer literals are int32 when they fit, else int64; next to a
+ *   - integer literals are int32 up to 2147483647 (negated too), else
+ *     int64 when they fit (-2147483648 is one, but an int32 beside an
+ *     int32 that is no literal, as DuckDB's literals take such a
+ *     type when it holds them), else decimal(38,0),
+ *     colpipe's form of DuckDB's HUGEINT, when they have at most 38
+ *     digits; one of 39 digits that DuckDB holds in a HUGEINT or
+ *     UHUGEINT is a bind error, and past those (beyond 2^128 - 1, or
+ *     below -2^127) a float64 as in DuckDB (inf past DBL_MAX).  Minus
+ *     signs straight above the literal are part of it.  Next to a
  *     decimal an int32 (a literal too) counts as decimal(10,0), an int64
  *     as decimal(19,0); a decimal literal has every digit written (0.5
  *     is decimal(2,1), .5 decimal(1,1)), and one of more than 38 digits
@@ -34,7 +42,7 @@
  *   - any operation with a float64 is float64;
  *   - CASE, coalesce, greatest and least share decimal(max(p1-s1,
  *     p2-s2) + max(s1,s2), max(s1,s2)), fraction digits dropped past 38
- *     (DuckDB's common type);
+ *     (DuckDB's common type, taken from a CASE's ELSE value on);
  *   - comparisons take any two numbers (compared exactly: decimals at
  *     the larger scale, floats as doubles), strings (bytewise), bools,
  *     dates and timestamps (a date is midnight), and a string literal
@@ -245,6 +253,8 @@ struct core_bnode {
 	int col;			/* COLUMN: index in the schema */
 	struct {			/* CONST; also a folded node's value */
 		bool null;
+		bool ilit;		/* an integer literal as written, not
+					 * a folded value (int_pair) */
 		uint8_t b;
 		int64_t i;
 		core_i128 w;		/* I128 */

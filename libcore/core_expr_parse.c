@@ -412,25 +412,12 @@ parse_number(struct parser *p)
 	struct tok *t = cur(p);
 	const char *s = p->src + t->off;
 	struct core_expr *e;
-	uint64_t v = 0;
-	uint32_t i;
 
-	if (t->kind == T_INT) {
-		for (i = 0; i < t->len; i++) {
-			unsigned dg = (unsigned)(s[i] - '0');
-			/* The magnitude may reach 2^63: -9223372036854775808
-			 * is a NEG above it. */
-			if (v > ((1ull << 63) - dg) / 10)
-				return fail(p, t->off, t->len,
-				    "integer out of range '%.*s'",
-				    (int)t->len, s);
-			v = v * 10 + dg;
-		}
-	}
+	/* An integer of any length: its type depends on its value and on
+	 * the minus signs above it, which the binder sees (bind_int). */
 	e = literal(t->kind == T_INT ? CORE_LIT_INT : t->kind == T_DEC ?
 	    CORE_LIT_DECIMAL : CORE_LIT_FLOAT, t);
 	core_expr_set_text(e, s, t->len);
-	e->value.u = v;
 	if (t->kind == T_FLOAT &&
 	    core_parse_float64(s, t->len, &e->value.f) != 0) {
 		core_expr_free(e);

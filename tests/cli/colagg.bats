@@ -798,30 +798,43 @@ BIG_AGGS="count(*), sum(k), min(k), max(k), avg(k), min(day), max(label)"
 	spill_empty
 }
 
-@test "an integer literal past int64: colscan's message and exit 2, a caret" {
-	# In every place colagg takes an expression, as colscan binds it.
-	run --separate-stderr colscan --select "i * 1000000000000000000000 AS y" t.col
+@test "an integer literal past int64 is decimal(38,0), as DuckDB's HUGEINT" {
+	# DuckDB 1.5 (SELECT g, sum(i * 100000000000000000000) ... HAVING
+	# ... > 9223372036854775808): HUGEINT sums, NULL's group included.
+	run --separate-stderr sh -c 'colagg --by g "sum(i * 100000000000000000000) AS s" --where "i > -9223372036854775809" --having "s > 9223372036854775808" t.col | col2csv --no-header | sort'
+	status_is 0
+	assert_output ",1000000000000000000000
+a,400000000000000000000
+b,10000000000000000000000"
+}
+
+@test "an integer literal past 38 digits: colscan's message and exit 2, a caret" {
+	# In every place colagg takes an expression, as colscan binds it:
+	# DuckDB's HUGEINT of 39 digits is past decimal(38,0).
+	local big=100000000000000000000000000000000000000
+	run --separate-stderr colscan --select "i * $big AS y" t.col
 	status_is 2
 	want=${stderr#colscan: --select: }
-	for a in "sum(i * 1000000000000000000000)" \
-	    "count(DISTINCT i * 1000000000000000000000)" \
-	    "sum(i) * 1000000000000000000000"; do
+	for a in "sum(i * $big)" "count(DISTINCT i * $big)" "max(i - $big)"; do
 		run --separate-stderr colagg --by g "$a" t.col
 		status_is 2
 		assert_output ""
 		stderr_has "colagg: '$a': column "
-		stderr_has "integer out of range '1000000000000000000000'"
-		stderr_has "^^^^^^^^^^^^^^^^^^^^^^"
+		stderr_has "integer out of range '$big'"
+		stderr_has "^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
 	done
-	run --separate-stderr colagg --by "i * 1000000000000000000000 AS y" "count(*)" t.col
+	run --separate-stderr colagg --by "i * $big AS y" "count(*)" t.col
 	status_is 2
 	[ "$stderr" = "colagg: --by: $want" ] || fail "not colscan's: $stderr"
-	run --separate-stderr colagg --by g "count(*)" --having "sum(i) > 9223372036854775808" t.col
+	run --separate-stderr colagg --by g "count(*)" --where "i < $big" t.col
 	status_is 2
-	stderr_has "--having: column 10: integer out of range"
-	stderr_has "           ^^^^^^^^^^^^^^^^^^^"
+	stderr_has "--where: column 5: integer out of range '$big'"
+	run --separate-stderr colagg --by g "count(*)" --having "sum(i) > -170141183460469231731687303715884105728" t.col
+	status_is 2
+	stderr_has "--having: column 10: integer out of range '-170141183460469231731687303715884105728'"
+	stderr_has "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^"
 	# Through a pipe, the same before a row is read.
-	run --separate-stderr sh -c 'csv2col t.csv | colagg "sum(i * 1000000000000000000000)"'
+	run --separate-stderr sh -c "csv2col t.csv | colagg 'sum(i * $big)'"
 	status_is 2
 	stderr_has "integer out of range"
 }

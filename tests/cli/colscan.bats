@@ -717,7 +717,6 @@ timestamp '1995-13-01 00:00:00'	column 11: bad timestamp '1995-13-01 00:00:00'
 interval 'x' day	column 10: bad interval quantity 'x'
 dt + interval 3 week	column 17: expected DAY, MONTH or YEAR
 dt + interval '3'	column 18: expected DAY, MONTH or YEAR
-99999999999999999999 > 1	column 1: integer out of range '99999999999999999999'
 i = 1 )	column 7: unexpected ')' after the expression
 i = 1 j	column 7: unexpected 'j' after the expression
 i = 1 AS x	column 7: unexpected 'AS' after the expression
@@ -817,6 +816,10 @@ coalesce() is null	column 1: coalesce() takes 1 to 1000 arguments
 i + interval 1 day is null	column 1: an interval is added to a date or timestamp, not int32
 interval 1 day is null	column 1: an interval goes only after + or - next to a date or timestamp
 dt + interval 2000000 day is null	column 6: interval out of range
+100000000000000000000000000000000000000 > 1	column 1: integer out of range '100000000000000000000000000000000000000'
+i < -170141183460469231731687303715884105728	column 5: integer out of range '-170141183460469231731687303715884105728'
+l = 0340282366920938463463374607431768211455	column 5: integer out of range '340282366920938463463374607431768211455'
+99999999999999999999999999999999999999 + 1 > i	column 1: decimal(38,0) overflow
 EOF
 }
 
@@ -850,6 +853,46 @@ EOF
 	run --separate-stderr colscan -w "nosuch > 0" -s "nosuch" t.col
 	status_is 2
 	stderr_has "colscan: --where: column 1: unknown column 'nosuch'"
+}
+
+@test "integer literals past int64 are DuckDB's HUGEINT, as decimal(38,0)" {
+	# DuckDB 1.5: typeof(18446744073709551613) is HUGEINT, of
+	# -2147483648 BIGINT, of 2^128 DOUBLE.
+	run --separate-stderr bash -c 'set -o pipefail
+	    printf "a\n1\n" | csv2col | colscan -w "a < 18446744073709551613" --count'
+	status_is 0
+	assert_output 1
+	[ -z "$stderr" ] || fail "stderr: $stderr"
+	local sel="l * 100000000000000000000 AS x, -9223372036854775809 AS y, "
+	sel+="-2147483648 AS z, 99999999999999999999999999999999999999 - i AS w, "
+	sel+="d + 100000000000000000000 AS v, "
+	sel+="340282366920938463463374607431768211456 AS f"
+	run --separate-stderr colscan --schema -s "$sel" t.col
+	status_is 0
+	assert_output "x:decimal(38,0)
+y:decimal(38,0)
+z:int64
+w:decimal(38,0)
+v:decimal(38,2)
+f:float64"
+	scan -s "$sel" -w "i = 1 OR i = 2"
+	status_is 0
+	assert_output "x,y,z,w,v,f
+1000000000000000000000,-9223372036854775809,-2147483648,99999999999999999999999999999999999998,100000000000000000001.50,3.402823669209385e+38
+-2000000000000000000000,-9223372036854775809,-2147483648,99999999999999999999999999999999999997,99999999999999999997.75,3.402823669209385e+38"
+	# Against a decimal(38,0) column, such as colagg's sum() gives.
+	printf 's\n18446744073709551614\n18446744073709551613\n-5\n\n' >s.csv
+	run --separate-stderr bash -c 'set -o pipefail
+	    csv2col -s "s:decimal(38,0)" s.csv |
+	    colscan -w "s > 18446744073709551613 OR s < -9223372036854775809" |
+	    col2csv'
+	status_is 0
+	assert_output "s
+18446744073709551614"
+	# A product past 38 digits is an overflow naming the row.
+	scan -s "l * 10000000000000000000000000000 AS x" -w "l IS NOT NULL"
+	status_is 3
+	stderr_has "row 6: decimal(38,0) overflow in 'l * 10000000000000000000000000000'"
 }
 
 @test "SQL spellings DuckDB reads: INTERVAL -n, loose date casts, constant AND/OR" {

@@ -1371,12 +1371,32 @@ ref_func(const struct core_expr *e, const char *name, uint32_t row)
 	return vint(d);
 }
 
+/* Integer literal lit, negated when neg, as a value of type t: its
+ * digits as a 128-bit integer, or strtod's double of them. */
+static struct val
+ref_int(const struct core_expr *lit, bool neg, struct core_coltype t)
+{
+	__int128 v = 0;
+	double f;
+	size_t k;
+
+	if (t.id == CORE_TYPE_FLOAT64) {
+		f = strtod(lit->text, NULL);
+		return vflt(neg ? -f : f);
+	}
+	for (k = 0; k < lit->text_len; k++)
+		v = v * 10 + (lit->text[k] - '0');
+	return vint(neg ? -v : v);
+}
+
 static struct val
 ref(const struct core_expr *e, uint32_t row)
 {
+	const struct core_expr *x;
 	struct val a, b, c;
 	uint32_t k, first;
 	int t, u, any;
+	bool neg;
 
 	switch (e->kind) {
 	case CORE_EXPR_COLUMN:
@@ -1388,7 +1408,7 @@ ref(const struct core_expr *e, uint32_t row)
 		case CORE_LIT_BOOL:
 			return vint(e->value.b);
 		case CORE_LIT_INT:
-			return vint((int64_t)e->value.u);
+			return ref_int(e, false, e->type);
 		case CORE_LIT_DECIMAL: {
 			int64_t i64 = 0;
 
@@ -1413,9 +1433,14 @@ ref(const struct core_expr *e, uint32_t row)
 			return vint(e->value.i);
 		}
 	case CORE_EXPR_UNARY:
-		if (e->op == CORE_OP_NEG && e->kids[0]->kind ==
-		    CORE_EXPR_LITERAL && e->kids[0]->lit == CORE_LIT_INT)
-			return vint((int64_t)(0 - e->kids[0]->value.u));
+		/* Minus signs over an integer literal are part of it. */
+		for (x = e->kids[0], neg = true; e->op == CORE_OP_NEG &&
+		    x->kind == CORE_EXPR_UNARY && x->op == CORE_OP_NEG;
+		    x = x->kids[0])
+			neg = !neg;
+		if (e->op == CORE_OP_NEG && x->kind == CORE_EXPR_LITERAL &&
+		    x->lit == CORE_LIT_INT)
+			return ref_int(x, neg, e->type);
 		a = ref(e->kids[0], row);
 		if (a.err || a.null)
 			return a;
@@ -1943,6 +1968,24 @@ static const char *const exprs[] = {
 	"sign(i)", "sign(d)", "sign(f)", "sqrt(f)", "sqrt(abs(f))",
 	"ln(abs(f) + 1)", "ln(f)", "log10(abs(d) + 1)", "exp(f)",
 	"power(f, 2)", "pow(i, j)", "power(2, f)",
+	/* integer literals past int64 (decimal(38,0)), past 2^128
+	 * (float64), and the minus signs folded into them */
+	"i < 18446744073709551613", "l * 100000000000000000000",
+	"i + 18446744073709551613", "-18446744073709551613 - l",
+	"l * 100000000000000000000000 * l", "v > 18446744073709551613",
+	"w * 18446744073709551613", "w > -99999999999999999999999999",
+	"d * 100000000000000000000", "e < 9223372036854775808",
+	"l IN (9223372036854775808, 5, -5)", "- - 9223372036854775808 + l",
+	"-2147483648 + i", "-2147483648 - i", "- -2147483648 * j",
+	"f < 1000000000000000000000000000000000000000",
+	"l - 340282366920938463463374607431768211456",
+	"18446744073709551613 % (i + 100)",
+	"coalesce(l, 18446744073709551613)", "CASE WHEN b THEN "
+	    "18446744073709551613 ELSE i END", "greatest(l, "
+	    "-9223372036854775809)", "abs(l - 99999999999999999999999999)",
+	"CAST(l * 100000000000000000000 AS bigint)",
+	"i * -2147483648", "-2147483648 + i", "coalesce(i, -2147483648)",
+	"CASE WHEN b THEN -2147483648 ELSE i END", "-2147483648 % j",
 	/* mixed */
 	"2 * (1 - d)", "(i + j) * (i - j) > l",
 	"CASE WHEN s LIKE 'a%' THEN upper(s) ELSE lower(\"Name\") END",
@@ -2117,6 +2160,60 @@ test_binder_types(void)
 	expect_type(s, "CAST(1 AS DECIMAL(15,2)) * (1 - CAST(0.05 AS "
 	    "DECIMAL(15,2)))", "decimal(18,4)");
 	expect_type(s, "CAST(1 AS DECIMAL(15,2)) * 2", "decimal(18,2)");
+	/*
+	 * Integer literals past int64 are DuckDB's HUGEINT, decimal(38,0)
+	 * here, and so is an integer with one (SELECT typeof(i +
+	 * 18446744073709551613) is HUGEINT); beside a decimal they count
+	 * as decimal(38,0), as DuckDB casts a HUGEINT.
+	 */
+	expect_type(s, "9223372036854775807", "int64");
+	expect_type(s, "9223372036854775808", "decimal(38,0)");
+	expect_type(s, "-9223372036854775808", "int64");
+	expect_type(s, "-2147483648", "int64");
+	expect_type(s, "-2147483647", "int32");
+	expect_type(s, "- -2147483647", "int32");
+	expect_type(s, "i + 18446744073709551613", "decimal(38,0)");
+	expect_type(s, "l * 100000000000000000000", "decimal(38,0)");
+	expect_type(s, "-18446744073709551613 % j", "decimal(38,0)");
+	expect_type(s, "i / 18446744073709551613", "float64");
+	expect_type(s, "f - 18446744073709551613", "float64");
+	expect_type(s, "d + 100000000000000000000", "decimal(38,2)");
+	expect_type(s, "d * 100000000000000000000", "decimal(38,2)");
+	expect_type(s, "v - 100000000000000000000", "decimal(38,10)");
+	expect_type(s, "coalesce(l, 18446744073709551613)", "decimal(38,0)");
+	expect_type(s, "abs(-18446744073709551613)", "decimal(38,0)");
+	expect_type(s, "round(18446744073709551613)", "decimal(38,0)");
+	expect_type(s, "-170141183460469231731687303715884105729", "float64");
+	expect_type(s, "1000000000000000000000000000000000000000000000",
+	    "float64");
+	/*
+	 * DuckDB's integer literals take the type of an integer beside
+	 * them that is no literal when it holds them: -2147483648, an int64
+	 * (BIGINT) alone, is an int32 beside i, not beside another literal
+	 * nor where NULL came first; a CASE is typed from its ELSE on.
+	 */
+	expect_type(s, "i * -2147483648", "int32");
+	expect_type(s, "-2147483648 - i", "int32");
+	expect_type(s, "(i + 1) * -2147483648", "int32");
+	expect_type(s, "-2147483648 * 2", "int64");
+	expect_type(s, "l * -2147483648", "int64");
+	expect_type(s, "d * -2147483648", "decimal(28,2)");
+	expect_type(s, "abs(-2147483648)", "int64");
+	expect_type(s, "coalesce(i, -2147483648)", "int32");
+	expect_type(s, "coalesce(-2147483648, i, 5)", "int32");
+	expect_type(s, "coalesce(5, -2147483648, i)", "int64");
+	expect_type(s, "coalesce(NULL, -2147483648, i)", "int64");
+	expect_type(s, "greatest(1, -2147483648)", "int64");
+	expect_type(s, "nullif(-2147483648, i)", "int64");
+	expect_type(s, "nullif(i, -2147483648)", "int32");
+	expect_type(s, "CASE WHEN b THEN -2147483648 ELSE i END", "int32");
+	expect_type(s, "CASE WHEN b THEN -2147483648 WHEN b THEN i ELSE 0 "
+	    "END", "int64");
+	expect_type(s, "CASE WHEN b THEN 1 WHEN b THEN -2147483648 ELSE i "
+	    "END", "int32");
+	expect_type(s, "CASE WHEN b THEN -2147483648 WHEN b THEN i END",
+	    "int64");
+	expect_type(s, "CASE i WHEN 1 THEN i ELSE -2147483648 END", "int32");
 	core_schema_free(s);
 }
 
@@ -2197,6 +2294,32 @@ test_bind_errors(void)
 	expect_error(s, "2147483647 + 1 > i",
 	    "column 1: int32 overflow\n"
 	    "  2147483647 + 1 > i\n  ^^^^^^^^^^^^^^");
+	/* 39 digits: DuckDB's HUGEINT or UHUGEINT, past decimal(38,0). */
+	expect_error(s, "i < 100000000000000000000000000000000000000",
+	    "column 5: integer out of range "
+	    "'100000000000000000000000000000000000000'\n"
+	    "  i < 100000000000000000000000000000000000000\n"
+	    "      ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^");
+	expect_error(s, "- (-170141183460469231731687303715884105728) = l",
+	    "column 1: integer out of range "
+	    "'170141183460469231731687303715884105728'\n"
+	    "  - (-170141183460469231731687303715884105728) = l\n"
+	    "  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^");
+	expect_error(s, "-170141183460469231731687303715884105728 = l",
+	    "column 1: integer out of range "
+	    "'-170141183460469231731687303715884105728'\n"
+	    "  -170141183460469231731687303715884105728 = l\n"
+	    "  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^");
+	expect_error(s, "000340282366920938463463374607431768211455",
+	    "column 1: integer out of range "
+	    "'340282366920938463463374607431768211455'\n"
+	    "  000340282366920938463463374607431768211455\n"
+	    "  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^");
+	/* DuckDB: 10^38, a HUGEINT; past decimal(38,0). */
+	expect_error(s, "99999999999999999999999999999999999999 + 1",
+	    "column 1: decimal(38,0) overflow\n"
+	    "  99999999999999999999999999999999999999 + 1\n"
+	    "  ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^");
 	expect_error(s, "frob(i)",
 	    "column 1: unknown function frob()\n  frob(i)\n  ^^^^");
 	expect_error(s, "abs(i, j)",
@@ -2209,9 +2332,10 @@ test_bind_errors(void)
 	expect_error(s, "CASE WHEN i THEN 1 END",
 	    "column 11: WHEN needs a bool, not int32\n"
 	    "  CASE WHEN i THEN 1 END\n            ^");
+	/* DuckDB types a CASE from its ELSE value on. */
 	expect_error(s, "CASE WHEN b THEN s ELSE i END",
-	    "column 25: cannot mix string and int32\n"
-	    "  CASE WHEN b THEN s ELSE i END\n                          ^");
+	    "column 18: cannot mix int32 and string\n"
+	    "  CASE WHEN b THEN s ELSE i END\n                   ^");
 	expect_error(s, "s IN ('a', 1)",
 	    "column 12: cannot compare string with int32\n"
 	    "  s IN ('a', 1)\n             ^");
@@ -2275,6 +2399,8 @@ test_bind_errors(void)
  * prints it (NULL, or "ERROR" where DuckDB raised an error), then the
  * type; DuckDB's type is in the comment where colpipe's differs.
  */
+#define Z10 "0000000000"
+#define Z100 Z10 Z10 Z10 Z10 Z10 Z10 Z10 Z10 Z10 Z10
 static const struct {
 	const char *src, *want, *type;
 } duckdb_answers[] = {
@@ -2528,6 +2654,56 @@ static const struct {
 	    "CAST('99999999999999999999.5' AS DOUBLE)", "true", "bool" },
 	{ "CAST('12345678901234567890.125' AS DECIMAL(30,3)) + "
 	    "0.0000000000000000001", "ERROR", "" },
+	/* Integer literals: DuckDB's parser keeps up to 2147483647 as an
+	 * INTEGER and reads longer ones, minus signs folded in, as the
+	 * first of BIGINT, HUGEINT (colpipe's decimal(38,0)), UHUGEINT
+	 * that holds them, else a DOUBLE. */
+	{ "18446744073709551613", "18446744073709551613", "decimal(38,0)" },
+	{ "-9223372036854775809", "-9223372036854775809", "decimal(38,0)" },
+	{ "-2147483648", "-2147483648", "int64" },
+	{ "-(2147483648)", "-2147483648", "int64" },
+	{ "- - 2147483648", "2147483648", "int64" },
+	{ "-2147483647", "-2147483647", "int32" },
+	{ "-2147483648 - 1", "-2147483649", "int64" },
+	{ "-(9223372036854775808)", "-9223372036854775808", "int64" },
+	{ "-(-(-9223372036854775808))", "-9223372036854775808", "int64" },
+	{ "- - 9223372036854775808", "9223372036854775808", "decimal(38,0)" },
+	{ "99999999999999999999999999999999999999",
+	    "99999999999999999999999999999999999999", "decimal(38,0)" },
+	{ "-99999999999999999999999999999999999999",
+	    "-99999999999999999999999999999999999999", "decimal(38,0)" },
+	{ "00000000000000000000009223372036854775808", "9223372036854775808",
+	    "decimal(38,0)" },
+	{ "0000000000000000000000000000000000000000000001", "1", "int32" },
+	/* Below -2^127 and past 2^128 - 1: DOUBLE, inf past DBL_MAX. */
+	{ "-170141183460469231731687303715884105729",
+	    "-1.7014118346046923e+38", "float64" },
+	{ "340282366920938463463374607431768211456", "3.402823669209385e+38",
+	    "float64" },
+	{ "1" Z100 Z100 Z100 "000000000", "inf", "float64" },
+	{ "-1" Z100 Z100 Z100 "000000000", "-inf", "float64" },
+	{ "18446744073709551613 * 3", "55340232221128654839",
+	    "decimal(38,0)" },
+	{ "-18446744073709551613 % 7", "-6", "decimal(38,0)" },
+	{ "18446744073709551613 / 2", "9223372036854776000", "float64" },
+	{ "18446744073709551613 = 18446744073709551613.0", "true", "bool" },
+	{ "18446744073709551613 > 18446744073709551612.5", "true", "bool" },
+	{ "abs(-99999999999999999999999999999999999999)",
+	    "99999999999999999999999999999999999999", "decimal(38,0)" },
+	{ "CAST(-9223372036854775809 AS DECIMAL(20,1))",
+	    "-9223372036854775809.0", "decimal(20,1)" },
+	{ "CAST(18446744073709551613 AS DECIMAL(19,0))", "ERROR", "" },
+	{ "CAST(18446744073709551613 AS BIGINT)", "ERROR", "" },
+	/* :: binds tighter than the minus sign. */
+	{ "-9223372036854775808::BIGINT", "ERROR", "" },
+	{ "99999999999999999999999999999999999999 * 2", "ERROR", "" },
+	{ "18446744073709551613::VARCHAR", "18446744073709551613", "string" },
+	{ "-2147483648 * 2", "-4294967296", "int64" },
+	{ "abs(-2147483648)", "2147483648", "int64" },
+	/* (1 + 1) is no literal: an INTEGER overflow. */
+	{ "(1 + 1) * -2147483648", "ERROR", "" },
+	{ "CASE WHEN 1 > 0 THEN -2147483648 ELSE 0 END", "-2147483648",
+	    "int64" },
 };
 
 /* The one value of a one-row column as colpipe prints it. */
