@@ -1346,18 +1346,18 @@ bind_like(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 	return fold(bd, out);
 }
 
+/* bind_case's kids: bd->final is cleared past the first WHEN (the caller
+ * restores it). */
 static int
-bind_case(struct binder *bd, struct core_expr *e, struct core_bnode **out)
+bind_case_kids(struct binder *bd, struct core_expr *e, struct core_bnode *n,
+    uint32_t first, uint32_t nwhen)
 {
 	const struct core_bnode *acc;
-	struct core_bnode *n, *k, sofar;
+	struct core_bnode *k, sofar;
 	struct core_coltype t;
-	uint32_t i, first = e->has_operand ? 1 : 0;
-	uint32_t nwhen = (e->nkids - first - e->has_else) / 2;
+	uint32_t i;
 	int rc;
 
-	n = bnode_new(CORE_BN_CASE, e);
-	*out = n;
 	for (i = 0; i < nwhen; i++) {
 		struct core_expr *w = e->kids[first + 2 * i];
 
@@ -1372,10 +1372,12 @@ bind_case(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 		add_kid(n, k);
 		if ((rc = need_bool(bd, &n->kids[n->nkids - 1], "WHEN")) != 0)
 			return rc;
+		bd->final = false;
 		if ((rc = bind(bd, e->kids[first + 2 * i + 1], &k)) != 0)
 			return rc;
 		add_kid(n, k);
 	}
+	bd->final = false;
 	if (e->has_else) {
 		if ((rc = bind(bd, e->kids[e->nkids - 1], &k)) != 0)
 			return rc;
@@ -1406,6 +1408,31 @@ bind_case(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 	if ((rc = cast_to(bd, &n->kids[n->nkids - 1], t)) != 0)
 		return rc;
 	set_type(n, t);
+	return 0;
+}
+
+/*
+ * CASE.  Only the first WHEN is evaluated on every row; each THEN, each
+ * later WHEN and the ELSE only on the rows that reach it (eval_case), as
+ * DuckDB evaluates them.  So a constant among those whose value is an
+ * error (THEN log10(-1)) is no error at bind time: it is left unfolded
+ * and raises its error, naming the row, only if a row reaches it.
+ */
+static int
+bind_case(struct binder *bd, struct core_expr *e, struct core_bnode **out)
+{
+	struct core_bnode *n;
+	uint32_t first = e->has_operand ? 1 : 0;
+	uint32_t nwhen = (e->nkids - first - e->has_else) / 2;
+	bool was = bd->final;
+	int rc;
+
+	n = bnode_new(CORE_BN_CASE, e);
+	*out = n;
+	rc = bind_case_kids(bd, e, n, first, nwhen);
+	bd->final = was;
+	if (rc != 0)
+		return rc;
 	return fold(bd, out);
 }
 
@@ -1936,6 +1963,22 @@ bind_func(struct binder *bd, struct core_expr *e, struct core_bnode **out)
 			return rc;
 		}
 		add_kid(n, eq);
+	} else if (n->fn == CORE_BF_COALESCE) {
+		/* Past the first, an argument is evaluated only on the rows
+		 * still NULL (eval_coalesce): an error of a constant there
+		 * is raised only if a row reaches it, as in bind_case. */
+		bool was = bd->final;
+
+		if ((rc = bind(bd, e->kids[0], &k)) != 0)
+			return rc;
+		add_kid(n, k);
+		bd->final = false;
+		if ((rc = bind_kids(bd, e, n, 1)) == 0)
+			rc = type_func(bd, n, funcs[i].name);
+		bd->final = was;
+		if (rc != 0)
+			return rc;
+		return fold(bd, out);
 	} else if ((rc = bind_kids(bd, e, n, 0)) != 0) {
 		return rc;
 	}

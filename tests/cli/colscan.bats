@@ -793,7 +793,7 @@ dt = 1	column 6: cannot compare date with int32
 nullif(i, s) = 1	column 11: cannot compare int32 with string
 i in (1, 'a')	column 10: cannot read 'a' as int32
 i between 'a' and 2	column 11: cannot read 'a' as int32
-case when b then 1 else 'x' end = 1	column 25: cannot read 'x' as int32
+case when 'x'::int = 1 then 1 end = 1	column 11: cannot read 'x' as int32
 cast('abc' as int32) = 1	column 1: cannot read 'abc' as int32
 2147483647 + 1 > 0	column 1: int32 overflow
 i like 'a%'	column 1: LIKE needs a string, not int32
@@ -821,6 +821,38 @@ i < -170141183460469231731687303715884105728	column 5: integer out of range '-17
 l = 0340282366920938463463374607431768211455	column 5: integer out of range '340282366920938463463374607431768211455'
 99999999999999999999999999999999999999 + 1 > i	column 1: decimal(38,0) overflow
 EOF
+}
+
+@test "a constant error in a CASE branch or a later coalesce argument: raised only if a row reaches it" {
+	printf 'b,i\ntrue,1\nfalse,2\n' | csv2col >t3.col
+	# No row reaches it: no error, as DuckDB.
+	for e in "CASE WHEN i > 5 THEN log10(-9.75) ELSE 1 END" \
+	    "CASE WHEN TRUE THEN 1 ELSE log10(-1) END" \
+	    "coalesce(i, log10(-1))" "CASE WHEN b OR NOT b THEN 1 ELSE 'x' END"; do
+		run --separate-stderr bash -c "set -o pipefail; colscan \
+		    -w 'NOT b OR b' -s \"\$1 AS x\" t3.col |
+		    col2csv --no-header | tr '\n' ' '" _ "$e"
+		status_is 0
+		[ -n "$output" ] || fail "$e: no rows"
+	done
+	# A row reaches it: exit 3, naming the row and the expression.
+	run --separate-stderr colscan -s "CASE WHEN i > 1 THEN log10(-9.75) \
+	    ELSE 1 END AS x" t3.col
+	status_is 3
+	[[ $stderr == *"row 2: cannot take the logarithm of a negative number in 'log10(-9.75)'"* ]] ||
+		fail "$stderr"
+	run --separate-stderr colscan -w "CASE WHEN b THEN 1 ELSE 'x' END = 1" \
+	    t3.col
+	status_is 3
+	[[ $stderr == *"row 2: cannot read 'x' as int32"* ]] || fail "$stderr"
+	# The first WHEN, a CASE operand and coalesce's first argument are
+	# evaluated on every row: refused before any row is read.
+	for e in "CASE WHEN log10(-1) > 0 THEN 1 END" \
+	    "CASE log10(-1) WHEN 1 THEN 2 END" "coalesce(log10(-1), 1)"; do
+		run --separate-stderr colscan -s "$e AS x" t3.col
+		status_is 2
+		[[ $stderr == *"cannot take the logarithm"* ]] || fail "$stderr"
+	done
 }
 
 @test "errors of --select: message, caret, exit 2" {
