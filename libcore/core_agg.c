@@ -163,6 +163,10 @@ struct agg {
 	uint32_t *cand, *gid, *act, *miss, *part_of;
 	uint64_t *refs;
 	uint8_t *eq;
+	uint8_t *same;			/* assign: a miss as the one before */
+	uint64_t *made;			/* assign: hashes of the groups made
+					   in the batch, open addressing */
+	size_t made_mask;		/* made's slots - 1 */
 
 	/* to_state's batch and its buffers; output's. */
 	struct core_batch sb;
@@ -310,6 +314,13 @@ scratch(struct agg *A, uint32_t n)
 	A->part_of = core_xreallocarray(A->part_of, n, sizeof(*A->part_of));
 	A->refs = core_xreallocarray(A->refs, n, sizeof(*A->refs));
 	A->eq = core_xreallocarray(A->eq, n, sizeof(*A->eq));
+	A->same = core_xreallocarray(A->same, n, sizeof(*A->same));
+	/* At most half full, whatever the batch's misses. */
+	A->made_mask = 1;
+	while (A->made_mask < 2 * (size_t)n)
+		A->made_mask *= 2;
+	A->made = core_xreallocarray(A->made, A->made_mask, sizeof(*A->made));
+	A->made_mask--;
 }
 
 static void *
@@ -895,10 +906,14 @@ key_append(struct agg *A, struct core_batch *kb, const struct core_batch *sb,
 	return 0;
 }
 
+static int ht_charged(struct agg *A);
+
 /* Creates the group of row r of sb (hash h): 0 or CORE_ELIMIT, and
- * then nothing changed that a spill would mind. */
+ * then nothing changed that a spill would mind.  defer: not indexed
+ * here; the caller indexes it (index_made) before the next lookup. */
 static int
-group_new(struct agg *A, const struct core_batch *sb, uint32_t r, uint64_t h)
+group_new(struct agg *A, const struct core_batch *sb, uint32_t r, uint64_t h,
+    bool defer)
 {
 	uint32_t g = A->ngroups, c = g >> A->chunk_shift;
 	uint32_t cr = g & (A->chunk - 1);
@@ -944,18 +959,98 @@ group_new(struct agg *A, const struct core_batch *sb, uint32_t r, uint64_t h)
 	if ((rc = key_append(A, kb, sb, r, cr)) != 0)
 		return rc;
 	acc_zero(A, g);
-	if (A->indexed && (rc = core_htab_insert(&A->ht, &h, &cr, 1, c,
-	    A->err)) != 0)
+	kb->nrows = cr + 1;
+	A->ngroups++;
+	if (!A->indexed || defer)
+		return 0;
+	if ((rc = core_htab_insert(&A->ht, &h, &cr, 1, c, A->err)) != 0)
 		return rc;
+	return ht_charged(A);
+}
+
+/* A lenient table's hash table charged for what it has grown by. */
+static int
+ht_charged(struct agg *A)
+{
+	int rc;
+
 	if (A->lenient && A->ht.charged > A->ht_hand) {
-		/* Refused, the entry stays but the table is dropped. */
+		/* Refused, the entries stay but the table is dropped. */
 		if ((rc = charge(A, A->ht.charged - A->ht_hand)) != 0)
 			return rc;
 		A->ht_hand = A->ht.charged;
 	}
-	kb->nrows = cr + 1;
-	A->ngroups++;
 	return 0;
+}
+
+/* Indexes the last n groups, made by group_new deferred, their hashes
+ * A->refs[0..n): a chunk's run at a time, so that the table's heads are
+ * fetched ahead as it links them (one at a time, each is a miss). */
+static int
+index_made(struct agg *A, uint32_t n)
+{
+	uint32_t g = A->ngroups - n, i = 0, j, m, c, cr;
+	int rc;
+
+	while (i < n) {
+		c = (g + i) >> A->chunk_shift;
+		cr = (g + i) & (A->chunk - 1);
+		m = A->chunk - cr < n - i ? A->chunk - cr : n - i;
+		for (j = 0; j < m; j++)
+			A->act[j] = cr + j;
+		if ((rc = core_htab_insert(&A->ht, A->refs + i, A->act, m, c,
+		    A->err)) != 0)
+			return rc;
+		i += m;
+	}
+	return ht_charged(A);
+}
+
+/*
+ * A->same[i] = 1 where miss i (i > 0) has the key of miss i - 1, else 0:
+ * a group's rows together (sorted or clustered input) miss together, and
+ * all but the first take its group.  One compare for the batch.
+ */
+static void
+miss_runs(struct agg *A, const struct core_batch *sb, uint32_t nmiss)
+{
+	const struct core_batch *src = sb;
+	uint32_t i, k = 0;
+
+	A->same[0] = 0;
+	for (i = 1; i < nmiss; i++) {
+		A->same[i] = 0;
+		if (A->hash[A->miss[i]] == A->hash[A->miss[i - 1]]) {
+			A->act[k] = A->miss[i];
+			A->refs[k] = A->miss[i - 1];
+			A->cand[k++] = i;
+		}
+	}
+	if (k == 0)
+		return;
+	core_hash_equal(&A->hk_state, sb, A->act, &A->hk_state, &src, A->refs,
+	    k, true, A->eq);
+	for (i = 0; i < k; i++)
+		A->same[A->cand[i]] = A->eq[i];
+}
+
+/* Whether a group made in this batch has hash h; if not, h is added
+ * (the caller makes that group). */
+static bool
+made_has(struct agg *A, uint64_t h)
+{
+	size_t m = A->made_mask, j = (size_t)(h ^ h >> 29) & m;
+
+	/* 0 marks a free slot: a hash of 0 is taken as present. */
+	if (h == 0)
+		return true;
+	while (A->made[j] != 0) {
+		if (A->made[j] == h)
+			return true;
+		j = (j + 1) & m;
+	}
+	A->made[j] = h;
+	return false;
 }
 
 /*
@@ -965,8 +1060,8 @@ group_new(struct agg *A, const struct core_batch *sb, uint32_t r, uint64_t h)
 static int
 assign(struct agg *A, const struct core_batch *sb)
 {
-	uint32_t n = sb->nrows, nact = 0, nmiss = 0, i, j;
-	int rc;
+	uint32_t n = sb->nrows, nact = 0, nmiss = 0, nmade = 0, i, j;
+	int rc = 0, rc2;
 
 	if (A->nk == 0) {
 		memset(A->gid, 0, (size_t)n * sizeof(*A->gid));
@@ -1005,13 +1100,41 @@ assign(struct agg *A, const struct core_batch *sb)
 		}
 		nact = k;
 	}
-	/* Misses one at a time: an earlier miss may have made the group
-	 * of a later one. */
+	if (nmiss == 0)
+		return 0;
+	miss_runs(A, sb, nmiss);
+	memset(A->made, 0, (A->made_mask + 1) * sizeof(*A->made));
+	/* Misses in order: one equal to the miss before it takes its
+	 * group; one whose hash no group made in this batch has makes a
+	 * group at once (no group had its key when the batch began),
+	 * indexed later with the others so made (their hashes in refs:
+	 * miss_runs is done with it); the rest are looked up again, as an
+	 * earlier miss may have made their group. */
 	for (i = 0; i < nmiss; i++) {
 		uint32_t r = A->miss[i], c;
-		uint64_t ref;
+		uint64_t ref, h = A->hash[r];
 		uint8_t eq;
 
+		if (A->same[i]) {
+			A->gid[r] = A->gid[A->miss[i - 1]];
+			continue;
+		}
+		if (!made_has(A, h)) {
+			/* Its entry's room first, charged as an insert
+			 * would be: a group made is indexed whatever
+			 * comes after (a batch refused is tried again in
+			 * halves on the same table). */
+			if ((rc = core_htab_reserve(&A->ht,
+			    (size_t)A->ht.count + nmade + 1, A->err)) != 0 ||
+			    (rc = group_new(A, sb, r, h, true)) != 0)
+				break;
+			A->refs[nmade++] = h;
+			A->gid[r] = A->ngroups - 1;
+			continue;
+		}
+		if (nmade > 0 && (rc = index_made(A, nmade)) != 0)
+			return rc;
+		nmade = 0;
 		core_htab_probe(&A->ht, &A->hash[r], 1, &c);
 		while (c != CORE_HTAB_NONE) {
 			ref = core_htab_ref(&A->ht, c);
@@ -1025,11 +1148,13 @@ assign(struct agg *A, const struct core_batch *sb)
 			A->gid[r] = c - 1;
 			continue;
 		}
-		if ((rc = group_new(A, sb, r, A->hash[r])) != 0)
+		if ((rc = group_new(A, sb, r, A->hash[r], false)) != 0)
 			return rc;
 		A->gid[r] = A->ngroups - 1;
 	}
-	return 0;
+	if (nmade > 0 && (rc2 = index_made(A, nmade)) != 0)
+		return rc2;
+	return rc;
 }
 
 static inline bool
@@ -3218,7 +3343,7 @@ run_sorted(struct agg *A, const struct core_agg_input *in)
 				    "input is not sorted by the group keys",
 				    (unsigned long long)(base + r + 1));
 			} else if (cmp < 0) {
-				rc = group_new(A, &A->sb, r, 0);
+				rc = group_new(A, &A->sb, r, 0, false);
 				A->gid[r] = A->ngroups - 1;
 			} else {
 				A->gid[r] = r > 0 ? A->gid[r - 1] : 0;
@@ -3352,6 +3477,8 @@ agg_free(struct agg *A)
 	free(A->part_of);
 	free(A->refs);
 	free(A->eq);
+	free(A->same);
+	free(A->made);
 	core_mem_part_fini(&A->p_out);
 	core_mem_part_fini(&A->p_frame);
 	core_mem_part_fini(&A->p_part);
