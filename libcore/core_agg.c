@@ -2851,7 +2851,7 @@ merge_set(struct agg *A, struct core_part *p, unsigned level)
 			phase(A, "merging", k + 1, np);
 		rc = merge_part(A, p, k, level);
 		io_lock(A);
-		core_part_discard(p, k);
+		core_part_retire(p, k);
 		io_unlock(A);
 		if (rc != 0)
 			return rc;
@@ -2908,9 +2908,12 @@ again:
 		goto out;
 	}
 	/* Too big: start this partition again, split under the next
-	 * level's seed. */
+	 * level's seed.  The space of the partitions done is given back
+	 * first (until something more is written it lowers no peak: a
+	 * partition done is only retired), and this one's once split. */
 	table_free(A);
 	io_lock(A);
+	core_part_discard_retired(p);
 	q = core_part_new_in(sp, fanout(A, core_part_run(p, k)->len),
 	    &A->p_part);
 	io_unlock(A);
@@ -2927,7 +2930,8 @@ again:
 		goto out;
 	core_spill_frame_release(&f, &A->p_frame);
 	io_lock(A);
-	rc = core_part_finish(q, A->err);
+	if ((rc = core_part_finish(q, A->err)) == 0)
+		core_part_discard(p, k);
 	io_unlock(A);
 	if (rc != 0)
 		goto out;
@@ -2938,6 +2942,10 @@ out:
 	core_spill_frame_release(&f, &A->p_frame);
 	core_batch_release(&f.batch);
 	io_lock(A);
+	/* Its space back in one go: it shares the spill set, which lives
+	 * on. */
+	if (q != NULL)
+		core_part_discard_retired(q);
 	core_part_free(q);
 	io_unlock(A);
 	return rc;
@@ -2999,7 +3007,7 @@ par_work(void *arg, unsigned who)
 		phase(W, "merging", k + 1, R->np);
 		rc = merge_part(W, top, k, 1);
 		pthread_mutex_lock(&R->io);
-		core_part_discard(top, k);
+		core_part_retire(top, k);
 		if (rc != 0 && R->rc == 0) {
 			R->rc = rc;
 			R->first = *W->err;

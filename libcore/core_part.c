@@ -51,6 +51,13 @@
 /* Strings this long or shorter are copied as this many bytes. */
 #define SHORT_COPY 32
 
+/* What became of a partition's space. */
+enum gone {
+	GONE_LIVE = 0,
+	GONE_RETIRED,		/* to be given back */
+	GONE_DISCARDED,		/* given back */
+};
+
 struct buf {
 	struct core_batch b;	/* owned buffers; nrows rows */
 	size_t rcap;		/* rows every column has room for */
@@ -71,6 +78,7 @@ struct core_part {
 	struct buf *buf;		/* owned, nparts */
 	struct core_spill_run *runs;	/* owned, nparts, chained */
 	uint64_t *rows;			/* owned, nparts: rows routed */
+	uint8_t *gone;			/* owned, nparts: enum gone */
 	/* Writes behind the caller (core_part_async). */
 	struct core_pool *pool;		/* borrowed, or NULL */
 	struct core_pool_task task;
@@ -121,6 +129,7 @@ part_new(struct core_spill *sp, bool own, uint32_t nparts,
 	p->buf = core_xcalloc(nparts, sizeof(*p->buf));
 	p->runs = core_xcalloc(nparts, sizeof(*p->runs));
 	p->rows = core_xcalloc(nparts, sizeof(*p->rows));
+	p->gone = core_xcalloc(nparts, sizeof(*p->gone));
 	core_batch_init(&p->wr.b, s);
 	for (k = 0; k < nparts; k++) {
 		core_batch_init(&p->buf[k].b, s);
@@ -182,6 +191,7 @@ core_part_free(struct core_part *p)
 	free(p->buf);
 	free(p->runs);
 	free(p->rows);
+	free(p->gone);
 	free(p->sel);
 	free(p->start);
 	free(p->text);
@@ -765,6 +775,32 @@ core_part_discard(struct core_part *p, uint32_t k)
 {
 	CORE_DCHECK(k < p->nparts);
 	core_spill_run_discard(p->sp, &p->runs[k]);
+	p->gone[k] = GONE_DISCARDED;
+}
+
+void
+core_part_retire(struct core_part *p, uint32_t k)
+{
+	CORE_DCHECK(k < p->nparts);
+	if (p->gone[k] == GONE_LIVE)
+		p->gone[k] = GONE_RETIRED;
+}
+
+void
+core_part_discard_retired(struct core_part *p)
+{
+	const struct core_spill_run **r = core_xcalloc(p->nparts,
+	    sizeof(*r));
+	uint32_t k, n = 0;
+
+	for (k = 0; k < p->nparts; k++)
+		if (p->gone[k] == GONE_RETIRED) {
+			r[n++] = &p->runs[k];
+			p->gone[k] = GONE_DISCARDED;
+		}
+	if (n > 0)
+		core_spill_runs_discard(p->sp, r, n);
+	free(r);
 }
 
 void

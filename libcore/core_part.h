@@ -110,6 +110,13 @@ struct core_spill *core_part_spill(struct core_part *p);
 
 /* Gives partition k's disk space back (it will not be read again). */
 void core_part_discard(struct core_part *p, uint32_t k);
+/* Partition k will not be read again: its space is given back by the
+ * next core_part_discard_retired, with that of every other partition
+ * retired by then (far fewer calls than a core_part_discard each, as
+ * neighbouring frames go back together).  Retiring a partition already
+ * given back does nothing. */
+void core_part_retire(struct core_part *p, uint32_t k);
+void core_part_discard_retired(struct core_part *p);
 
 void core_part_stats(const struct core_part *p, struct core_part_stats *st);
 

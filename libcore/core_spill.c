@@ -314,6 +314,51 @@ core_spill_run_discard(struct core_spill *sp, const struct core_spill_run *run)
 }
 
 static int
+extent_cmp(const void *a, const void *b)
+{
+	const struct core_spill_extent *x = a, *y = b;
+
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return (x->off > y->off) - (x->off < y->off);
+}
+
+void
+core_spill_runs_discard(struct core_spill *sp,
+    const struct core_spill_run *const *runs, size_t n)
+{
+	struct core_spill_extent *e = NULL, *x;
+	size_t ne = 0, cap = 0, i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct core_spill_run *r = runs[i];
+		size_t m = r->chained ? r->nframes : 1;
+
+		e = core_grow(e, &cap, ne + m, sizeof(*e), 64);
+		if (!r->chained) {
+			e[ne].file = r->file;
+			e[ne].off = r->off;
+			e[ne++].len = r->len;
+			continue;
+		}
+		memcpy(e + ne, r->frames, m * sizeof(*e));
+		ne += m;
+	}
+	qsort(e, ne, sizeof(*e), extent_cmp);
+	/* Best effort, as core_spill_run_discard. */
+	for (i = 0; i < ne; i = j) {
+		x = &e[i];
+		for (j = i + 1; j < ne && e[j].file == x->file &&
+		    e[j].off == x->off + x->len; j++)
+			x->len += e[j].len;
+		(void)fallocate(sp->files[x->file],
+		    FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		    (off_t)x->off, (off_t)x->len);
+	}
+	free(e);
+}
+
+static int
 read_at(struct core_spill *sp, uint32_t f, void *buf, size_t n, uint64_t off,
     struct core_err *err)
 {

@@ -112,6 +112,11 @@ const struct core_schema *core_spill_schema(const struct core_spill *sp);
 /* Gives a run's disk space back (it will not be read again). */
 void core_spill_run_discard(struct core_spill *sp,
     const struct core_spill_run *run);
+/* The same for n runs at once, the space of neighbouring records given
+ * back as one range: a chained run's frames lie between other runs', so
+ * runs given back one by one cost a call per frame. */
+void core_spill_runs_discard(struct core_spill *sp,
+    const struct core_spill_run *const *runs, size_t n);
 
 /* Bytes written to spill files so far. */
 uint64_t core_spill_bytes(const struct core_spill *sp);

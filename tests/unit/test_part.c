@@ -425,6 +425,27 @@ test_repartition(void)
 		    &ref[k], srcs, &rpart);
 	wrong += check_run(core_part_spill(p), &crun, &cref, srcs, &rpart);
 	CHECK_EQ_INT(wrong, 0);
+	/* Partitions given back together (their frames lie between the
+	 * others', neighbours coalesced): the others read back intact. */
+	for (k = 0; k < 7; k += 2)
+		if (k != big)
+			core_part_retire(p, k);
+	core_part_discard_retired(p);
+	if (big != 1) {
+		core_part_retire(p, 1);
+		core_part_discard(p, 1);
+		core_part_discard_retired(p);
+	}
+	for (k = 3; k < 7; k += 2)
+		wrong += check_run(core_part_spill(p), core_part_run(p, k),
+		    &ref[k], srcs, &rpart);
+	wrong += check_run(core_part_spill(p), core_part_run(p, big),
+	    &ref[big], srcs, &rpart);
+	for (k = 0; k < 5; k++)
+		wrong += check_run(core_part_spill(q), core_part_run(q, k),
+		    &ref2[k], srcs, &rpart);
+	wrong += check_run(core_part_spill(p), &crun, &cref, srcs, &rpart);
+	CHECK_EQ_INT(wrong, 0);
 	core_part_discard(p, big);
 	core_spill_frame_release(&f, &rpart);
 	core_batch_release(&f.batch);
