@@ -845,10 +845,13 @@ EOF
 	    t3.col
 	status_is 3
 	[[ $stderr == *"row 2: cannot read 'x' as int32"* ]] || fail "$stderr"
-	# The first WHEN, a CASE operand and coalesce's first argument are
-	# evaluated on every row: refused before any row is read.
+	# The first WHEN, a CASE operand, coalesce's first argument and both
+	# of nullif's (even beside a NULL, colscan(1)) are evaluated on
+	# every row: refused before any row is read.
 	for e in "CASE WHEN log10(-1) > 0 THEN 1 END" \
-	    "CASE log10(-1) WHEN 1 THEN 2 END" "coalesce(log10(-1), 1)"; do
+	    "CASE log10(-1) WHEN 1 THEN 2 END" "coalesce(log10(-1), 1)" \
+	    "nullif(i, log10(-1))" "nullif(NULL, log10(-1) + i)" \
+	    "nullif(log10(-1), i)"; do
 		run --separate-stderr colscan -s "$e AS x" t3.col
 		status_is 2
 		[[ $stderr == *"cannot take the logarithm"* ]] || fail "$stderr"

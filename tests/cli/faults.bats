@@ -437,11 +437,29 @@ ulimit_run() {
 			[ -z "$(ls -A d)" ] || fail "left: $(ls -A d)"
 		fi
 	done
-	# The pipe case, deterministic: the reader is held back.
+	# The pipe case, deterministic: the file is cut only once csv2col
+	# has it mapped (its size taken), however long that takes on a
+	# loaded machine, and the reader is held back until the cut, so
+	# csv2col is mid-file, blocked on the pipe, when it comes.
 	cp mid.csv log.csv
-	run --separate-stderr bash -c '{ csv2col log.csv; echo $? >rc; } |
-	    { sleep 0.5; col2csv >/dev/null; echo $? >rc2; } & sleep 0.2
-	    truncate -s 1000 log.csv; wait'
+	rm -f rc
+	run --separate-stderr bash -c '
+	    { (echo "$BASHPID" >pid; exec csv2col log.csv); echo $? >rc; } |
+	    { until [ -e cut ]; do sleep 0.01; done
+	      col2csv >/dev/null; echo $? >rc2; } &
+	    path=$(realpath log.csv)
+	    until [ -s pid ] && grep -qF "$path" "/proc/$(cat pid)/maps"; do
+		if [ -e rc ]; then
+			echo "csv2col ended (status $(cat rc))" >nomap
+			break
+		elif [ "$SECONDS" -ge 60 ]; then
+			echo "60 s passed" >nomap
+			break
+		fi
+		sleep 0.01
+	    done 2>/dev/null
+	    truncate -s 1000 log.csv; touch cut; wait'
+	[ ! -e nomap ] || fail "csv2col never mapped log.csv: $(cat nomap)"
 	[ "$(cat rc)" -eq 3 ] || fail "status $(cat rc); $stderr"
 	[ "$(cat rc2)" -eq 3 ] || fail "col2csv: status $(cat rc2); $stderr"
 	stderr_has "csv2col: log.csv: input changed while being read"
