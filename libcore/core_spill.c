@@ -334,6 +334,8 @@ core_spill_runs_discard(struct core_spill *sp,
 		const struct core_spill_run *r = runs[i];
 		size_t m = r->chained ? r->nframes : 1;
 
+		if (m == 0 || (!r->chained && r->len == 0))
+			continue;
 		e = core_grow(e, &cap, ne + m, sizeof(*e), 64);
 		if (!r->chained) {
 			e[ne].file = r->file;
@@ -344,6 +346,8 @@ core_spill_runs_discard(struct core_spill *sp,
 		memcpy(e + ne, r->frames, m * sizeof(*e));
 		ne += m;
 	}
+	if (ne == 0)
+		return;
 	qsort(e, ne, sizeof(*e), extent_cmp);
 	/* Best effort, as core_spill_run_discard. */
 	for (i = 0; i < ne; i = j) {
