@@ -2070,20 +2070,7 @@ core_join_hash(const struct core_join_options *o, struct core_mem *mem,
 	J->out = core_join_out_new(o->plan, left->schema, right->schema,
 	    J->pool, &J->p_out);
 	core_htab_init(&J->st_b.ht, NULL);
-	rc = run(J);
-	if (rc == 0)
-		rc = core_join_out_finish(J->out, emit, arg, err);
-	if (rc != 0) {
-		/* A batch emitted before the failure may still be read
-		 * behind the caller (an asynchronous writer); an empty one
-		 * is its cue to be done with it before its buffers go. */
-		struct core_batch none;
-		struct core_err ignored = { 0, "" };
-
-		core_batch_init(&none, o->plan->out);
-		(void)emit(arg, &none, &ignored);
-		core_batch_release(&none);
-	}
+	rc = core_join_out_finish(J->out, run(J), emit, arg, err);
 out:
 	store_clear(J);
 	held_free(J, &J->held[0]);

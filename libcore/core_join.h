@@ -152,10 +152,11 @@ struct core_join_input {
 
 /* Called with each output batch (schema plan->out).  The struct is valid
  * during the call only; its buffers stay unchanged until the next call
- * returns, as core_sort_emit_fn's.  A join that succeeds ends with one
- * call with an empty batch, after which it frees the buffers: a writer
- * still writing the batch before waits for it there.  A non-zero return
- * stops the join and is passed back. */
+ * returns, as core_sort_emit_fn's.  A join ends with one call with an
+ * empty batch, after which it frees the buffers: a writer still writing
+ * the batch before waits for it there.  It is made also when the join
+ * fails (its return then ignored), unless emit itself failed: a non-zero
+ * return stops the join, is passed back, and no call follows it. */
 typedef int (*core_join_emit_fn)(void *arg, const struct core_batch *b,
     struct core_err *err);
 

@@ -1079,9 +1079,7 @@ core_join_merge(const struct core_join_options *o, struct core_mem *mem,
 	if (o->phase != NULL)
 		o->phase(o->phase_arg, "merging", 0, 0);
 
-	rc = merge(m);
-	if (rc == 0)
-		rc = core_join_out_finish(m->out, emit, arg, err);
+	rc = core_join_out_finish(m->out, merge(m), emit, arg, err);
 
 	if (st != NULL) {
 		st->rows_left = m->side[0].rows;

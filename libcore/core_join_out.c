@@ -28,6 +28,7 @@ struct core_join_out {
 	struct core_batch batch;		/* views; cols owned */
 	int32_t zero;				/* an empty string column's
 						   offsets */
+	bool emit_failed;			/* emit returned non-zero */
 };
 
 /* A one-row batch of schema whose every column is NULL. */
@@ -115,6 +116,7 @@ core_join_out_emit(struct core_join_out *o,
 {
 	struct core_gather_out *out = o->out[o->set];
 	uint32_t i;
+	int rc;
 
 	if (n == 0)
 		return 0;
@@ -137,20 +139,28 @@ core_join_out_emit(struct core_join_out *o,
 	}
 	o->batch.nrows = n;
 	o->set ^= 1;
-	return emit(arg, &o->batch, err);
+	if ((rc = emit(arg, &o->batch, err)) != 0)
+		o->emit_failed = true;
+	return rc;
 }
 
 int
-core_join_out_finish(struct core_join_out *o, core_join_emit_fn emit,
+core_join_out_finish(struct core_join_out *o, int rc, core_join_emit_fn emit,
     void *arg, struct core_err *err)
 {
+	struct core_err ignored = { 0, "" };
 	uint32_t i;
+	int erc;
 
+	/* After emit's own failure it is not called again. */
+	if (o->emit_failed)
+		return rc;
 	/* The columns of the last batch, or none: with no row, only their
 	 * string offsets' first entry is read. */
 	for (i = 0; i < o->batch.ncols; i++)
 		if (o->batch.cols[i].offsets == NULL)
 			o->batch.cols[i].offsets = &o->zero;
 	o->batch.nrows = 0;
-	return emit(arg, &o->batch, err);
+	erc = emit(arg, &o->batch, rc == 0 ? err : &ignored);
+	return rc != 0 ? rc : erc;
 }

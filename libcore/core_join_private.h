@@ -63,12 +63,14 @@ int core_join_out_emit(struct core_join_out *o,
     uint32_t n, core_join_emit_fn emit, void *arg, struct core_err *err);
 
 /*
- * Ends the output: emits one empty batch, so that a caller still writing
- * the last batch (an asynchronous writer) waits for it while the
- * buffers are alive; a join calls it on success before freeing o.
- * Returns 0 or emit's code.
+ * Ends the output of a join that ends with rc: emits one empty batch, so
+ * that a caller still writing the last batch (an asynchronous writer)
+ * waits for it while the buffers are alive.  A join calls it before
+ * freeing o, also when it fails (emit's code then ignored), except after
+ * emit itself failed: emit is not called again.  Returns rc, or emit's
+ * code when rc is 0.
  */
-int core_join_out_finish(struct core_join_out *o, core_join_emit_fn emit,
-    void *arg, struct core_err *err);
+int core_join_out_finish(struct core_join_out *o, int rc,
+    core_join_emit_fn emit, void *arg, struct core_err *err);
 
 #endif
