@@ -107,6 +107,12 @@ sniff_parquet(const char *path, int *fd, bool *pq, struct core_err *err)
 	*fd = -1;
 	if (strcmp(path, "-") == 0)
 		return 0;
+	/* Only a regular file is opened here: a FIFO opened and closed
+	 * again would lose its writer's first bytes, or the writer itself
+	 * to SIGPIPE, before the reader opens it for good (an input that
+	 * cannot be stat'ed is the reader's to report). */
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
 	if ((*fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return core_err_errno(err, CORE_EIO, errno, "%s", path);
 	if (fstat(*fd, &st) == 0 && S_ISREG(st.st_mode) &&
