@@ -164,6 +164,9 @@ struct agg {
 	uint64_t *refs;
 	uint8_t *eq;
 	uint8_t *same;			/* assign: a miss as the one before */
+	uint8_t *fol;			/* assign: a row as the one before */
+	uint32_t *lead;			/* assign: the rows not so */
+	uint64_t *lhash;		/* assign: their hashes */
 	uint64_t *made;			/* assign: hashes of the groups made
 					   in the batch, open addressing */
 	size_t made_mask;		/* made's slots - 1 */
@@ -315,6 +318,9 @@ scratch(struct agg *A, uint32_t n)
 	A->refs = core_xreallocarray(A->refs, n, sizeof(*A->refs));
 	A->eq = core_xreallocarray(A->eq, n, sizeof(*A->eq));
 	A->same = core_xreallocarray(A->same, n, sizeof(*A->same));
+	A->fol = core_xreallocarray(A->fol, n, sizeof(*A->fol));
+	A->lead = core_xreallocarray(A->lead, n, sizeof(*A->lead));
+	A->lhash = core_xreallocarray(A->lhash, n, sizeof(*A->lhash));
 	/* At most half full, whatever the batch's misses. */
 	A->made_mask = 1;
 	while (A->made_mask < 2 * (size_t)n)
@@ -1054,26 +1060,25 @@ made_has(struct agg *A, uint64_t h)
 }
 
 /*
- * A->gid[r] = the group of row r of state batch sb, creating groups.
- * 0, or CORE_ELIMIT when the table is full (gid then incomplete).
+ * assign for the nl rows A->lead[0..nl): A->gid[r] = the group of row r,
+ * creating groups; on entry A->gid[j] is the table's first candidate for
+ * A->lead[j].  0, or CORE_ELIMIT when the table is full (gid then
+ * incomplete).
  */
 static int
-assign(struct agg *A, const struct core_batch *sb)
+assign_leads(struct agg *A, const struct core_batch *sb, uint32_t nl)
 {
-	uint32_t n = sb->nrows, nact = 0, nmiss = 0, nmade = 0, i, j;
+	uint32_t nact = 0, nmiss = 0, nmade = 0, i, j;
 	int rc = 0, rc2;
 
-	if (A->nk == 0) {
-		memset(A->gid, 0, (size_t)n * sizeof(*A->gid));
-		return 0;
-	}
-	core_hash_batch(&A->hk_state, sb, NULL, n, 0, A->hash, NULL);
-	core_htab_probe(&A->ht, A->hash, n, A->cand);
-	for (i = 0; i < n; i++) {
-		if (A->cand[i] != CORE_HTAB_NONE)
-			A->act[nact++] = i;
+	for (j = 0; j < nl; j++) {
+		uint32_t r = A->lead[j];
+
+		A->cand[r] = A->gid[j];
+		if (A->gid[j] != CORE_HTAB_NONE)
+			A->act[nact++] = r;
 		else
-			A->miss[nmiss++] = i;
+			A->miss[nmiss++] = r;
 	}
 	/* Candidates checked a round at a time; rows whose chain ends
 	 * unmatched join the misses. */
@@ -1155,6 +1160,68 @@ assign(struct agg *A, const struct core_batch *sb)
 	if (nmade > 0 && (rc2 = index_made(A, nmade)) != 0)
 		return rc2;
 	return rc;
+}
+
+/*
+ * Rows (i > 0) with the key of the row before: A->fol[i] = 1, else 0;
+ * the others' indices in A->lead and their hashes in A->lhash.  A
+ * group's rows together (sorted or clustered input) are then looked up
+ * once, by their first row.  One compare for the batch.  Returns the
+ * number of leading rows.
+ */
+static uint32_t
+lead_rows(struct agg *A, const struct core_batch *sb, uint32_t n)
+{
+	const struct core_batch *src = sb;
+	uint32_t i, k = 0, nl = 0;
+
+	A->fol[0] = 0;
+	for (i = 1; i < n; i++) {
+		A->fol[i] = 0;
+		if (A->hash[i] == A->hash[i - 1]) {
+			A->act[k] = i;
+			A->refs[k++] = i - 1;
+		}
+	}
+	if (k > 0) {
+		core_hash_equal(&A->hk_state, sb, A->act, &A->hk_state, &src,
+		    A->refs, k, true, A->eq);
+		for (i = 0; i < k; i++)
+			A->fol[A->act[i]] = A->eq[i];
+	}
+	for (i = 0; i < n; i++) {
+		A->lead[nl] = i;
+		A->lhash[nl] = A->hash[i];
+		nl += !A->fol[i];
+	}
+	return nl;
+}
+
+/*
+ * A->gid[r] = the group of row r of state batch sb, creating groups.
+ * 0, or CORE_ELIMIT when the table is full (gid then incomplete).
+ */
+static int
+assign(struct agg *A, const struct core_batch *sb)
+{
+	uint32_t n = sb->nrows, nl, i;
+	int rc;
+
+	if (A->nk == 0) {
+		memset(A->gid, 0, (size_t)n * sizeof(*A->gid));
+		return 0;
+	}
+	core_hash_batch(&A->hk_state, sb, NULL, n, 0, A->hash, NULL);
+	nl = lead_rows(A, sb, n);
+	/* The leading rows' candidates, in gid until assign_leads moves
+	 * them to cand by row. */
+	core_htab_probe(&A->ht, A->lhash, nl, A->gid);
+	if ((rc = assign_leads(A, sb, nl)) != 0 || nl == n)
+		return rc;
+	for (i = 1; i < n; i++)
+		if (A->fol[i])
+			A->gid[i] = A->gid[i - 1];
+	return 0;
 }
 
 static inline bool
@@ -3486,6 +3553,9 @@ agg_free(struct agg *A)
 	free(A->refs);
 	free(A->eq);
 	free(A->same);
+	free(A->fol);
+	free(A->lead);
+	free(A->lhash);
 	free(A->made);
 	core_mem_part_fini(&A->p_out);
 	core_mem_part_fini(&A->p_frame);
