@@ -251,6 +251,36 @@ ulimit_run() {
 	    "$kb" "$@"
 }
 
+@test "a FIFO input is opened once: its writer is never left without a reader, every tool" {
+	# A tool that opened its input to look at it, closed it and opened
+	# it again left a FIFO's writer without a reader in between: a write
+	# then is SIGPIPE, and the stream is lost (exit 3) or never comes
+	# (the tool waits for a writer).  The shim stretches such a gap to
+	# half a second after every close of the FIFO.
+	for t in $TOOLS7; do
+		set_cmd "$t" big.col ref -
+		"${CMD[@]}" >/dev/null 2>&1 || fail "$t: the reference run failed"
+		rm -f in.col in.csv
+		set_cmd "$t" in.col out -
+		if [ "$t" = csv2col ]; then
+			mkfifo in.csv
+			cat big.csv >in.csv &
+		else
+			mkfifo in.col
+			cat big.col >in.col &
+		fi
+		feeder=$!
+		rm -f fault.log
+		faulty FAULT_PATH="$PWD/in.c??" FAULT_CLOSE_SLEEP=500 \
+		    timeout 60
+		kill $feeder 2>/dev/null || true
+		wait $feeder 2>/dev/null || true
+		[ "$status" -eq 0 ] || fail "$t: exit $status: $stderr"
+		fired close || fail "$t: the shim never saw the FIFO closed"
+		cmp -s ref out || fail "$t: output differs from the file's"
+	done
+}
+
 @test "ulimit -v, swept: exit 0, or 70 naming the tool as out of memory; never a crash" {
 	local t kb hits=0
 	make_big mid.csv 400000

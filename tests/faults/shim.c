@@ -2,11 +2,12 @@
  * shim.c - an LD_PRELOAD library that injects I/O faults into the tools,
  * for tests/cli/faults.bats.
  *
- * It interposes read, pread, readv, write, pwrite, writev and fsync (the
+ * It interposes read, pread, readv, write, pwrite, writev, fsync (the
  * calls libcore's I/O is made of: core_io.c, core_mlspill3.c, core_spill.c,
  * core_outfile.c, core_parquet_read.c; no tool writes through stdio except
  * --help and messages on stderr, and close and rename cannot fail for want
- * of space once fsync has succeeded) and, on the descriptors it selects,
+ * of space once fsync has succeeded) and close and, on the descriptors it
+ * selects,
  * makes them fail as a full disk, a bad sector or a signal would.  Every
  * fault is chosen by the environment, read once at load:
  *
@@ -27,9 +28,14 @@
  *	FAULT_SHORT=S		selected transfers move at most 1, 2, ...,
  *				S bytes, cycling, so every size of a short
  *				transfer up to S occurs
+ *	FAULT_CLOSE_SLEEP=MS	after closing a selected FIFO, sleeps MS
+ *				milliseconds: a reader that lets go of a
+ *				FIFO and opens it again leaves its writer
+ *				that long without a reader
  *	FAULT_LOG=FILE		appends one line for each fault injected
  *				("enospc", "eio", "fsync", "eintr",
- *				"short") so a test can see that it fired
+ *				"short", "close") so a test can see that it
+ *				fired
  *
  * Counters are shared by every thread (atomics) and are per process: each
  * tool in a pipeline counts its own bytes.  The shim is test code, built
@@ -45,8 +51,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef ssize_t (*read_fn)(int, void *, size_t);
@@ -56,6 +64,7 @@ typedef ssize_t (*pwrite_fn)(int, const void *, size_t, off_t);
 typedef ssize_t (*readv_fn)(int, const struct iovec *, int);
 typedef ssize_t (*writev_fn)(int, const struct iovec *, int);
 typedef int (*fsync_fn)(int);
+typedef int (*close_fn)(int);
 
 static read_fn real_read;
 static write_fn real_write;
@@ -64,11 +73,13 @@ static pwrite_fn real_pwrite;
 static readv_fn real_readv;
 static writev_fn real_writev;
 static fsync_fn real_fsync;
+static close_fn real_close;
 
 static const char *path_glob;
 static long long enospc_after = -1, eio_after = -1;
 static long long eintr_every, short_max;
 static int fsync_errno;
+static long long close_sleep_ms;
 static int log_fd = -1;
 
 static long long written, readn, calls, shorts;
@@ -91,6 +102,7 @@ resolve(void)
 	real_readv = (readv_fn)dlsym(RTLD_NEXT, "readv");
 	real_writev = (writev_fn)dlsym(RTLD_NEXT, "writev");
 	real_fsync = (fsync_fn)dlsym(RTLD_NEXT, "fsync");
+	real_close = (close_fn)dlsym(RTLD_NEXT, "close");
 }
 
 static void __attribute__((constructor))
@@ -104,6 +116,7 @@ fault_init(void)
 	eio_after = env_num("FAULT_EIO_AFTER", -1);
 	eintr_every = env_num("FAULT_EINTR_EVERY", 0);
 	short_max = env_num("FAULT_SHORT", 0);
+	close_sleep_ms = env_num("FAULT_CLOSE_SLEEP", 0);
 	s = getenv("FAULT_FSYNC");
 	if (s != NULL)
 		fsync_errno = strcmp(s, "ENOSPC") == 0 ? ENOSPC : EIO;
@@ -338,4 +351,30 @@ fsync(int fd)
 		return -1;
 	}
 	return real_fsync(fd);
+}
+
+int
+close(int fd)
+{
+	struct stat st;
+	struct timespec ts;
+	bool fifo;
+	int rc;
+
+	if (real_close == NULL)
+		resolve();
+	fifo = close_sleep_ms > 0 && fstat(fd, &st) == 0 &&
+	    S_ISFIFO(st.st_mode) && selected(fd);
+	rc = real_close(fd);
+	if (fifo) {
+		int e = errno;
+
+		note("close", fd);
+		ts.tv_sec = close_sleep_ms / 1000;
+		ts.tv_nsec = close_sleep_ms % 1000 * 1000000;
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+		errno = e;
+	}
+	return rc;
 }
