@@ -15,7 +15,9 @@
 # run every log is read, so an error in a test that expected a failure
 # status fails here, with the log shown.  COLPIPE_VALGRIND=1 is set for
 # tests that cannot run under valgrind (address-space limits, nesting
-# valgrind) to skip themselves.
+# valgrind, peak resident sizes) to skip themselves.  --vgdb=no: a tool
+# killed by SIGKILL would leave valgrind's gdbserver FIFOs in $TMPDIR,
+# where the tests look for anything a tool left.
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,7 +55,7 @@ for f in "$BUILD"/bin/*; do
 	t=${f##*/}
 	cat >"$vg/bin/$t" <<WRAP
 #!/bin/sh
-exec valgrind -q --error-exitcode=99 --leak-check=full \\
+exec valgrind -q --error-exitcode=99 --leak-check=full --vgdb=no \\
     --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite \\
     --log-file="$logs/$t.%p.log" "$f" "\$@"
 WRAP
