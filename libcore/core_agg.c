@@ -86,6 +86,10 @@
 #define CHUNK_MIN 8u
 /* A hash table's first size: 1024 entries of 24 bytes (core_htab.c). */
 #define HTAB_FIRST ((uint64_t)24 << 10)
+/* Groups from which a row with the key of the row before is not looked
+ * up (lead_rows): in a smaller table a lookup hits the caches, and
+ * finding the rows costs more than it saves. */
+#define LEAD_GROUPS 4096u
 
 /* One aggregate's arrays, of the table's group capacity. */
 struct acc {
@@ -146,6 +150,11 @@ struct agg {
 	uint32_t ngroups;
 	size_t gcap;
 	struct acc *acc;		/* owned, na */
+	/* Bit g: group g's hash is exact (core_hash_batch_exact), so a row
+	 * with an exact hash has its key when the hashes are equal; the
+	 * table's entry e (group e - 1) holds the group's hash as its
+	 * reference (core_htab_insert_hashed). */
+	uint64_t *gx;			/* owned, gcap bits */
 	char *arena;			/* owned */
 	size_t arena_len, arena_cap;
 	uint64_t tab_charged;		/* charged to p_tab by hand */
@@ -165,6 +174,9 @@ struct agg {
 	uint8_t *eq;
 	uint8_t *same;			/* assign: a miss as the one before */
 	uint8_t *fol;			/* assign: a row as the one before */
+	uint8_t *xa;			/* assign: the row's hash is exact */
+	uint32_t *fidx, *frow;		/* assign: candidates compared */
+	uint8_t *feq;			/* assign: their keys equal */
 	uint32_t *lead;			/* assign: the rows not so */
 	uint64_t *lhash;		/* assign: their hashes */
 	uint64_t *made;			/* assign: hashes of the groups made
@@ -319,6 +331,10 @@ scratch(struct agg *A, uint32_t n)
 	A->eq = core_xreallocarray(A->eq, n, sizeof(*A->eq));
 	A->same = core_xreallocarray(A->same, n, sizeof(*A->same));
 	A->fol = core_xreallocarray(A->fol, n, sizeof(*A->fol));
+	A->xa = core_xreallocarray(A->xa, n, sizeof(*A->xa));
+	A->fidx = core_xreallocarray(A->fidx, n, sizeof(*A->fidx));
+	A->frow = core_xreallocarray(A->frow, n, sizeof(*A->frow));
+	A->feq = core_xreallocarray(A->feq, n, sizeof(*A->feq));
 	A->lead = core_xreallocarray(A->lead, n, sizeof(*A->lead));
 	A->lhash = core_xreallocarray(A->lhash, n, sizeof(*A->lhash));
 	/* At most half full, whatever the batch's misses. */
@@ -843,6 +859,8 @@ table_free(struct agg *A)
 		core_free_aligned(c->lb);
 		memset(c, 0, sizeof(*c));
 	}
+	free(A->gx);
+	A->gx = NULL;
 	A->gcap = 0;
 	A->ngroups = 0;
 	core_free_aligned(A->arena);
@@ -958,18 +976,26 @@ group_new(struct agg *A, const struct core_batch *sb, uint32_t r, uint64_t h,
 		size_t ncap = A->gcap ? A->gcap * 2 : A->chunk;
 
 		if ((rc = charge(A, (uint64_t)(ncap - A->gcap) *
-		    A->P->group_bytes)) != 0)
+		    A->P->group_bytes + (ncap - A->gcap) / 8)) != 0)
 			return rc;
 		acc_grow(A, ncap);
+		A->gx = core_xreallocarray(A->gx, ncap / 64 + 1,
+		    sizeof(*A->gx));
 	}
 	if ((rc = key_append(A, kb, sb, r, cr)) != 0)
 		return rc;
 	acc_zero(A, g);
 	kb->nrows = cr + 1;
 	A->ngroups++;
-	if (!A->indexed || defer)
+	if (!A->indexed)
 		return 0;
-	if ((rc = core_htab_insert(&A->ht, &h, &cr, 1, c, A->err)) != 0)
+	if (A->xa[r])
+		A->gx[g / 64] |= (uint64_t)1 << (g % 64);
+	else
+		A->gx[g / 64] &= ~((uint64_t)1 << (g % 64));
+	if (defer)
+		return 0;
+	if ((rc = core_htab_insert_hashed(&A->ht, &h, 1, A->err)) != 0)
 		return rc;
 	return ht_charged(A);
 }
@@ -990,25 +1016,15 @@ ht_charged(struct agg *A)
 }
 
 /* Indexes the last n groups, made by group_new deferred, their hashes
- * A->refs[0..n): a chunk's run at a time, so that the table's heads are
- * fetched ahead as it links them (one at a time, each is a miss). */
+ * A->refs[0..n): together, so that the table's heads are fetched ahead
+ * as it links them (one at a time, each is a miss). */
 static int
 index_made(struct agg *A, uint32_t n)
 {
-	uint32_t g = A->ngroups - n, i = 0, j, m, c, cr;
 	int rc;
 
-	while (i < n) {
-		c = (g + i) >> A->chunk_shift;
-		cr = (g + i) & (A->chunk - 1);
-		m = A->chunk - cr < n - i ? A->chunk - cr : n - i;
-		for (j = 0; j < m; j++)
-			A->act[j] = cr + j;
-		if ((rc = core_htab_insert(&A->ht, A->refs + i, A->act, m, c,
-		    A->err)) != 0)
-			return rc;
-		i += m;
-	}
+	if ((rc = core_htab_insert_hashed(&A->ht, A->refs, n, A->err)) != 0)
+		return rc;
 	return ht_charged(A);
 }
 
@@ -1059,20 +1075,40 @@ made_has(struct agg *A, uint64_t h)
 	return false;
 }
 
+/* Where group g's key is kept: chunk << 32 | row (core_hash_equal's
+ * reference into A->cptr). */
+static inline uint64_t
+gref(const struct agg *A, uint32_t g)
+{
+	return (uint64_t)(g >> A->chunk_shift) << 32 | (g & (A->chunk - 1));
+}
+
+/* Whether row r of the batch (hash A->hash[r]) has the key of table
+ * entry e's group, for a row with an exact hash: no key is read. */
+static inline bool
+exact_eq(const struct agg *A, uint32_t r, uint32_t e)
+{
+	uint32_t g = e - 1;
+
+	return core_htab_ref(&A->ht, e) == A->hash[r] &&
+	    (A->gx[g / 64] >> (g % 64) & 1);
+}
+
 /*
- * assign for the nl rows A->lead[0..nl): A->gid[r] = the group of row r,
- * creating groups; on entry A->gid[j] is the table's first candidate for
- * A->lead[j].  0, or CORE_ELIMIT when the table is full (gid then
+ * assign for the nl rows lead[0..nl) (lead NULL: every row, nl the
+ * batch's): A->gid[r] = the group of row r, creating groups; on entry
+ * A->gid[j] is the table's first candidate for lead[j].  0, or CORE_ELIMIT when the table is full (gid then
  * incomplete).
  */
 static int
-assign_leads(struct agg *A, const struct core_batch *sb, uint32_t nl)
+assign_leads(struct agg *A, const struct core_batch *sb, const uint32_t *lead,
+    uint32_t nl)
 {
 	uint32_t nact = 0, nmiss = 0, nmade = 0, i, j;
 	int rc = 0, rc2;
 
 	for (j = 0; j < nl; j++) {
-		uint32_t r = A->lead[j];
+		uint32_t r = lead != NULL ? lead[j] : j;
 
 		A->cand[r] = A->gid[j];
 		if (A->gid[j] != CORE_HTAB_NONE)
@@ -1085,11 +1121,26 @@ assign_leads(struct agg *A, const struct core_batch *sb, uint32_t nl)
 	while (nact > 0) {
 		uint32_t k = 0;
 
+		uint32_t nfull = 0;
+
+		/* Exact rows by their hashes; the others by their keys. */
 		for (j = 0; j < nact; j++) {
-			A->refs[j] = core_htab_ref(&A->ht, A->cand[A->act[j]]);
+			uint32_t r = A->act[j], e = A->cand[r];
+
+			if (A->xa[r]) {
+				A->eq[j] = exact_eq(A, r, e);
+				continue;
+			}
+			A->fidx[nfull] = j;
+			A->frow[nfull] = r;
+			A->refs[nfull++] = gref(A, e - 1);
 		}
-		core_hash_equal(&A->hk_state, sb, A->act, &A->hk_key,
-		    A->cptr, A->refs, nact, true, A->eq);
+		if (nfull > 0) {
+			core_hash_equal(&A->hk_state, sb, A->frow, &A->hk_key,
+			    A->cptr, A->refs, nfull, true, A->feq);
+			for (j = 0; j < nfull; j++)
+				A->eq[A->fidx[j]] = A->feq[j];
+		}
 		for (j = 0; j < nact; j++) {
 			uint32_t r = A->act[j];
 
@@ -1142,9 +1193,13 @@ assign_leads(struct agg *A, const struct core_batch *sb, uint32_t nl)
 		nmade = 0;
 		core_htab_probe(&A->ht, &A->hash[r], 1, &c);
 		while (c != CORE_HTAB_NONE) {
-			ref = core_htab_ref(&A->ht, c);
-			core_hash_equal(&A->hk_state, sb, &r, &A->hk_key,
-			    A->cptr, &ref, 1, true, &eq);
+			if (A->xa[r]) {
+				eq = exact_eq(A, r, c);
+			} else {
+				ref = gref(A, c - 1);
+				core_hash_equal(&A->hk_state, sb, &r,
+				    &A->hk_key, A->cptr, &ref, 1, true, &eq);
+			}
 			if (eq)
 				break;
 			core_htab_next(&A->ht, &c, 1);
@@ -1178,10 +1233,14 @@ lead_rows(struct agg *A, const struct core_batch *sb, uint32_t n)
 	A->fol[0] = 0;
 	for (i = 1; i < n; i++) {
 		A->fol[i] = 0;
-		if (A->hash[i] == A->hash[i - 1]) {
-			A->act[k] = i;
-			A->refs[k++] = i - 1;
+		if (A->hash[i] != A->hash[i - 1])
+			continue;
+		if (A->xa[i] & A->xa[i - 1]) {
+			A->fol[i] = 1;
+			continue;
 		}
+		A->act[k] = i;
+		A->refs[k++] = i - 1;
 	}
 	if (k > 0) {
 		core_hash_equal(&A->hk_state, sb, A->act, &A->hk_state, &src,
@@ -1211,12 +1270,17 @@ assign(struct agg *A, const struct core_batch *sb)
 		memset(A->gid, 0, (size_t)n * sizeof(*A->gid));
 		return 0;
 	}
-	core_hash_batch(&A->hk_state, sb, NULL, n, 0, A->hash, NULL);
+	core_hash_batch_exact(&A->hk_state, sb, NULL, n, 0, A->hash, NULL,
+	    A->xa);
+	if (A->ht.count < LEAD_GROUPS) {
+		core_htab_probe(&A->ht, A->hash, n, A->gid);
+		return assign_leads(A, sb, NULL, n);
+	}
 	nl = lead_rows(A, sb, n);
 	/* The leading rows' candidates, in gid until assign_leads moves
 	 * them to cand by row. */
 	core_htab_probe(&A->ht, A->lhash, nl, A->gid);
-	if ((rc = assign_leads(A, sb, nl)) != 0 || nl == n)
+	if ((rc = assign_leads(A, sb, A->lead, nl)) != 0 || nl == n)
 		return rc;
 	for (i = 1; i < n; i++)
 		if (A->fol[i])
@@ -3554,6 +3618,10 @@ agg_free(struct agg *A)
 	free(A->eq);
 	free(A->same);
 	free(A->fol);
+	free(A->xa);
+	free(A->fidx);
+	free(A->frow);
+	free(A->feq);
 	free(A->lead);
 	free(A->lhash);
 	free(A->made);

@@ -329,12 +329,27 @@ core_hash_batch(const struct core_hash_keys *k, const struct core_batch *b,
     const uint32_t *sel, uint32_t n, uint64_t seed, uint64_t *hash,
     uint8_t *null)
 {
+	return core_hash_batch_exact(k, b, sel, n, seed, hash, null, NULL);
+}
+
+uint32_t
+core_hash_batch_exact(const struct core_hash_keys *k,
+    const struct core_batch *b, const uint32_t *sel, uint32_t n,
+    uint64_t seed, uint64_t *hash, uint8_t *null, uint8_t *exact)
+{
 	uint64_t s = mix64(seed ^ K_SEED);
 	uint32_t off, i, nnull = 0;
 	int64_t v0[CHUNK], v1[CHUNK];
-	uint8_t ok0[CHUNK], ok1[CHUNK], anynull[CHUNK];
+	uint8_t ok0[CHUNK], ok1[CHUNK], anynull[CHUNK], ex[CHUNK];
+	uint32_t j;
 
 	CORE_DCHECK(k->nkeys > 0);
+	/* A value truncated to a smaller common scale is not exact. */
+	for (j = 0; j < k->nkeys && exact != NULL; j++)
+		if (k->scale[j] < k->own_scale[j]) {
+			memset(exact, 0, n);
+			exact = NULL;
+		}
 	for (off = 0; off < n; off += CHUNK) {
 		uint32_t m = n - off < CHUNK ? n - off : CHUNK;
 		uint64_t *restrict h = hash + off;
@@ -351,6 +366,8 @@ core_hash_batch(const struct core_hash_keys *k, const struct core_batch *b,
 				    (K_NULL & ((uint64_t)ok0[i] - 1)));
 			for (i = 0; i < m; i++)
 				anynull[i] = (uint8_t)(ok0[i] ^ 1);
+			if (exact != NULL)
+				memcpy(exact + off, ok0, m);
 			break;
 		}
 		case PATH_INT2: {
@@ -378,7 +395,10 @@ core_hash_batch(const struct core_hash_keys *k, const struct core_batch *b,
 				anynull[i] = (uint8_t)(nb != 0);
 				h[i] = mix64((fits ? packed ^ s : wide) ^
 				    nb * K_NULL);
+				ex[i] = (uint8_t)(fits & (nb == 0));
 			}
+			if (exact != NULL)
+				memcpy(exact + off, ex, m);
 			break;
 		}
 		case PATH_FLOAT1: {
@@ -392,10 +412,14 @@ core_hash_batch(const struct core_hash_keys *k, const struct core_batch *b,
 				    (K_NULL & ((uint64_t)ok0[i] - 1)));
 			for (i = 0; i < m; i++)
 				anynull[i] = (uint8_t)(ok0[i] ^ 1);
+			if (exact != NULL)
+				memcpy(exact + off, ok0, m);
 			break;
 		}
 		default:
 			hash_chain(k, b, off, rows, m, s, h, anynull);
+			if (exact != NULL)
+				memset(exact + off, 0, m);
 			break;
 		}
 		for (i = 0; i < m; i++)

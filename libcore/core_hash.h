@@ -105,6 +105,21 @@ uint32_t core_hash_batch(const struct core_hash_keys *k,
     uint64_t seed, uint64_t *hash, uint8_t *null);
 
 /*
+ * core_hash_batch, and exact[i] (caller's array of n, or NULL) = 1 where
+ * row i's hash is exact: distinct keys of exact rows (under the same
+ * keys, scales and seed) never hash equal, so two exact rows have equal
+ * keys exactly when their hashes are equal, and an exact row's key
+ * equals no key of a row that is not.  Exact: a key with no NULL that
+ * is one integer-like or float64 column, or two integer-like columns
+ * whose values both lie within int32 (the functions at the top of
+ * core_hash.c that are bijections), none of them hashed at a scale
+ * smaller than its own; every other row is 0.
+ */
+uint32_t core_hash_batch_exact(const struct core_hash_keys *k,
+    const struct core_batch *b, const uint32_t *sel, uint32_t n,
+    uint64_t seed, uint64_t *hash, uint8_t *null, uint8_t *exact);
+
+/*
  * Compares n candidate pairs: eq[i] (caller's array of n bytes) = 1 when
  * the key of row rows_a[i] of a (ka's keys; rows_a NULL: row i) equals the
  * key of row (uint32_t)refs_b[i] of batch srcs_b[refs_b[i] >> 32] (kb's

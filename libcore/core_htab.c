@@ -152,8 +152,10 @@ core_htab_reserve(struct core_htab *t, size_t n, struct core_err *err)
 	return ensure_cap(t, n, err);
 }
 
-int
-core_htab_insert(struct core_htab *t, const uint64_t *hashes,
+/* Inserts n entries of hashes[i], each referenced as refs[i], or (refs
+ * NULL) as src << 32 | row sel[i] (sel NULL: row i). */
+static int
+insert(struct core_htab *t, const uint64_t *hashes, const uint64_t *refs,
     const uint32_t *sel, uint32_t n, uint32_t src, struct core_err *err)
 {
 	uint64_t hi = (uint64_t)src << 32;
@@ -179,7 +181,7 @@ core_htab_insert(struct core_htab *t, const uint64_t *hashes,
 		e = t->count + i + 1;
 		x = &t->ent[e - 1];
 		tag = core_htab_tag(hashes[i]);
-		x->ref = hi | row;
+		x->ref = refs != NULL ? refs[i] : hi | row;
 		x->tag = tag;
 		b = bucket_of(t, tag);
 		x->next = t->head[b];
@@ -187,6 +189,20 @@ core_htab_insert(struct core_htab *t, const uint64_t *hashes,
 	}
 	t->count += n;
 	return 0;
+}
+
+int
+core_htab_insert(struct core_htab *t, const uint64_t *hashes,
+    const uint32_t *sel, uint32_t n, uint32_t src, struct core_err *err)
+{
+	return insert(t, hashes, NULL, sel, n, src, err);
+}
+
+int
+core_htab_insert_hashed(struct core_htab *t, const uint64_t *hashes,
+    uint32_t n, struct core_err *err)
+{
+	return insert(t, hashes, hashes, NULL, n, 0, err);
 }
 
 void

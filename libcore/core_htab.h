@@ -89,6 +89,14 @@ int core_htab_insert(struct core_htab *t, const uint64_t *hashes,
     const uint32_t *sel, uint32_t n, uint32_t src, struct core_err *err);
 
 /*
+ * As core_htab_insert, each entry's reference being its whole hash: for
+ * a caller that knows an entry's row by its number (entry e is the e-th
+ * inserted) and compares hashes first (core_hash_batch_exact).
+ */
+int core_htab_insert_hashed(struct core_htab *t, const uint64_t *hashes,
+    uint32_t n, struct core_err *err);
+
+/*
  * cand[i] (caller's array of n) = the newest entry whose tag equals
  * hashes[i]'s, or CORE_HTAB_NONE.  Entries of a tag come newest first.
  */

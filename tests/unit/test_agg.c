@@ -2046,7 +2046,7 @@ test_clustered(void)
 	aggs_of(&tc, false);
 	nspilled = 0;
 	for (i = 0; i < nsets && ok; i++) {
-		struct table *t = table_new(6000, 1500, 10);
+		struct table *t = table_new(16000, 5000, 10);
 		struct table *u, *w;
 
 		tc.nkeys = nk[i];

@@ -808,6 +808,109 @@ test_collisions(void)
 	free(h);
 }
 
+/*
+ * core_hash_batch_exact: the exact flag as core_hash.h defines it (no
+ * NULL; one integer-like or float64 key, or two integer-like keys within
+ * int32; no truncated scale), and its promise checked pair by pair
+ * against ref_eq under NULLs equal: two exact rows hash equal exactly
+ * when their keys are equal, and an exact row's key equals no key of a
+ * row that is not.  Values near the edges: int32's bounds on both sides
+ * and an int64 whose bits are the NULL marker's.
+ */
+static void
+test_exact(void)
+{
+	enum { N = 700 };
+	struct core_schema *s = schema_of(all_types(), 8);
+	struct core_batch b;
+	struct core_hash_keys k;
+	uint64_t *h = core_xmalloc(N * sizeof(*h));
+	uint8_t *ex = core_xmalloc(N), *nl = core_xmalloc(N);
+	static const int64_t edge[] = {
+		INT32_MAX, (int64_t)INT32_MAX + 1, INT32_MIN,
+		(int64_t)INT32_MIN - 1, (int64_t)0x9e3779b97f4a7c15ull, 0,
+	};
+	static const uint8_t scale1[2] = { 1, 1 };
+	size_t ki, e;
+	uint32_t i, j, nbad = 0, nflag = 0, nexact = 0, npair = 0;
+
+	core_batch_init(&b, s);
+	for (ki = 0; ki < NKEYSETS; ki++) {
+		const uint32_t *cols = &keysets[ki][1];
+		uint32_t nk = keysets[ki][0], c, kind;
+		bool can;
+
+		CHECK_EQ_INT(core_hash_keys_init(&k, s, cols, NULL, nk, NULL),
+		    0);
+		core_batch_reset(&b);
+		fill(&b, N, 5, 3);
+		/* Edge values in the integer columns, now and then. */
+		for (c = 1; c < 8; c++)
+			if (c == 2 || c == 6)
+				for (i = 0; i < N; i += 7) {
+					e = (i / 7) % (sizeof(edge) /
+					    sizeof(edge[0]));
+					((int64_t *)b.cols[c].values)[i] =
+					    edge[e];
+				}
+		core_hash_batch_exact(&k, &b, NULL, N, 7, h, nl, ex);
+		kind = 0;
+		for (c = 0; c < nk; c++)
+			kind |= 1u << (cols[c] == 3 ? 1 : cols[c] == 7 ? 2 : 0);
+		can = (nk == 1 && kind != 4) || (nk == 2 && kind == 1);
+		for (i = 0; i < N; i++) {
+			bool want = can && !nl[i];
+
+			if (want && nk == 2)
+				for (c = 0; c < 2; c++) {
+					const unsigned char *p;
+					unsigned char tmp[8];
+					int64_t v;
+
+					(void)ref_canon(&k, c, &b, i, &p, tmp);
+					memcpy(&v, p, 8);
+					want = want && v >= INT32_MIN &&
+					    v <= INT32_MAX;
+				}
+			nflag += ex[i] != want;
+			nexact += ex[i];
+		}
+		for (i = 0; i < N; i++)
+			for (j = i + 1; j < N; j++) {
+				bool eq;
+
+				if (!ex[i] && !ex[j])
+					continue;
+				eq = ref_eq(&k, &b, i, &k, &b, j, true);
+				npair++;
+				if (ex[i] && ex[j])
+					nbad += (h[i] == h[j]) != eq;
+				else
+					nbad += eq;
+			}
+	}
+	CHECK_EQ_INT(nflag, 0);
+	CHECK_EQ_INT(nbad, 0);
+	CHECK(nexact > N);
+	CHECK(npair > 0);
+	/* A decimal hashed at a smaller scale than its own: none exact. */
+	{
+		static const uint32_t c44[2] = { 4, 4 };
+
+		CHECK_EQ_INT(core_hash_keys_init(&k, s, c44, scale1, 1, NULL),
+		    0);
+		core_hash_batch_exact(&k, &b, NULL, N, 7, h, NULL, ex);
+		for (i = 0, j = 0; i < N; i++)
+			j += ex[i];
+		CHECK_EQ_INT(j, 0);
+	}
+	core_batch_release(&b);
+	core_schema_free(s);
+	free(h);
+	free(ex);
+	free(nl);
+}
+
 static void
 test_keys_init_errors(void)
 {
@@ -964,6 +1067,7 @@ main(void)
 	RUN(test_fast_paths_agree);
 	RUN(test_special_values);
 	RUN(test_collisions);
+	RUN(test_exact);
 	RUN(test_keys_init_errors);
 	RUN(test_wide_keys);
 	return unit_done();
