@@ -246,6 +246,7 @@ faulty() {
 ulimit_run() {
 	local kb=$1
 	[ "${MODE:-release}" != asan ] || skip "ASan cannot run under ulimit -v"
+	[ -z "${COLPIPE_VALGRIND:-}" ] || skip "valgrind cannot run under ulimit -v"
 	shift
 	run --separate-stderr bash -c 'ulimit -v "$1"; shift; exec "$@"' - \
 	    "$kb" "$@"
@@ -329,6 +330,7 @@ ulimit_run() {
 	make_big mid.csv 400000
 	csv2col mid.csv >mid.col
 	[ "${MODE:-release}" != asan ] || skip "ASan cannot run under ulimit -v"
+	[ -z "${COLPIPE_VALGRIND:-}" ] || skip "valgrind cannot run under ulimit -v"
 	for t in $SPILLERS; do
 		# No -m: the default budget, under the limit.
 		set_cmd "$t" mid.col -
