@@ -1097,8 +1097,8 @@ exact_eq(const struct agg *A, uint32_t r, uint32_t e)
 /*
  * assign for the nl rows lead[0..nl) (lead NULL: every row, nl the
  * batch's): A->gid[r] = the group of row r, creating groups; on entry
- * A->gid[j] is the table's first candidate for lead[j].  0, or CORE_ELIMIT when the table is full (gid then
- * incomplete).
+ * A->gid[j] is the table's first candidate for lead[j].  0, or
+ * CORE_ELIMIT when the table is full (gid then incomplete).
  */
 static int
 assign_leads(struct agg *A, const struct core_batch *sb, const uint32_t *lead,
