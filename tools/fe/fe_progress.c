@@ -282,7 +282,9 @@ static void
 redraw(struct fe_progress *p)
 {
 	struct slot t[NSLOTS];
-	char text[SLOT_TEXT];
+	/* Zeroed whole: the slot written to the shared file is all of it,
+	 * not only the line compose ends with its NUL. */
+	char text[SLOT_TEXT] = { 0 };
 
 	compose(p, text, sizeof(text));
 	p->drawn = true;
