@@ -1029,31 +1029,41 @@ index_made(struct agg *A, uint32_t n)
 }
 
 /*
- * A->same[i] = 1 where miss i (i > 0) has the key of miss i - 1, else 0:
- * a group's rows together (sorted or clustered input) miss together, and
- * all but the first take its group.  One compare for the batch.
+ * same[i] = 1 where row rows[i] (rows NULL: row i) of sb, i > 0, has the
+ * key of row rows[i - 1], else 0: a group's rows together (sorted or
+ * clustered input) come together, and all but the first take its group.
+ * Rows whose hashes differ differ; two exact ones with equal hashes are
+ * equal; the others are compared, all in one call.
  */
 static void
-miss_runs(struct agg *A, const struct core_batch *sb, uint32_t nmiss)
+same_as_prev(struct agg *A, const struct core_batch *sb, const uint32_t *rows,
+    uint32_t n, uint8_t *same)
 {
 	const struct core_batch *src = sb;
 	uint32_t i, k = 0;
 
-	A->same[0] = 0;
-	for (i = 1; i < nmiss; i++) {
-		A->same[i] = 0;
-		if (A->hash[A->miss[i]] == A->hash[A->miss[i - 1]]) {
-			A->act[k] = A->miss[i];
-			A->refs[k] = A->miss[i - 1];
-			A->cand[k++] = i;
+	same[0] = 0;
+	for (i = 1; i < n; i++) {
+		uint32_t r = rows != NULL ? rows[i] : i;
+		uint32_t q = rows != NULL ? rows[i - 1] : i - 1;
+
+		same[i] = 0;
+		if (A->hash[r] != A->hash[q])
+			continue;
+		if (A->xa[r] & A->xa[q]) {
+			same[i] = 1;
+			continue;
 		}
+		A->act[k] = r;
+		A->refs[k] = q;
+		A->cand[k++] = i;
 	}
 	if (k == 0)
 		return;
 	core_hash_equal(&A->hk_state, sb, A->act, &A->hk_state, &src, A->refs,
 	    k, true, A->eq);
 	for (i = 0; i < k; i++)
-		A->same[A->cand[i]] = A->eq[i];
+		same[A->cand[i]] = A->eq[i];
 }
 
 /* Whether a group made in this batch has hash h; if not, h is added
@@ -1158,13 +1168,13 @@ assign_leads(struct agg *A, const struct core_batch *sb, const uint32_t *lead,
 	}
 	if (nmiss == 0)
 		return 0;
-	miss_runs(A, sb, nmiss);
+	same_as_prev(A, sb, A->miss, nmiss, A->same);
 	memset(A->made, 0, (A->made_mask + 1) * sizeof(*A->made));
 	/* Misses in order: one equal to the miss before it takes its
 	 * group; one whose hash no group made in this batch has makes a
 	 * group at once (no group had its key when the batch began),
 	 * indexed later with the others so made (their hashes in refs:
-	 * miss_runs is done with it); the rest are looked up again, as an
+	 * same_as_prev is done with it); the rest are looked up again, as an
 	 * earlier miss may have made their group. */
 	for (i = 0; i < nmiss; i++) {
 		uint32_t r = A->miss[i], c;
@@ -1219,35 +1229,16 @@ assign_leads(struct agg *A, const struct core_batch *sb, const uint32_t *lead,
 
 /*
  * Rows (i > 0) with the key of the row before: A->fol[i] = 1, else 0;
- * the others' indices in A->lead and their hashes in A->lhash.  A
- * group's rows together (sorted or clustered input) are then looked up
- * once, by their first row.  One compare for the batch.  Returns the
- * number of leading rows.
+ * the others' indices in A->lead and their hashes in A->lhash: a
+ * group's rows together are then looked up once, by their first row.
+ * Returns the number of leading rows.
  */
 static uint32_t
 lead_rows(struct agg *A, const struct core_batch *sb, uint32_t n)
 {
-	const struct core_batch *src = sb;
-	uint32_t i, k = 0, nl = 0;
+	uint32_t i, nl = 0;
 
-	A->fol[0] = 0;
-	for (i = 1; i < n; i++) {
-		A->fol[i] = 0;
-		if (A->hash[i] != A->hash[i - 1])
-			continue;
-		if (A->xa[i] & A->xa[i - 1]) {
-			A->fol[i] = 1;
-			continue;
-		}
-		A->act[k] = i;
-		A->refs[k++] = i - 1;
-	}
-	if (k > 0) {
-		core_hash_equal(&A->hk_state, sb, A->act, &A->hk_state, &src,
-		    A->refs, k, true, A->eq);
-		for (i = 0; i < k; i++)
-			A->fol[A->act[i]] = A->eq[i];
-	}
+	same_as_prev(A, sb, NULL, n, A->fol);
 	for (i = 0; i < n; i++) {
 		A->lead[nl] = i;
 		A->lhash[nl] = A->hash[i];
