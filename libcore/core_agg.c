@@ -66,6 +66,7 @@
 #include "core_agg.h"
 #include "core_agg_private.h"
 #include "core_alloc.h"
+#include "core_gather.h"
 #include "core_hash.h"
 #include "core_htab.h"
 #include "core_part.h"
@@ -206,6 +207,7 @@ struct agg {
 	 * indexed; the last group's key carried from batch to batch. */
 	bool indexed;
 	struct core_batch carry;	/* owned: one key row */
+	uint64_t sorted_rows;		/* rows of the sorted path so far */
 
 	/* The top level's partitions are aggregated by this many tables
 	 * at once (its fan-out is sized for their share of the table). */
@@ -3429,69 +3431,215 @@ carry_last(struct agg *A)
  * NULLs last): a row starts a group when its key is above the previous
  * row's, and one below is CORE_EDATA.  The table holds the groups of one
  * batch and keeps the last, which the next batch may continue.
+ * sorted_begin, then sorted_push for every batch, then sorted_end.
  */
-static int
-run_sorted(struct agg *A, const struct core_agg_input *in)
+static void
+sorted_begin(struct agg *A)
 {
-	struct core_sort_key sk[CORE_HASH_MAX_KEYS];
-	struct core_batch ib;
-	uint64_t base = 0;
-	uint32_t i, r;
-	int rc, cmp;
-
-	memset(sk, 0, sizeof(sk));
-	for (i = 0; i < A->nk; i++)
-		sk[i].col = i;
-	core_batch_init(&ib, in->schema);
 	core_batch_init(&A->carry, A->P->keyschema);
 	core_batch_reserve(&A->carry, 1, 0);
 	table_init(A, true);
 	A->indexed = false;
+	A->sorted_rows = 0;
 	phase(A, "aggregating", 0, 0);
-	while ((rc = in->next(in->arg, &ib, A->err)) == 0) {
-		uint32_t n = ib.nrows;
+}
 
-		A->st->rows_in += n;
-		if (n == 0)
-			continue;
-		to_state(A, &ib, true);
-		scratch(A, n);
-		if ((rc = arena_room(A, &A->sb)) != 0)
-			break;
-		for (r = 0; r < n && rc == 0; r++) {
-			if (r > 0)
-				cmp = core_sort_compare(sk, A->nk, &A->sb,
-				    r - 1, &A->sb, r);
-			else if (A->ngroups > 0)
-				cmp = core_sort_compare(sk, A->nk,
-				    &A->chunks[0], 0, &A->sb, 0);
-			else
-				cmp = -1;
-			if (cmp > 0) {
-				rc = core_err_set(A->err, CORE_EDATA, "row "
-				    "%llu: key below the previous row's: the "
-				    "input is not sorted by the group keys",
-				    (unsigned long long)(base + r + 1));
-			} else if (cmp < 0) {
-				rc = group_new(A, &A->sb, r, 0, false);
-				A->gid[r] = A->ngroups - 1;
-			} else {
-				A->gid[r] = r > 0 ? A->gid[r - 1] : 0;
-			}
+static int
+sorted_push(struct agg *A, const struct core_batch *ib)
+{
+	struct core_sort_key sk[CORE_HASH_MAX_KEYS];
+	uint32_t n = ib->nrows, i, r;
+	int rc = 0, cmp;
+
+	A->st->rows_in += n;
+	if (n == 0)
+		return 0;
+	memset(sk, 0, sizeof(sk));
+	for (i = 0; i < A->nk; i++)
+		sk[i].col = i;
+	to_state(A, ib, true);
+	scratch(A, n);
+	if ((rc = arena_room(A, &A->sb)) != 0)
+		return rc;
+	for (r = 0; r < n && rc == 0; r++) {
+		if (r > 0)
+			cmp = core_sort_compare(sk, A->nk, &A->sb, r - 1,
+			    &A->sb, r);
+		else if (A->ngroups > 0)
+			cmp = core_sort_compare(sk, A->nk, &A->chunks[0], 0,
+			    &A->sb, 0);
+		else
+			cmp = -1;
+		if (cmp > 0) {
+			rc = core_err_set(A->err, CORE_EDATA, "row %llu: key "
+			    "below the previous row's: the input is not "
+			    "sorted by the group keys",
+			    (unsigned long long)(A->sorted_rows + r + 1));
+		} else if (cmp < 0) {
+			rc = group_new(A, &A->sb, r, 0, false);
+			A->gid[r] = A->ngroups - 1;
+		} else {
+			A->gid[r] = r > 0 ? A->gid[r - 1] : 0;
 		}
-		if (rc != 0)
-			break;
-		base += n;
-		merge(A, &A->sb, true);
-		if ((rc = table_emit_to(A, A->ngroups - 1)) != 0 ||
-		    (rc = carry_last(A)) != 0)
-			break;
 	}
-	core_batch_release(&ib);
+	if (rc != 0)
+		return rc;
+	A->sorted_rows += n;
+	merge(A, &A->sb, true);
+	if ((rc = table_emit_to(A, A->ngroups - 1)) != 0)
+		return rc;
+	return carry_last(A);
+}
+
+/* After the last batch (rc CORE_EOF) or a failure (rc): the last group
+ * emitted after the last batch. */
+static int
+sorted_end(struct agg *A, int rc)
+{
 	core_batch_release(&A->carry);
 	if (rc != CORE_EOF)
 		return rc;
 	return table_emit(A);
+}
+
+static int
+run_sorted(struct agg *A, const struct core_agg_input *in)
+{
+	struct core_batch ib;
+	int rc;
+
+	core_batch_init(&ib, in->schema);
+	sorted_begin(A);
+	while ((rc = in->next(in->arg, &ib, A->err)) == 0)
+		if ((rc = sorted_push(A, &ib)) != 0)
+			break;
+	core_batch_release(&ib);
+	return sorted_end(A, rc);
+}
+
+/* The first phase's emit on the sorted path: its groups come out in key
+ * order, and the second phase takes them as sorted input. */
+static int
+push_sorted_next(void *arg, const struct core_batch *b, struct core_err *err)
+{
+	(void)err;
+	return sorted_push(arg, b);
+}
+
+/* Emits every group of the first phase's table and empties it. */
+static int
+flush_first(struct agg *A1)
+{
+	int rc = table_emit(A1);
+
+	table_free(A1);
+	table_init(A1, true);
+	return rc;
+}
+
+/*
+ * The sorted path with DISTINCT aggregates.  The first phase (groups of
+ * the keys and the DISTINCT argument, plan_distinct) is a hash table
+ * that never spills, emptied whenever every group it holds is complete:
+ * each batch is cut where its last key begins, the rows before the cut
+ * go to the table, the table is emitted, and the rows from the cut on
+ * start the next table.  A table's groups are made in the order their
+ * rows come, so it emits them in key order, and the second phase
+ * aggregates them as sorted input.  It holds one batch's groups and the
+ * distinct values of the group being read, whatever the budget.
+ */
+static int
+run_sorted_distinct(struct agg *A, struct agg *A1,
+    const struct core_agg_input *in)
+{
+	struct core_sort_key sk[CORE_HASH_MAX_KEYS];
+	uint32_t nc = in->schema->ncols, n, r, s, i, *rows = NULL;
+	struct core_gather_out part, last;
+	struct core_batch ib;
+	struct core_gather *g;
+	bool *kwant, had = false, new0;
+	uint64_t base = 0;
+	int rc, cmp;
+
+	memset(sk, 0, sizeof(sk));
+	kwant = core_xcalloc(nc + 1, sizeof(*kwant));
+	for (i = 0; i < A->nk; i++) {
+		sk[i].col = A1->P->keys[i];
+		kwant[sk[i].col] = true;
+	}
+	g = core_gather_new(in->schema, NULL, &A1->p_out);
+	core_gather_out_init(&part, in->schema);
+	core_gather_out_init(&last, in->schema);
+	core_batch_init(&ib, in->schema);
+	sorted_begin(A);
+	table_init(A1, true);
+	while ((rc = in->next(in->arg, &ib, A->err)) == 0) {
+		n = ib.nrows;
+		A1->st->rows_in += n;
+		if (n == 0)
+			continue;
+		/* s: where the batch's last key begins; new0: its first
+		 * row's key is not the last batch's last. */
+		new0 = true;
+		if (had) {
+			cmp = core_sort_compare(sk, A->nk, &last.batch, 0,
+			    &ib, 0);
+			if (cmp > 0) {
+				rc = core_err_set(A->err, CORE_EDATA, "row "
+				    "%llu: key below the previous row's: the "
+				    "input is not sorted by the group keys",
+				    (unsigned long long)base + 1);
+				break;
+			}
+			new0 = cmp < 0;
+		}
+		for (s = 0, r = 1; r < n; r++) {
+			cmp = core_sort_compare(sk, A->nk, &ib, r - 1, &ib,
+			    r);
+			if (cmp > 0)
+				break;
+			if (cmp < 0)
+				s = r;
+		}
+		if (r < n) {
+			rc = core_err_set(A->err, CORE_EDATA, "row %llu: key "
+			    "below the previous row's: the input is not "
+			    "sorted by the group keys",
+			    (unsigned long long)(base + r + 1));
+			break;
+		}
+		rows = core_xreallocarray(rows, n, sizeof(*rows));
+		for (r = 0; r < n; r++)
+			rows[r] = r;
+		if (s > 0) {
+			core_gather_select(g, &ib, rows, s, NULL, &part);
+			if ((rc = push(A1, &part.batch)) != 0)
+				break;
+		}
+		if ((s > 0 || new0) && (rc = flush_first(A1)) != 0)
+			break;
+		if (s > 0) {
+			core_gather_select(g, &ib, rows + s, n - s, NULL,
+			    &part);
+			rc = push(A1, &part.batch);
+		} else {
+			rc = push(A1, &ib);
+		}
+		if (rc != 0)
+			break;
+		core_gather_select(g, &ib, rows + n - 1, 1, kwant, &last);
+		had = true;
+		base += n;
+	}
+	if (rc == CORE_EOF && (rc = flush_first(A1)) == 0)
+		rc = CORE_EOF;
+	core_gather_out_release(g, &part);
+	core_gather_out_release(g, &last);
+	core_gather_free(g);
+	core_batch_release(&ib);
+	free(rows);
+	free(kwant);
+	return sorted_end(A, rc);
 }
 
 static int agg_main(const struct core_agg_options *o, struct core_mem *mem,
@@ -3639,10 +3787,6 @@ agg_main(const struct core_agg_options *o, struct core_mem *mem,
 		st = &dummy;
 	memset(st, 0, sizeof(*st));
 	memset(&st1, 0, sizeof(st1));
-	if (P->pre != NULL && sorted && P->nkeys > 0)
-		return core_err_set(err, CORE_EUSAGE, "DISTINCT aggregates "
-		    "are not computed on sorted input: drop --sorted (and "
-		    "sort the output with colsort when its order matters)");
 	/* Two phases share the budget half and half: the first holds its
 	 * table while it feeds the second. */
 	if (P->pre != NULL && limit != CORE_MEM_UNLIMITED)
@@ -3654,15 +3798,20 @@ agg_main(const struct core_agg_options *o, struct core_mem *mem,
 	 * partitions are aggregated on several threads. */
 	A->nthreads = core_pool_threads(o->pool);
 	if (P->pre != NULL) {
-		if ((A1 = agg_new(o, P->pre, mem, limit, push_next, A, &st1,
-		    err, &rc)) == NULL) {
+		if ((A1 = agg_new(o, P->pre, mem, limit, sorted && A->nk > 0 ?
+		    push_sorted_next : push_next, A, &st1, err, &rc)) ==
+		    NULL) {
 			agg_free(A);
 			return rc;
 		}
 		A1->states_out = true;
 		A1->size_hint = in->size_hint;
 	}
-	rc = sorted && A->nk > 0 ? run_sorted(A, in) : run(A, A1, in);
+	if (sorted && A->nk > 0)
+		rc = A1 != NULL ? run_sorted_distinct(A, A1, in) :
+		    run_sorted(A, in);
+	else
+		rc = run(A, A1, in);
 	if (rc == 0) {
 		core_batch_init(&empty, o->plan->out);
 		rc = emit(arg, &empty, err);

@@ -206,9 +206,9 @@ int core_agg_hash(const struct core_agg_options *o, struct core_mem *mem,
  * the groups of one input batch, emits each group once the next one
  * starts, and never spills.  A row whose key is below the previous
  * row's is CORE_EDATA naming the row (1-based), before any output of a
- * group it would have split.  Without keys it is core_agg_hash.  Codes
- * and st as core_agg_hash; a plan with DISTINCT and keys is CORE_EUSAGE
- * before a row is read.
+ * group it would have split.  With DISTINCT it also holds the distinct
+ * values of the group being read.  Without keys it is core_agg_hash.
+ * Codes and st as core_agg_hash.
  */
 int core_agg_sorted(const struct core_agg_options *o, struct core_mem *mem,
     const struct core_agg_input *in, core_agg_emit_fn emit, void *arg,

@@ -2269,6 +2269,20 @@ test_distinct(void)
 				ok = check_case(t, &tc, 3, 256u << 10, what);
 				t->n = DISTINCT_ROWS;	/* table_free frees n */
 			}
+			if (ok && tc.nkeys > 0) {
+				/* The sorted path, every batch length: the
+				 * first phase emptied where keys end. */
+				struct table *u = table_sorted(t, tc.keys,
+				    tc.nkeys);
+
+				snprintf(what, sizeof(what), "DISTINCT v%u, "
+				    "%u keys (%llu), sorted", v, tc.nkeys,
+				    (unsigned long long)ks[k].card);
+				use_sorted = true;
+				ok = sweep_lengths(u, &tc, 256u << 10, what);
+				use_sorted = false;
+				table_free(u);
+			}
 			tc.naggs = na;
 			if (tc.nkeys == 0)
 				aggs_of_v(&tc, v);
