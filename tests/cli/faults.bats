@@ -164,6 +164,57 @@ faulty() {
 	done
 }
 
+@test "no O_TMPFILE (as on some file systems): outputs and spill files by name, nothing left" {
+	local t
+	for t in $TOOLS7; do
+		set_cmd "$t" big.col "ref.$t" spill
+		run --separate-stderr "${CMD[@]}"
+		status_is 0
+		# Whole, over an old file, with the spill files named and
+		# unlinked at once.
+		rm -rf d t fault.log && mkdir d t
+		printf 'old\n' >d/out
+		set_cmd "$t" big.col "$PWD/d/out" spill
+		faulty FAULT_NO_TMPFILE=1
+		status_is 0
+		fired notmpfile || fail "$t: O_TMPFILE never refused"
+		cmp "ref.$t" d/out || fail "$t: output differs"
+		[ "$(ls -A d)" = out ] || fail "$t: left in d: $(ls -A d)"
+		[ -z "$(ls -A t)" ] || fail "$t: left in t: $(ls -A t)"
+		# The disk full under the named temporary: the old file kept.
+		printf 'old\n' >d/out
+		faulty FAULT_NO_TMPFILE=1 FAULT_PATH="$PWD/d/?*" \
+		    FAULT_ENOSPC_AFTER=$(($(filesize "ref.$t") / 2))
+		no_crash
+		[ "$status" -eq 5 ] || fail "$t: status $status; $stderr"
+		[ "$(cat d/out)" = old ] || fail "$t: the old file changed"
+		[ "$(ls -A d)" = out ] || fail "$t: left in d: $(ls -A d)"
+		[ -z "$(ls -A t)" ] || fail "$t: left in t: $(ls -A t)"
+	done
+	# The disk full in the spill directory, and a signal mid-run.
+	for t in $SPILLERS; do
+		rm -rf d t && mkdir d t
+		set_cmd "$t" big.col "$PWD/d/out" spill
+		faulty FAULT_NO_TMPFILE=1 FAULT_PATH="$PWD/t/?*" \
+		    FAULT_ENOSPC_AFTER=4096
+		no_crash
+		[ "$status" -eq 5 ] || fail "$t: status $status; $stderr"
+		stderr_has "$PWD/t"
+		[ -z "$(ls -A d)" ] || fail "$t: left in d: $(ls -A d)"
+		[ -z "$(ls -A t)" ] || fail "$t: left in t: $(ls -A t)"
+		env LD_PRELOAD="$SHIM" FAULT_NO_TMPFILE=1 "${CMD[@]}" 2>err &
+		sleep "0.0$RANDOM"
+		kill -TERM $! 2>/dev/null || true
+		wait $! || true
+		[ -z "$(ls -A t)" ] || fail "$t TERM: left in t: $(ls -A t)"
+		if [ -e d/out ]; then
+			cmp "ref.$t" d/out || fail "$t TERM: a partial output"
+		fi
+		[ -z "$(ls -A d | grep -v '^out$')" ] ||
+		    fail "$t TERM: left in d: $(ls -A d)"
+	done
+}
+
 @test "fsync failing at -o: exit 5 naming it, old file kept" {
 	local t
 	for t in $TOOLS7; do

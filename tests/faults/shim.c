@@ -32,10 +32,14 @@
  *				milliseconds: a reader that lets go of a
  *				FIFO and opens it again leaves its writer
  *				that long without a reader
+ *	FAULT_NO_TMPFILE=1	open and openat with O_TMPFILE fail with
+ *				EOPNOTSUPP, as on a file system without
+ *				it (whatever FAULT_PATH says: the file
+ *				does not exist yet)
  *	FAULT_LOG=FILE		appends one line for each fault injected
  *				("enospc", "eio", "fsync", "eintr",
- *				"short", "close") so a test can see that it
- *				fired
+ *				"short", "close", "notmpfile") so a test
+ *				can see that it fired
  *
  * Counters are shared by every thread (atomics) and are per process: each
  * tool in a pipeline counts its own bytes.  The shim is test code, built
@@ -46,6 +50,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +70,8 @@ typedef ssize_t (*readv_fn)(int, const struct iovec *, int);
 typedef ssize_t (*writev_fn)(int, const struct iovec *, int);
 typedef int (*fsync_fn)(int);
 typedef int (*close_fn)(int);
+typedef int (*open_fn)(const char *, int, ...);
+typedef int (*openat_fn)(int, const char *, int, ...);
 
 static read_fn real_read;
 static write_fn real_write;
@@ -74,12 +81,15 @@ static readv_fn real_readv;
 static writev_fn real_writev;
 static fsync_fn real_fsync;
 static close_fn real_close;
+static open_fn real_open;
+static openat_fn real_openat;
 
 static const char *path_glob;
 static long long enospc_after = -1, eio_after = -1;
 static long long eintr_every, short_max;
 static int fsync_errno;
 static long long close_sleep_ms;
+static bool no_tmpfile;
 static int log_fd = -1;
 
 static long long written, readn, calls, shorts;
@@ -103,6 +113,8 @@ resolve(void)
 	real_writev = (writev_fn)dlsym(RTLD_NEXT, "writev");
 	real_fsync = (fsync_fn)dlsym(RTLD_NEXT, "fsync");
 	real_close = (close_fn)dlsym(RTLD_NEXT, "close");
+	real_open = (open_fn)dlsym(RTLD_NEXT, "open");
+	real_openat = (openat_fn)dlsym(RTLD_NEXT, "openat");
 }
 
 static void __attribute__((constructor))
@@ -117,6 +129,7 @@ fault_init(void)
 	eintr_every = env_num("FAULT_EINTR_EVERY", 0);
 	short_max = env_num("FAULT_SHORT", 0);
 	close_sleep_ms = env_num("FAULT_CLOSE_SLEEP", 0);
+	no_tmpfile = env_num("FAULT_NO_TMPFILE", 0) != 0;
 	s = getenv("FAULT_FSYNC");
 	if (s != NULL)
 		fsync_errno = strcmp(s, "ENOSPC") == 0 ? ENOSPC : EIO;
@@ -235,6 +248,66 @@ iov_total(const struct iovec *iov, int cnt)
 		t += iov[i].iov_len;
 	return t;
 }
+
+/* A mode is passed only with O_CREAT or O_TMPFILE. */
+static bool
+takes_mode(int flags)
+{
+	return (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+/* Whether an open with flags fails as FAULT_NO_TMPFILE says. */
+static bool
+refuse_tmpfile(int flags)
+{
+	if (!no_tmpfile || (flags & O_TMPFILE) != O_TMPFILE)
+		return false;
+	note("notmpfile", -1);
+	errno = EOPNOTSUPP;
+	return true;
+}
+
+int
+open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	if (real_open == NULL)
+		resolve();
+	if (takes_mode(flags)) {
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		va_end(ap);
+	}
+	if (refuse_tmpfile(flags))
+		return -1;
+	return real_open(path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...)
+    __attribute__((alias("open")));
+
+int
+openat(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	if (real_openat == NULL)
+		resolve();
+	if (takes_mode(flags)) {
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		va_end(ap);
+	}
+	if (refuse_tmpfile(flags))
+		return -1;
+	return real_openat(dirfd, path, flags, mode);
+}
+
+int openat64(int dirfd, const char *path, int flags, ...)
+    __attribute__((alias("openat")));
 
 ssize_t
 read(int fd, void *buf, size_t n)
