@@ -61,6 +61,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "core_agg.h"
@@ -208,6 +209,12 @@ struct agg {
 	bool indexed;
 	struct core_batch carry;	/* owned: one key row */
 	uint64_t sorted_rows;		/* rows of the sorted path so far */
+
+	/* Hashes made where the input is read (core_agg_prehash): ph to
+	 * say when they pay, pre_h those of the batch being consumed
+	 * (NULL: none, or not for this table). */
+	struct core_agg_prehash *ph;	/* borrowed */
+	const struct core_agg_hashes *pre_h;	/* borrowed */
 
 	/* The top level's partitions are aggregated by this many tables
 	 * at once (its fan-out is sized for their share of the table). */
@@ -1031,18 +1038,21 @@ index_made(struct agg *A, uint32_t n)
 }
 
 /*
- * same[i] = 1 where row rows[i] (rows NULL: row i) of sb, i > 0, has the
- * key of row rows[i - 1], else 0: a group's rows together (sorted or
- * clustered input) come together, and all but the first take its group.
- * Rows whose hashes differ differ; two exact ones with equal hashes are
- * equal; the others are compared, all in one call.
+ * same[i] = 1 where row rows[i] (rows NULL: row i) of b, i > 0, has the
+ * key of row rows[i - 1] (keys k, hashes hash, exact flags xa), else 0:
+ * a group's rows together (sorted or clustered input) come together,
+ * and all but the first take its group.  Rows whose hashes differ
+ * differ; two exact ones with equal hashes are equal; the others are
+ * compared, all in one call.  act, refs, cand and eq: scratch of n.
  */
 static void
-same_as_prev(struct agg *A, const struct core_batch *sb, const uint32_t *rows,
-    uint32_t n, uint8_t *same)
+same_rows(const struct core_hash_keys *k, const struct core_batch *b,
+    const uint64_t *hash, const uint8_t *xa, const uint32_t *rows,
+    uint32_t n, uint8_t *same, uint32_t *act, uint64_t *refs,
+    uint32_t *cand, uint8_t *eq)
 {
-	const struct core_batch *src = sb;
-	uint32_t i, k = 0;
+	const struct core_batch *src = b;
+	uint32_t i, m = 0;
 
 	same[0] = 0;
 	for (i = 1; i < n; i++) {
@@ -1050,22 +1060,120 @@ same_as_prev(struct agg *A, const struct core_batch *sb, const uint32_t *rows,
 		uint32_t q = rows != NULL ? rows[i - 1] : i - 1;
 
 		same[i] = 0;
-		if (A->hash[r] != A->hash[q])
+		if (hash[r] != hash[q])
 			continue;
-		if (A->xa[r] & A->xa[q]) {
+		if (xa[r] & xa[q]) {
 			same[i] = 1;
 			continue;
 		}
-		A->act[k] = r;
-		A->refs[k] = q;
-		A->cand[k++] = i;
+		act[m] = r;
+		refs[m] = q;
+		cand[m++] = i;
 	}
-	if (k == 0)
+	if (m == 0)
 		return;
-	core_hash_equal(&A->hk_state, sb, A->act, &A->hk_state, &src, A->refs,
-	    k, true, A->eq);
-	for (i = 0; i < k; i++)
-		same[A->cand[i]] = A->eq[i];
+	core_hash_equal(k, b, act, k, &src, refs, m, true, eq);
+	for (i = 0; i < m; i++)
+		same[cand[i]] = eq[i];
+}
+
+static void
+same_as_prev(struct agg *A, const struct core_batch *sb, const uint32_t *rows,
+    uint32_t n, uint8_t *same)
+{
+	same_rows(&A->hk_state, sb, A->hash, A->xa, rows, n, same, A->act,
+	    A->refs, A->cand, A->eq);
+}
+
+/* ---- hashes made where the input is read ---- */
+
+struct core_agg_prehash {
+	struct core_hash_keys hk;	/* the input's key columns */
+	atomic_bool want;
+	uint32_t cap;			/* of the scratch below */
+	uint32_t *act, *cand;
+	uint64_t *refs;
+	uint8_t *eq;
+};
+
+struct core_agg_prehash *
+core_agg_prehash_new(const struct core_agg_plan *plan,
+    const struct core_schema *in)
+{
+	const struct core_agg_plan_priv *P = plan->priv;
+	struct core_agg_prehash *ph;
+	struct core_err err;
+
+	/* With DISTINCT the first phase's table takes the input. */
+	if (P->pre != NULL)
+		P = P->pre;
+	if (P->nkeys == 0)
+		return NULL;
+	ph = core_xcalloc(1, sizeof(*ph));
+	if (core_hash_keys_init(&ph->hk, in, P->keys, NULL, P->nkeys,
+	    &err) != 0) {
+		free(ph);
+		return NULL;
+	}
+	atomic_init(&ph->want, false);
+	return ph;
+}
+
+void
+core_agg_prehash_free(struct core_agg_prehash *ph)
+{
+	if (ph == NULL)
+		return;
+	free(ph->act);
+	free(ph->cand);
+	free(ph->refs);
+	free(ph->eq);
+	free(ph);
+}
+
+bool
+core_agg_prehash_wanted(const struct core_agg_prehash *ph)
+{
+	return ph != NULL &&
+	    atomic_load_explicit(&ph->want, memory_order_relaxed);
+}
+
+void
+core_agg_prehash_make(struct core_agg_prehash *ph, const struct core_batch *b,
+    struct core_agg_hashes *h)
+{
+	uint32_t n = b->nrows;
+
+	if (n > h->cap) {
+		h->hash = core_xreallocarray(h->hash, n, sizeof(*h->hash));
+		h->exact = core_xreallocarray(h->exact, n, 1);
+		h->fol = core_xreallocarray(h->fol, n, 1);
+		h->cap = n;
+	}
+	if (n > ph->cap) {
+		ph->act = core_xreallocarray(ph->act, n, sizeof(*ph->act));
+		ph->cand = core_xreallocarray(ph->cand, n, sizeof(*ph->cand));
+		ph->refs = core_xreallocarray(ph->refs, n, sizeof(*ph->refs));
+		ph->eq = core_xreallocarray(ph->eq, n, 1);
+		ph->cap = n;
+	}
+	h->n = n;
+	h->made = true;
+	if (n == 0)
+		return;
+	core_hash_batch_exact(&ph->hk, b, NULL, n, 0, h->hash, NULL,
+	    h->exact);
+	same_rows(&ph->hk, b, h->hash, h->exact, NULL, n, h->fol, ph->act,
+	    ph->refs, ph->cand, ph->eq);
+}
+
+void
+core_agg_hashes_free(struct core_agg_hashes *h)
+{
+	free(h->hash);
+	free(h->exact);
+	free(h->fol);
+	memset(h, 0, sizeof(*h));
 }
 
 /* Whether a group made in this batch has hash h; if not, h is added
@@ -1240,7 +1348,10 @@ lead_rows(struct agg *A, const struct core_batch *sb, uint32_t n)
 {
 	uint32_t i, nl = 0;
 
-	same_as_prev(A, sb, NULL, n, A->fol);
+	if (A->pre_h != NULL)
+		memcpy(A->fol, A->pre_h->fol, n);
+	else
+		same_as_prev(A, sb, NULL, n, A->fol);
 	for (i = 0; i < n; i++) {
 		A->lead[nl] = i;
 		A->lhash[nl] = A->hash[i];
@@ -1263,8 +1374,17 @@ assign(struct agg *A, const struct core_batch *sb)
 		memset(A->gid, 0, (size_t)n * sizeof(*A->gid));
 		return 0;
 	}
-	core_hash_batch_exact(&A->hk_state, sb, NULL, n, 0, A->hash, NULL,
-	    A->xa);
+	if (A->pre_h != NULL) {
+		memcpy(A->hash, A->pre_h->hash, (size_t)n * sizeof(*A->hash));
+		memcpy(A->xa, A->pre_h->exact, n);
+	} else {
+		core_hash_batch_exact(&A->hk_state, sb, NULL, n, 0, A->hash,
+		    NULL, A->xa);
+	}
+	if (A->ph != NULL && A->ht.count >= LEAD_GROUPS &&
+	    !atomic_load_explicit(&A->ph->want, memory_order_relaxed))
+		atomic_store_explicit(&A->ph->want, true,
+		    memory_order_relaxed);
 	if (A->ht.count < LEAD_GROUPS) {
 		core_htab_probe(&A->ht, A->hash, n, A->gid);
 		return assign_leads(A, sb, NULL, n);
@@ -3294,11 +3414,25 @@ run(struct agg *A, struct agg *A1, const struct core_agg_input *in)
 	if (A1 != NULL)
 		table_init(A1, false);
 	phase(A, "aggregating", 0, 0);
+	first->ph = in->prehash;
 	while ((rc = in->next(in->arg, &ib, A->err)) == 0) {
+		const struct core_agg_hashes *h = in->hashes != NULL ?
+		    in->hashes(in->arg) : NULL;
+
 		first->st->rows_in += ib.nrows;
-		if ((rc = push(first, &ib)) != 0)
+		/* Only the table in memory takes them. */
+		first->pre_h = h != NULL && h->made && h->n == ib.nrows &&
+		    first->top == NULL ? h : NULL;
+		rc = push(first, &ib);
+		first->pre_h = NULL;
+		if (first->top != NULL && first->ph != NULL) {
+			atomic_store(&first->ph->want, false);
+			first->ph = NULL;
+		}
+		if (rc != 0)
 			break;
 	}
+	first->ph = NULL;
 	if (rc == CORE_ELIMIT && A->stuck && A1 == NULL)
 		rc = too_big_input(A, in, &ib);
 	core_batch_release(&ib);

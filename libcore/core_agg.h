@@ -116,12 +116,50 @@ void core_agg_plan_free(struct core_agg_plan *p);	/* accepts NULL */
 typedef int (*core_agg_next_fn)(void *arg, struct core_batch *b,
     struct core_err *err);
 
+/*
+ * Keys hashed where the input is made.  An aggregation whose table has
+ * grown past the caches spends much of its time hashing the keys and
+ * finding the rows whose key is the row before's; when its input is read
+ * ahead on another thread (core_ahead), that thread can do both, one
+ * batch ahead.  The aggregation says when they pay (wanted); the reader
+ * then makes them for each batch (core_agg_prehash_make, on its own
+ * thread, one call at a time) and hands them over beside the batch
+ * (core_agg_input's hashes).  The results are the same with or without.
+ */
+struct core_agg_prehash;
+
+/* A batch's hashes: n rows' hashes, exact flags (core_hash_batch_exact)
+ * and whether each row's key is the row before's. */
+struct core_agg_hashes {
+	bool made;		/* false: none (the aggregation hashes) */
+	uint32_t n, cap;
+	uint64_t *hash;		/* owned */
+	uint8_t *exact, *fol;	/* owned */
+};
+
+/* For input of schema in (as planned), or NULL when the plan has no
+ * keys.  Free with core_agg_prehash_free (accepts NULL). */
+struct core_agg_prehash *core_agg_prehash_new(
+    const struct core_agg_plan *plan, const struct core_schema *in);
+void core_agg_prehash_free(struct core_agg_prehash *ph);
+/* Whether the aggregation wants them now (any thread; accepts NULL). */
+bool core_agg_prehash_wanted(const struct core_agg_prehash *ph);
+/* h = the hashes of batch b (h grown as needed). */
+void core_agg_prehash_make(struct core_agg_prehash *ph,
+    const struct core_batch *b, struct core_agg_hashes *h);
+void core_agg_hashes_free(struct core_agg_hashes *h);
+
 struct core_agg_input {
 	const struct core_schema *schema;	/* borrowed; as planned */
 	core_agg_next_fn next;
 	void *arg;
 	uint64_t size_hint;	/* bytes of input when known, else 0: only
 				   the fan-out of a spill uses it */
+	/* Optional (NULL): the prehash the aggregation tells when it wants
+	 * hashes, and the hashes of the batch next last gave (NULL or not
+	 * made: none; their n must be the batch's rows). */
+	struct core_agg_prehash *prehash;
+	const struct core_agg_hashes *(*hashes)(void *arg);
 };
 
 /* As core_join_emit_fn: each output batch (schema plan->out), valid

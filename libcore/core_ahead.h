@@ -21,6 +21,13 @@
  * (a core_pool is used by one thread at a time: give the producer's
  * its own).  core_ahead_free stops the producer once its current call
  * returns.
+ *
+ * The producer is called for the k-th batch (from 0) only once the
+ * caller has let go of the (k - CORE_AHEAD_SLOTS)-th, by asking for the
+ * next: so a producer may keep data of its own beside each batch (say,
+ * its keys' hashes) in CORE_AHEAD_SLOTS places, the k-th batch's at
+ * k % CORE_AHEAD_SLOTS, and the caller read the place of the batch it
+ * holds, made before it was handed over.
  */
 #ifndef CORE_AHEAD_H
 #define CORE_AHEAD_H

@@ -209,6 +209,11 @@ struct src {
 	uint32_t blen;
 	unsigned calls;
 	struct core_batch own;
+	/* With ph: each batch's keys hashed here, as colagg's reading
+	 * thread does (but for every third batch, and whether the
+	 * aggregation wants them or not). */
+	struct core_agg_prehash *ph;
+	struct core_agg_hashes hs;
 };
 
 static void
@@ -292,7 +297,21 @@ src_next(void *arg, struct core_batch *b, struct core_err *err)
 		}
 		b->nrows = n;
 	}
+	if (s->ph != NULL) {
+		if (s->calls % 3 == 0)
+			s->hs.made = false;
+		else
+			core_agg_prehash_make(s->ph, b, &s->hs);
+	}
 	return 0;
+}
+
+static const struct core_agg_hashes *
+src_hashes(void *arg)
+{
+	const struct src *s = arg;
+
+	return &s->hs;
 }
 
 /* ---- rows of results ---- */
@@ -785,6 +804,7 @@ any_member(const struct table *t, const size_t *idx, size_t n, uint32_t col,
 }
 
 static bool use_sorted;		/* core_agg_sorted, not core_agg_hash */
+static bool use_prehash;	/* keys hashed by the input (struct src) */
 static struct core_pool *use_pool;	/* o.pool */
 static unsigned nspilled, ncompared, maxlevel, nrefused;
 static bool retrying;		/* check_case at a budget a refusal named */
@@ -800,7 +820,7 @@ check_case(const struct table *t, const struct tcase *tc, uint32_t blen,
 	    tc->naggs };
 	struct core_agg_plan *plan = NULL;
 	struct core_agg_options o;
-	struct core_agg_input in;
+	struct core_agg_input in = { 0 };
 	struct core_agg_stats st;
 	struct core_err err = { 0 };
 	struct core_mem mem;
@@ -830,12 +850,19 @@ check_case(const struct table *t, const struct tcase *tc, uint32_t blen,
 	in.next = src_next;
 	in.arg = &s;
 	in.size_hint = 0;
+	if (use_prehash) {
+		s.ph = core_agg_prehash_new(plan, t->schema);
+		in.prehash = s.ph;
+		in.hashes = src_hashes;
+	}
 	memset(&got, 0, sizeof(got));
 	got.ncols = ncols;
 	core_mem_init(&mem, limit);
 	rc = (use_sorted ? core_agg_sorted : core_agg_hash)(&o, &mem, &in,
 	    emit_rows, &got, &st, &err);
 	core_batch_release(&s.own);
+	core_agg_prehash_free(s.ph);
+	core_agg_hashes_free(&s.hs);
 	if (rc == CORE_ELIMIT && limit != CORE_MEM_UNLIMITED &&
 	    !use_sorted && (give = strstr(err.msg, "give -m ")) != NULL) {
 		/* A group more than the budget lets one take: the budget
@@ -1218,7 +1245,7 @@ quantiles_refused(const struct table *t, const struct tcase *tc,
 	struct core_agg_spec spec = { tc->keys, 0, tc->aggs, tc->naggs };
 	struct core_agg_plan *plan = NULL;
 	struct core_agg_options o;
-	struct core_agg_input in;
+	struct core_agg_input in = { 0 };
 	struct core_err err = { 0 };
 	struct core_mem mem;
 	struct src s;
@@ -1525,7 +1552,7 @@ test_overflow(void)
 	struct core_agg_spec spec = { &key, 1, c, 1 };
 	struct core_agg_plan *p = NULL;
 	struct core_agg_options o;
-	struct core_agg_input in;
+	struct core_agg_input in = { 0 };
 	struct core_err err = { 0 };
 	struct core_mem mem;
 	struct rows got;
@@ -1734,7 +1761,7 @@ test_wide_decimal(void)
 	for (l = 0; l < sizeof(limits) / sizeof(limits[0]) && ok; l++) {
 		struct core_agg_plan *p = NULL;
 		struct core_agg_options o;
-		struct core_agg_input in;
+		struct core_agg_input in = { 0 };
 		struct core_agg_stats st;
 		struct core_err err = { 0 };
 		struct core_mem mem;
@@ -1793,7 +1820,7 @@ test_wide_decimal(void)
 	for (l = 0; l < sizeof(limits) / sizeof(limits[0]) && ok; l += 2) {
 		struct core_agg_plan *p = NULL;
 		struct core_agg_options o;
-		struct core_agg_input in;
+		struct core_agg_input in = { 0 };
 		struct core_err err = { 0 };
 		struct core_mem mem;
 		struct rows got;
@@ -1971,7 +1998,7 @@ test_sorted(void)
 		struct core_agg_spec spec = { &key, 1, &c, 1 };
 		struct core_agg_plan *p = NULL;
 		struct core_agg_options o;
-		struct core_agg_input in;
+		struct core_agg_input in = { 0 };
 		struct core_err err = { 0 };
 		struct core_mem mem;
 		struct rows got;
@@ -2080,6 +2107,14 @@ test_clustered(void)
 				    lens[l], (unsigned long long)limits[b]);
 				ok = check_case(u, &tc, lens[l], limits[b],
 				    what);
+				if (ok && limits[b] == CORE_MEM_UNLIMITED) {
+					/* The keys hashed by the input. */
+					use_prehash = true;
+					strcat(what, ", hashed ahead");
+					ok = check_case(u, &tc, lens[l],
+					    limits[b], what);
+					use_prehash = false;
+				}
 				if (ok) {
 					snprintf(what, sizeof(what), "in two "
 					    "runs on %s, batches of %u, budget "
@@ -2110,7 +2145,7 @@ test_spill_cap(void)
 	struct core_agg_spec spec = { &key, 1, &c, 1 };
 	struct core_agg_plan *p = NULL;
 	struct core_agg_options o;
-	struct core_agg_input in;
+	struct core_agg_input in = { 0 };
 	struct core_agg_stats st;
 	struct core_err err = { 0 };
 	struct core_mem mem;
@@ -2261,6 +2296,15 @@ test_distinct(void)
 				    tc.nkeys, (unsigned long long)ks[k].card,
 				    (unsigned long long)limits[l]);
 				ok = check_case(t, &tc, 4096, limits[l], what);
+			}
+			if (ok && tc.nkeys > 0) {
+				snprintf(what, sizeof(what), "DISTINCT v%u, "
+				    "%u keys (%llu), hashed ahead", v,
+				    tc.nkeys, (unsigned long long)ks[k].card);
+				use_prehash = true;
+				ok = check_case(t, &tc, 1000, CORE_MEM_UNLIMITED,
+				    what);
+				use_prehash = false;
 			}
 			if (ok) {
 				snprintf(what, sizeof(what), "DISTINCT v%u, "

@@ -34,6 +34,9 @@ struct prod {
 	int fail_at;			/* -1: none */
 	unsigned sleep_ms;		/* in every call */
 	uint32_t calls;			/* atomic */
+	/* Batch k's number at k % CORE_AHEAD_SLOTS (atomic), as a
+	 * producer keeps data of its own beside each batch. */
+	uint32_t ring[CORE_AHEAD_SLOTS];
 };
 
 static uint64_t
@@ -96,6 +99,8 @@ produce(void *arg, const struct core_batch **out, uint64_t tag[2],
 	make(&p->b, p->k);
 	tag[0] = p->k;
 	tag[1] = p->b.nrows;
+	__atomic_store_n(&p->ring[p->k % CORE_AHEAD_SLOTS], p->k,
+	    __ATOMIC_SEQ_CST);
 	p->k++;
 	*out = &p->b;
 	return 0;
@@ -242,11 +247,41 @@ test_free_early(void)
 	prod_release(&p);
 }
 
+/* The producer's call for batch k comes only once the caller has let
+ * go of batch k - CORE_AHEAD_SLOTS: its data of that batch's place in a
+ * ring of CORE_AHEAD_SLOTS stays the caller's batch's while it is held,
+ * however long, and however far ahead the producer may run. */
+static void
+test_ring(void)
+{
+	struct prod p;
+	struct core_ahead *a;
+	struct core_err err = { 0, "" };
+	const struct core_batch *b;
+	struct timespec ts = { 0, 3000000L };
+	uint64_t tag[2];
+	uint32_t k;
+
+	prod_init(&p, 30, -1, 0);
+	CHECK_EQ_INT(core_ahead_new(p.schema, produce, &p, &a, &err), 0);
+	for (k = 0; k < 30; k++) {
+		CHECK_EQ_INT(core_ahead_next(a, &b, tag, &err), 0);
+		nanosleep(&ts, NULL);
+		CHECK_EQ_INT(__atomic_load_n(&p.ring[k % CORE_AHEAD_SLOTS],
+		    __ATOMIC_SEQ_CST), k);
+		CHECK(same_as(b, k, p.schema));
+	}
+	CHECK_EQ_INT(core_ahead_next(a, &b, tag, &err), CORE_EOF);
+	core_ahead_free(a);
+	prod_release(&p);
+}
+
 int
 main(void)
 {
 	RUN(test_all_batches);
 	RUN(test_error);
 	RUN(test_free_early);
+	RUN(test_ring);
 	return unit_done();
 }

@@ -223,6 +223,14 @@ struct run {
 	/* With two threads: the input read and projected one batch ahead
 	 * (produce on its thread), handed to the aggregation by next. */
 	struct core_ahead *ahead;
+	/* With it, the keys hashed there too once the aggregation wants
+	 * them: the k-th batch's in hs[k % CORE_AHEAD_SLOTS], which the
+	 * producer reaches only once the k - CORE_AHEAD_SLOTS'th is let go
+	 * of (core_ahead.h). */
+	struct core_agg_prehash *ph;
+	struct core_agg_hashes hs[CORE_AHEAD_SLOTS];
+	uint64_t nmade, nused;
+	const struct core_agg_hashes *cur;
 	uint64_t rows_out;
 	char phase[40];
 };
@@ -312,8 +320,26 @@ produce(void *arg, const struct core_batch **out, uint64_t tag[2],
 		tag[0] = st.rows;
 		tag[1] = st.bytes;
 	}
+	if (r->ph != NULL) {
+		struct core_agg_hashes *h = &r->hs[r->nmade++ %
+		    CORE_AHEAD_SLOTS];
+
+		if (core_agg_prehash_wanted(r->ph))
+			core_agg_prehash_make(r->ph, p, h);
+		else
+			h->made = false;
+	}
 	*out = p;
 	return 0;
+}
+
+/* The hashes of the batch next gave last, or NULL. */
+static const struct core_agg_hashes *
+hashes(void *arg)
+{
+	const struct run *r = arg;
+
+	return r->cur;
 }
 
 /* The aggregation's input: the next batch, projected. */
@@ -333,6 +359,8 @@ next(void *arg, struct core_batch *b, struct core_err *err)
 	if (rc != 0)
 		return rc;
 	fe_progress_update(r->prog, tag[0], tag[1]);
+	if (r->ph != NULL)
+		r->cur = &r->hs[r->nused++ % CORE_AHEAD_SLOTS];
 	for (i = 0; i < b->ncols; i++)
 		core_col_view(&b->cols[i], &p->cols[i]);
 	b->nrows = p->nrows;
@@ -398,6 +426,7 @@ run(const struct options *o, const struct fe_out *out, struct core_err *err)
 	struct core_pool *pool = NULL, *src_pool = NULL;
 	struct core_mem mem;
 	struct run r;
+	unsigned k;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
@@ -428,6 +457,7 @@ run(const struct options *o, const struct fe_out *out, struct core_err *err)
 	in.next = next;
 	in.arg = &r;
 	in.size_hint = core_paths_size(o->inputs, o->ninputs);
+	in.hashes = hashes;
 	r.w = core_mlspill3_writer_new(out->fd, out->name, r.having ?
 	    core_scan_schema(r.having) : r.plan->out, c->zstd_level);
 	r.prog = fe_progress_new(c->progress, in.size_hint);
@@ -443,13 +473,17 @@ run(const struct options *o, const struct fe_out *out, struct core_err *err)
 	if (pool != NULL) {
 		src_pool = core_pool_new(2);
 		core_source_pool(r.src, src_pool);
+		r.ph = core_agg_prehash_new(r.plan, core_scan_schema(r.proj));
 		if (core_ahead_new(core_scan_schema(r.proj), produce, &r,
 		    &r.ahead, err) != 0) {
+			core_agg_prehash_free(r.ph);
+			r.ph = NULL;
 			core_source_pool(r.src, pool);
 			core_pool_free(src_pool);
 			src_pool = NULL;
 		}
 	}
+	in.prehash = r.ph;
 	if (o->sorted) {
 		rc = core_agg_sorted(&ao, &mem, &in, emit, &r, &st, err);
 		/* Its row numbers count the whole input: name it. */
@@ -476,6 +510,9 @@ run(const struct options *o, const struct fe_out *out, struct core_err *err)
 	core_mlspill3_writer_free(r.w);
 out:
 	core_ahead_free(r.ahead);
+	core_agg_prehash_free(r.ph);
+	for (k = 0; k < CORE_AHEAD_SLOTS; k++)
+		core_agg_hashes_free(&r.hs[k]);
 	core_batch_release(&r.in);
 	core_scan_free(r.having);
 	core_agg_plan_free(r.plan);
