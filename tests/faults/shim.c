@@ -70,7 +70,6 @@ typedef ssize_t (*readv_fn)(int, const struct iovec *, int);
 typedef ssize_t (*writev_fn)(int, const struct iovec *, int);
 typedef int (*fsync_fn)(int);
 typedef int (*close_fn)(int);
-typedef int (*open_fn)(const char *, int, ...);
 typedef int (*openat_fn)(int, const char *, int, ...);
 
 static read_fn real_read;
@@ -81,7 +80,6 @@ static readv_fn real_readv;
 static writev_fn real_writev;
 static fsync_fn real_fsync;
 static close_fn real_close;
-static open_fn real_open;
 static openat_fn real_openat;
 
 static const char *path_glob;
@@ -113,7 +111,6 @@ resolve(void)
 	real_writev = (writev_fn)dlsym(RTLD_NEXT, "writev");
 	real_fsync = (fsync_fn)dlsym(RTLD_NEXT, "fsync");
 	real_close = (close_fn)dlsym(RTLD_NEXT, "close");
-	real_open = (open_fn)dlsym(RTLD_NEXT, "open");
 	real_openat = (openat_fn)dlsym(RTLD_NEXT, "openat");
 }
 
@@ -268,43 +265,36 @@ refuse_tmpfile(int flags)
 }
 
 int
-open(const char *path, int flags, ...)
-{
-	mode_t mode = 0;
-	va_list ap;
-
-	if (real_open == NULL)
-		resolve();
-	if (takes_mode(flags)) {
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
-	if (refuse_tmpfile(flags))
-		return -1;
-	return real_open(path, flags, mode);
-}
-
-int open64(const char *path, int flags, ...)
-    __attribute__((alias("open")));
-
-int
 openat(int dirfd, const char *path, int flags, ...)
 {
-	mode_t mode = 0;
+	mode_t mode;
 	va_list ap;
 
 	if (real_openat == NULL)
 		resolve();
-	if (takes_mode(flags)) {
-		va_start(ap, flags);
-		mode = (mode_t)va_arg(ap, int);
-		va_end(ap);
-	}
+	va_start(ap, flags);
+	mode = takes_mode(flags) ? (mode_t)va_arg(ap, int) : 0;
+	va_end(ap);
 	if (refuse_tmpfile(flags))
 		return -1;
 	return real_openat(dirfd, path, flags, mode);
 }
+
+/* open(path) is openat(AT_FDCWD, path). */
+int
+open(const char *path, int flags, ...)
+{
+	mode_t mode;
+	va_list ap;
+
+	va_start(ap, flags);
+	mode = takes_mode(flags) ? (mode_t)va_arg(ap, int) : 0;
+	va_end(ap);
+	return openat(AT_FDCWD, path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...)
+    __attribute__((alias("open")));
 
 int openat64(int dirfd, const char *path, int flags, ...)
     __attribute__((alias("openat")));
