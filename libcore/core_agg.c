@@ -580,7 +580,7 @@ static inline bool
 direct_ok(const struct core_agg_a *a)
 {
 	return !a->pre && (a->st == ST_CNT || a->st == ST_SUMI ||
-	    a->st == ST_SUMF);
+	    a->st == ST_SUMF || a->st == ST_VI);
 }
 
 /* direct: the batch goes to the table (merge's direct), not to the
@@ -1432,6 +1432,63 @@ sl_add(struct acc *c, uint32_t g, const char *x, uint32_t len)
 	c->n[g]++;
 }
 
+/*
+ * min, max or any_value (op) of rows [0, n) into their groups gid: the
+ * values x[r] of type T read as int64 (bool as 0 or 1, as widen reads
+ * it), NULL rows (val) skipped.  No branch on the values: a group's
+ * value is its value so far or the row's, whichever op keeps.
+ */
+#define VI_LOOP(T, GET) do {						\
+	const T *x = v;							\
+									\
+	for (r = 0; r < n; r++) {					\
+		uint32_t g = gid[r];					\
+		int64_t y = GET, cur;					\
+									\
+		if (val != NULL && !valid_at(val, r))			\
+			continue;					\
+		cur = c->has[g] ? c->i[g] : y;				\
+		c->i[g] = op == OP_MAX ? (y > cur ? y : cur) :		\
+		    op == OP_MIN ? (y < cur ? y : cur) : cur;		\
+		c->has[g] = 1;						\
+	}								\
+} while (0)
+
+static inline void
+vi_merge_op(struct acc *c, const uint32_t *gid, const uint8_t *val,
+    uint32_t n, int op, const void *v, enum core_type t)
+{
+	uint32_t r;
+
+	switch (t) {
+	case CORE_TYPE_BOOL:
+		VI_LOOP(uint8_t, (int64_t)(x[r] != 0));
+		break;
+	case CORE_TYPE_INT32:
+	case CORE_TYPE_DATE:
+		VI_LOOP(int32_t, (int64_t)x[r]);
+		break;
+	default:
+		VI_LOOP(int64_t, x[r]);
+		break;
+	}
+}
+#undef VI_LOOP
+
+/* vi_merge_op with op a constant in each call, so that each loop is
+ * compiled for its op. */
+static void
+vi_merge(struct acc *c, const uint32_t *gid, const uint8_t *val, uint32_t n,
+    int op, const void *v, enum core_type t)
+{
+	if (op == OP_MAX)
+		vi_merge_op(c, gid, val, n, OP_MAX, v, t);
+	else if (op == OP_MIN)
+		vi_merge_op(c, gid, val, n, OP_MIN, v, t);
+	else
+		vi_merge_op(c, gid, val, n, OP_ANY, v, t);
+}
+
 /* Merges the raw rows of direct aggregate i (A->dcol[i], to_state's
  * direct) into the groups A->gid. */
 static void
@@ -1451,6 +1508,10 @@ merge_direct(struct agg *A, uint32_t i, uint32_t n)
 		else
 			for (r = 0; r < n; r++)
 				c->n[gid[r]] += valid_at(val, r);
+		return;
+	}
+	if (a->st == ST_VI) {
+		vi_merge(c, gid, val, n, a->op, x->values, x->type.id);
 		return;
 	}
 	if (a->st == ST_SUMF) {
@@ -1579,23 +1640,10 @@ merge(struct agg *A, const struct core_batch *sb, bool direct)
 			}
 			break;
 		}
-		case ST_VI: {
-			const int64_t *x = s->values;
-
-			for (r = 0; r < n; r++) {
-				uint32_t g = gid[r];
-
-				if (!valid_at(val, r))
-					continue;
-				if (!c->has[g] || (a->op == OP_MIN &&
-				    x[r] < c->i[g]) || (a->op == OP_MAX &&
-				    x[r] > c->i[g])) {
-					c->i[g] = x[r];
-					c->has[g] = 1;
-				}
-			}
+		case ST_VI:
+			vi_merge(c, gid, val, n, a->op, s->values,
+			    CORE_TYPE_INT64);
 			break;
-		}
 		case ST_VF: {
 			const double *x = s->values;
 
