@@ -53,11 +53,16 @@ n=0
 for f in "$BUILD"/bin/*; do
 	[ -f "$f" ] && [ -x "$f" ] || continue
 	t=${f##*/}
+	# Each process's log is made by the wrapper, by the user it runs
+	# as, under a name no other process has: a pid comes round again
+	# in a long run, and a log an earlier process (root's) left under
+	# NAME.PID.log is not another user's to write.
 	cat >"$vg/bin/$t" <<WRAP
 #!/bin/sh
+log=\$(mktemp "$logs/$t.\$\$.XXXXXX.log") || exit 98
 exec valgrind -q --error-exitcode=99 --leak-check=full --vgdb=no \\
     --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite \\
-    --log-file="$logs/$t.%p.log" "$f" "\$@"
+    --log-file="\$log" "$f" "\$@"
 WRAP
 	chmod +x "$vg/bin/$t"
 	n=$((n + 1))
