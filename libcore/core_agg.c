@@ -1367,7 +1367,7 @@ lead_rows(struct agg *A, const struct core_batch *sb, uint32_t n)
 static int
 assign(struct agg *A, const struct core_batch *sb)
 {
-	uint32_t n = sb->nrows, nl, i;
+	uint32_t n = sb->nrows, nl, i, g;
 	int rc;
 
 	if (A->nk == 0) {
@@ -1395,9 +1395,13 @@ assign(struct agg *A, const struct core_batch *sb)
 	core_htab_probe(&A->ht, A->lhash, nl, A->gid);
 	if ((rc = assign_leads(A, sb, A->lead, nl)) != 0 || nl == n)
 		return rc;
-	for (i = 1; i < n; i++)
-		if (A->fol[i])
-			A->gid[i] = A->gid[i - 1];
+	/* The group carried in a register: gid[i - 1] read back from
+	 * memory made each row wait for the store before it. */
+	g = A->gid[0];
+	for (i = 1; i < n; i++) {
+		g = A->fol[i] ? g : A->gid[i];
+		A->gid[i] = g;
+	}
 	return 0;
 }
 
