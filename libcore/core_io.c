@@ -131,6 +131,7 @@ static struct guard {
 	_Atomic(uintptr_t) base;	/* 0: free */
 	size_t len;
 	atomic_bool hit;		/* zero pages were mapped in */
+	_Atomic(size_t) at;		/* the first faulting page's offset */
 } guards[GUARD_SLOTS];
 static struct sigaction guard_prev;
 static uintptr_t guard_page;
@@ -151,6 +152,8 @@ guard_handler(int sig, siginfo_t *si, void *uc)
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
 		    MAP_FAILED)
 			break;
+		if (!atomic_load(&guards[i].hit))
+			atomic_store(&guards[i].at, page - b);
 		atomic_store(&guards[i].hit, true);
 		return;		/* the access is retried, and reads zeros */
 	}
@@ -651,11 +654,21 @@ int
 core_input_check(struct core_input *in, struct core_err *err)
 {
 	struct stat st;
+	bool hit, shrank;
+	char c;
 
 	if (in->map == NULL || in->maplen == 0)
 		return 0;
-	if ((in->guard >= 0 && atomic_load(&guards[in->guard].hit)) ||
-	    (fstat(in->fd, &st) == 0 && (uint64_t)st.st_size < in->maplen))
+	hit = in->guard >= 0 && atomic_load(&guards[in->guard].hit);
+	shrank = fstat(in->fd, &st) == 0 && (uint64_t)st.st_size < in->maplen;
+	/* A page of a file that did not shrink could not be read: the
+	 * disk's error, which a read of that page says again (a file cut
+	 * and grown again reads). */
+	if (hit && !shrank && pread(in->fd, &c, 1,
+	    (off_t)atomic_load(&guards[in->guard].at)) < 0 && errno == EIO)
+		return core_err_errno(err, CORE_EIO, EIO, "read error on %s",
+		    in->name);
+	if (hit || shrank)
 		return core_err_set(err, CORE_EDATA, "%s: input changed while "
 		    "being read (it was %zu bytes and shrank): convert a copy "
 		    "made before it is truncated (logrotate's copytruncate)",

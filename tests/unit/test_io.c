@@ -1,17 +1,21 @@
 /*
  * test_io.c - inputs (plain, compressed by content, tar members), checked
- * output, atomic files, the size of a list of inputs, and a read from an
- * idle pipe interrupted.
+ * output, atomic files, the size of a list of inputs, a read from an
+ * idle pipe interrupted, and a mapped input's page that could not be
+ * read.
  *
  * Compressed inputs are made here with libarchive's writer, so the test
  * needs no external programs.
  */
 #include <archive.h>
 #include <archive_entry.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core_alloc.h"
@@ -210,6 +214,78 @@ test_damaged_and_missing(void)
 	free(p);
 }
 
+/* While set, pread fails with EIO, as it does on a disk's bad page:
+ * this pread, the executable's own, is the one libcore calls. */
+static volatile bool pread_eio;
+
+ssize_t
+pread(int fd, void *buf, size_t n, off_t off)
+{
+	if (pread_eio) {
+		errno = EIO;
+		return -1;
+	}
+	return syscall(SYS_pread64, fd, buf, n, off);
+}
+
+ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+    __attribute__((alias("pread")));
+
+/*
+ * A mapped input whose page faults (SIGBUS, taken by the guard: zeros
+ * are read) is "input changed" (CORE_EDATA) when the file shrank or a
+ * read of that page works, and a read error (CORE_EIO) when the file
+ * kept its size and the read fails too.
+ */
+static void
+test_mapped_fault(void)
+{
+	char *p = path_of("fault.csv");
+	const size_t sz = 1u << 20;
+	struct core_input *in;
+	struct core_err err;
+	const volatile char *map;
+	size_t len, i;
+	FILE *f = fopen(p, "w");
+	int round;
+
+	for (i = 0; i < sz; i += 4)
+		fputs("1,2\n", f);
+	fclose(f);
+	for (round = 0; round < 2; round++) {
+		CHECK_EQ_INT(core_input_open(p, &in, &err), 0);
+		map = core_input_map(in, &len);
+		CHECK(map != NULL && len == sz);
+		if (map == NULL)
+			break;
+		CHECK_EQ_INT(core_input_check(in, &err), 0);
+		/* Cut: the last page faults and reads as zeros. */
+		CHECK_EQ_INT(truncate(p, 4096), 0);
+		CHECK_EQ_INT(map[sz - 1], 0);
+		CHECK_EQ_INT(map[0], '1');
+		if (round == 0) {
+			/* Shrunk: changed, whatever a read says. */
+			pread_eio = true;
+			CHECK_EQ_INT(core_input_check(in, &err), CORE_EDATA);
+			pread_eio = false;
+		} else {
+			/* Its size again: the page reads (a hole), so it
+			 * changed; or it does not, and that is the disk. */
+			CHECK_EQ_INT(truncate(p, (off_t)sz), 0);
+			CHECK_EQ_INT(core_input_check(in, &err), CORE_EDATA);
+			CHECK(strstr(err.msg, "input changed") != NULL);
+			pread_eio = true;
+			CHECK_EQ_INT(core_input_check(in, &err), CORE_EIO);
+			pread_eio = false;
+			CHECK(strstr(err.msg, "read error on") != NULL);
+			CHECK(strstr(err.msg, "fault.csv") != NULL);
+		}
+		core_input_free(in);
+		CHECK_EQ_INT(truncate(p, (off_t)sz), 0);
+	}
+	free(p);
+}
+
 static void
 test_output_and_tmpfile(void)
 {
@@ -360,6 +436,7 @@ main(void)
 	RUN(test_output_and_tmpfile);
 	RUN(test_paths_size);
 	RUN(test_interrupt_idle_pipe);
+	RUN(test_mapped_fault);
 	rc = unit_done();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
