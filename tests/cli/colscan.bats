@@ -993,10 +993,14 @@ s:string"
 @test "-o: a killed run leaves the old file and nothing else" {
 	local sig wp cp
 	mkdir o
-	mkfifo in.fifo
 	for sig in KILL TERM INT; do
 		echo old >o/out.col
-		{ head -c 500000 big.col; sleep 2; } >in.fifo &
+		# A FIFO of its own each round: a writer of the last round
+		# still holding one open (its sleep) kept its unread bytes
+		# for this round's reader, which saw a stream cut mid-way.
+		rm -f in.fifo
+		mkfifo in.fifo
+		{ head -c 500000 big.col; exec sleep 2; } >in.fifo &
 		wp=$!
 		colscan -o o/out.col -w "k > 5" in.fifo &
 		cp=$!
