@@ -272,7 +272,6 @@ core_outfile_open(struct core_outfile *f, const char *path,
     struct core_err *err)
 {
 	struct stat st;
-	char *dir = NULL;
 	int ifd, rc;
 
 	memset(&st, 0, sizeof(st));
@@ -324,37 +323,40 @@ core_outfile_open(struct core_outfile *f, const char *path,
 	}
 
 	f->kind = CORE_OUTFILE_REPLACE;
-	split_target(f, &dir);
-	f->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* The directory's name is kept in f, not only in a local: a
+	 * process killed inside one of the calls below then still points
+	 * to it from memory (valgrind called it lost when the pointer was
+	 * only in a register of the system call the signal ended). */
+	split_target(f, &f->dir);
+	f->dirfd = open(f->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (f->dirfd < 0 && errno == EACCES)
-		f->dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		f->dirfd = open(f->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (f->dirfd < 0) {
 		rc = core_err_errno(err, CORE_EIO, errno, "cannot create %s",
 		    path);
-		free(dir);
-		return rc;
+		goto out;
 	}
 	f->fd = -1;
 	if (have_proc_fd())
 		f->fd = openat(f->dirfd, ".", O_TMPFILE | O_WRONLY |
 		    O_CLOEXEC, 0666);
+	rc = 0;
 	if (f->fd < 0) {
 		if (have_proc_fd() && errno != EOPNOTSUPP &&
 		    errno != EISDIR && errno != EINVAL) {
 			rc = core_err_errno(err, CORE_EIO, errno,
 			    "cannot create %s", path);
-			free(dir);
-			return rc;
+			goto out;
 		}
-		if ((rc = open_named(f, dir, err)) != 0) {
-			free(dir);
-			return rc;
-		}
+		if ((rc = open_named(f, f->dir, err)) != 0)
+			goto out;
 	}
-	free(dir);
 	f->open = true;
 	set_mode(f, &st);
-	return 0;
+out:
+	free(f->dir);
+	f->dir = NULL;
+	return rc;
 }
 
 /* Links the unnamed file in as the target (REPLACE, O_TMPFILE). */

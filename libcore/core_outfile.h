@@ -46,6 +46,7 @@ struct core_outfile {
 	char *target;		/* owned: the file replaced, links resolved */
 	char *base;		/* owned: target's last component */
 	char *tmp;		/* owned: named temporary (fallback), or NULL */
+	char *dir;		/* owned: target's directory, during open */
 	int dirfd;		/* REPLACE: the target's directory, else -1 */
 	bool existed;		/* REPLACE: the target existed at open */
 	bool open;		/* between open and commit/abort */
