@@ -13,7 +13,8 @@
 # real ones, for the fault shim and tpchgen).  Any error fails: a tool's
 # status becomes 99, which fails the test that checks it, and after the
 # run every log is read, so an error in a test that expected a failure
-# status fails here, with the log shown.  COLPIPE_VALGRIND=1 is set for
+# status fails here, with the log shown (but leak records of a process
+# a signal ended: see log_bad).  COLPIPE_VALGRIND=1 is set for
 # tests that cannot run under valgrind (address-space limits, nesting
 # valgrind, peak resident sizes) to skip themselves.  --vgdb=no: a tool
 # killed by SIGKILL would leave valgrind's gdbserver FIFOs in $TMPDIR,
@@ -60,7 +61,7 @@ for f in "$BUILD"/bin/*; do
 	cat >"$vg/bin/$t" <<WRAP
 #!/bin/sh
 log=\$(mktemp "$logs/$t.\$\$.XXXXXX.log") || exit 98
-exec valgrind -q --error-exitcode=99 --leak-check=full --vgdb=no \\
+exec valgrind --error-exitcode=99 --leak-check=full --vgdb=no \\
     --errors-for-leak-kinds=definite,indirect --show-leak-kinds=definite \\
     --log-file="\$log" "$f" "\$@"
 WRAP
@@ -79,16 +80,33 @@ start=$(date +%s)
 BUILD=$vg MODE=$MODE COLPIPE_VALGRIND=1 bats --tap "$@"
 rc=$?
 
-# An error is a line of a log that starts a report: "==PID== Invalid
-# read", "==PID== 16 bytes in 1 blocks are definitely lost"; the lines
-# under it are indented, valgrind's own "Warning:" notes are no error.
+# A log's errors are counted by its "ERROR SUMMARY: N errors" line (a
+# process killed by SIGKILL writes none, and has none).  Leak records
+# ("N bytes in 1 blocks are definitely lost") do not count in a process
+# ended by a signal ("Process terminating with default action of
+# signal"): killed inside a system call, a pointer held only in a
+# register of that call is not seen, and the block is called lost
+# (core_outfile_open, core_spill_runs_discard under faults.bats' random
+# signals).  A leak in a process that ended by itself, and every other
+# kind of error in any process, fails the run.
+log_bad() {
+	local n leaks
+	n=$(sed -n 's/^==[0-9]*== ERROR SUMMARY: \([0-9]*\) errors.*/\1/p' "$1" |
+	    tail -n 1)
+	[ -n "$n" ] && [ "$n" -gt 0 ] || return 1
+	grep -q '^==[0-9]*== Process terminating with default action of signal' \
+	    "$1" || return 0
+	leaks=$(grep -Ec '^==[0-9]+== .* are (definitely|indirectly) lost in loss record' \
+	    "$1")
+	[ "$n" -gt "$leaks" ]
+}
+
 bad=0
 for l in "$logs"/*.log; do
 	[ -e "$l" ] || continue
-	if grep -Eq '^==[0-9]+== [^ ]' "$l" &&
-	    grep -E '^==[0-9]+== [^ ]' "$l" | grep -vq 'Warning:'; then
+	if log_bad "$l"; then
 		echo "# valgrind errors in ${l##*/}:"
-		sed 's/^/#   /' "$l" | head -n 60
+		grep -v '^==[0-9]*== *$' "$l" | sed 's/^/#   /' | head -n 60
 		bad=$((bad + 1))
 	else
 		rm -f "$l"
