@@ -3612,6 +3612,15 @@ carry_last(struct agg *A)
 	return 0;
 }
 
+/* CORE_EDATA: row (1-based) of the sorted path's input is out of order. */
+static int
+out_of_order(struct agg *A, uint64_t row)
+{
+	return core_err_set(A->err, CORE_EDATA, "row %llu: key below the "
+	    "previous row's: the input is not sorted by the group keys",
+	    (unsigned long long)row);
+}
+
 /*
  * Aggregates input grouped by the keys in colsort's order (ascending,
  * NULLs last): a row starts a group when its key is above the previous
@@ -3657,10 +3666,7 @@ sorted_push(struct agg *A, const struct core_batch *ib)
 		else
 			cmp = -1;
 		if (cmp > 0) {
-			rc = core_err_set(A->err, CORE_EDATA, "row %llu: key "
-			    "below the previous row's: the input is not "
-			    "sorted by the group keys",
-			    (unsigned long long)(A->sorted_rows + r + 1));
+			rc = out_of_order(A, A->sorted_rows + r + 1);
 		} else if (cmp < 0) {
 			rc = group_new(A, &A->sb, r, 0, false);
 			A->gid[r] = A->ngroups - 1;
@@ -3771,10 +3777,7 @@ run_sorted_distinct(struct agg *A, struct agg *A1,
 			cmp = core_sort_compare(sk, A->nk, &last.batch, 0,
 			    &ib, 0);
 			if (cmp > 0) {
-				rc = core_err_set(A->err, CORE_EDATA, "row "
-				    "%llu: key below the previous row's: the "
-				    "input is not sorted by the group keys",
-				    (unsigned long long)base + 1);
+				rc = out_of_order(A, base + 1);
 				break;
 			}
 			new0 = cmp < 0;
@@ -3788,10 +3791,7 @@ run_sorted_distinct(struct agg *A, struct agg *A1,
 				s = r;
 		}
 		if (r < n) {
-			rc = core_err_set(A->err, CORE_EDATA, "row %llu: key "
-			    "below the previous row's: the input is not "
-			    "sorted by the group keys",
-			    (unsigned long long)(base + r + 1));
+			rc = out_of_order(A, base + r + 1);
 			break;
 		}
 		rows = core_xreallocarray(rows, n, sizeof(*rows));
