@@ -398,7 +398,8 @@ core_agg_plan_new(const struct core_agg_spec *spec,
 {
 	struct core_agg_plan *p;
 	struct core_agg_plan_priv *v;
-	uint32_t i, j, nst;
+	uint32_t i, nst;
+	ssize_t dup;
 	int32_t dx = -1;
 	size_t seppos = 0;
 	char buf[256];
@@ -529,15 +530,11 @@ core_agg_plan_new(const struct core_agg_spec *spec,
 			    "DISTINCT " : "", in->fields[a->arg].name);
 		core_schema_set(p->out, spec->nkeys + i, buf, a->rt);
 	}
-	for (i = 0; i < p->out->ncols; i++)
-		for (j = 0; j < i; j++)
-			if (strcmp(p->out->fields[i].name,
-			    p->out->fields[j].name) == 0) {
-				rc = core_err_set(err, CORE_EUSAGE, "two output "
-				    "columns named %s",
-				    p->out->fields[i].name);
-				goto fail;
-			}
+	if ((dup = core_schema_first_dup(p->out)) >= 0) {
+		rc = core_err_set(err, CORE_EUSAGE, "two output columns "
+		    "named %s", p->out->fields[dup].name);
+		goto fail;
+	}
 	if (dx >= 0)
 		plan_distinct(v, in, (uint32_t)dx);
 	v->state = make_state(v);

@@ -15,6 +15,7 @@
 
 #include "core_alloc.h"
 #include "core_col.h"
+#include "core_names.h"
 #include "core_suggest.h"
 
 size_t
@@ -312,6 +313,18 @@ core_schema_find(const struct core_schema *s, const char *name)
 	return -1;
 }
 
+static const char *
+field_name(const void *s, size_t i)
+{
+	return ((const struct core_schema *)s)->fields[i].name;
+}
+
+ssize_t
+core_schema_first_dup(const struct core_schema *s)
+{
+	return core_names_first_dup(field_name, s, s->ncols);
+}
+
 char *
 core_schema_describe(const struct core_schema *s)
 {
@@ -404,6 +417,26 @@ core_batch_reserve(struct core_batch *b, uint32_t nrows, size_t str_bytes)
 		}
 	}
 	b->nrows = 0;
+}
+
+uint32_t
+core_batch_rows_for(const struct core_schema *s, const uint32_t *sel,
+    uint32_t n, uint32_t want)
+{
+	size_t row = 0, rows;
+
+	if (sel == NULL)
+		n = s->ncols;
+	for (uint32_t k = 0; k < n; k++) {
+		enum core_type id = s->fields[sel != NULL ? sel[k] : k].type.id;
+
+		row += id == CORE_TYPE_STRING ? sizeof(int32_t) :
+		    core_type_width(id);
+	}
+	rows = row > 0 ? CORE_BATCH_FIXED / row : want;
+	if (rows > want)
+		rows = want;
+	return rows > 0 ? (uint32_t)rows : 1;
 }
 
 void

@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "core_err.h"
 
@@ -139,6 +140,9 @@ bool core_schema_equal(const struct core_schema *a,
     const struct core_schema *b);
 /* Index of the column called name, or -1. */
 int core_schema_find(const struct core_schema *s, const char *name);
+/* The first column whose name an earlier column of s has, or -1: in
+ * time linear in the columns. */
+ssize_t core_schema_first_dup(const struct core_schema *s);
 /* "a:int64,b:decimal(15,2)" into a caller-owned core_xmalloc'd string. */
 char *core_schema_describe(const struct core_schema *s);
 
@@ -170,6 +174,16 @@ void core_batch_release(struct core_batch *b);
  * left NULL (see core_col_set_null).  Keeps nrows at 0. */
 void core_batch_reserve(struct core_batch *b, uint32_t nrows,
     size_t str_bytes);
+/*
+ * The rows a batch of columns ncols of s (sel[k] for k < n, or all of s
+ * when sel is NULL) should hold: want, or fewer when so many rows of
+ * fixed-width values and string offsets would pass CORE_BATCH_FIXED
+ * bytes; at least 1.  A table of a hundred thousand columns then costs
+ * memory in proportion to its columns, not columns times want rows.
+ */
+#define CORE_BATCH_FIXED ((size_t)8 << 20)
+uint32_t core_batch_rows_for(const struct core_schema *s,
+    const uint32_t *sel, uint32_t n, uint32_t want);
 /* nrows = 0; string offsets[0] = 0; validity dropped to NULL (the buffer
  * is kept for reuse).  Buffers are kept. */
 void core_batch_reset(struct core_batch *b);

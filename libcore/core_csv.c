@@ -892,6 +892,30 @@ select_columns(struct core_csv_reader *r, struct core_err *err)
 	return 0;
 }
 
+/*
+ * The rows of a batch: the option's (8192 by default), fewer on a table
+ * so wide that they would pass CORE_BATCH_FIXED (core_batch_rows_for).
+ * *str_reserve is the bytes each string column starts a batch with, held
+ * to the same total.
+ */
+static uint32_t
+batch_rows_for(const struct core_csv_reader *r, size_t *str_reserve)
+{
+	const struct core_schema *s = r->schema;
+	const uint32_t n = r->sel != NULL ? r->conf.nsel : s->ncols;
+	size_t nstr = 0;
+
+	for (uint32_t k = 0; k < n; k++)
+		nstr += s->fields[r->sel != NULL ? r->sel[k] : k].type.id ==
+		    CORE_TYPE_STRING;
+	*str_reserve = nstr > 0 ? CORE_BATCH_FIXED / nstr : CSV_STR_RESERVE;
+	if (*str_reserve > CSV_STR_RESERVE)
+		*str_reserve = CSV_STR_RESERVE;
+	if (*str_reserve < 64)
+		*str_reserve = 64;
+	return core_batch_rows_for(s, r->sel, n, r->opt.batch_rows);
+}
+
 static int
 build_schema(struct core_csv_reader *r, struct core_err *err)
 {
@@ -1751,7 +1775,7 @@ core_csv_reader_new(const char *const *paths, size_t npaths,
 	r->conf.pin_hint = r->opt.pin_hint != NULL ? r->opt.pin_hint :
 	    "; pin the column's type";
 	r->conf.nnulls = r->opt.nnulls;
-	r->conf.batch_rows = r->opt.batch_rows;
+	r->conf.batch_rows = batch_rows_for(r, &r->conf.str_reserve);
 	r->conf.rejecting = r->opt.rejects != NULL;
 	r->conf.max_errors = r->opt.max_errors;
 	r->conf.skip_blank = r->conf.ncols > 1;

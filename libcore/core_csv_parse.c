@@ -663,7 +663,8 @@ static void
 parser_start_batch(struct csv_parser *ps)
 {
 	csv_pool_get(ps->pool, &ps->cur);
-	core_batch_reserve(&ps->cur, ps->conf->batch_rows, 64 * 1024);
+	core_batch_reserve(&ps->cur, ps->conf->batch_rows,
+	    ps->conf->str_reserve ? ps->conf->str_reserve : CSV_STR_RESERVE);
 	core_batch_reset(&ps->cur);
 	ps->cur_raw = 0;
 }

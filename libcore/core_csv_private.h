@@ -28,6 +28,11 @@
 #include "core_csv.h"
 #include "core_err.h"
 
+/* A string column starts a batch with CSV_STR_RESERVE bytes of room,
+ * less when many string columns would pass CORE_BATCH_FIXED between
+ * them (a wide table's batches also have fewer rows: core_batch_rows_for). */
+#define CSV_STR_RESERVE	(64u << 10)
+
 /* Field flags. */
 #define CSV_F_QUOTED	1u	/* the field was enclosed in quotes */
 #define CSV_F_SCRATCH	2u	/* value is in the scratch buffer
@@ -198,6 +203,8 @@ struct csv_conf {
 					   a bad one; 0: the default, with
 					   a row by row stretch after a bad
 					   block */
+	size_t str_reserve;		/* bytes a string column starts a
+					   batch with; 0: CSV_STR_RESERVE */
 	size_t batch_bytes;		/* raw row bytes that close a batch
 					   early; 0: INT32_MAX (the most
 					   int32 string offsets can hold) */

@@ -2053,7 +2053,8 @@ core_join_hash(const struct core_join_options *o, struct core_mem *mem,
 
 		rowb += w ? w : 24;
 	}
-	J->out_rows = o->batch_rows ? o->batch_rows : OUT_ROWS_DEFAULT;
+	J->out_rows = core_batch_rows_for(o->plan->out, NULL, 0,
+	    o->batch_rows ? o->batch_rows : OUT_ROWS_DEFAULT);
 	if (limit != CORE_MEM_UNLIMITED) {
 		/* Two output batches in a sixteenth of the budget. */
 		uint64_t fit = limit / 32 / (rowb ? rowb : 1);

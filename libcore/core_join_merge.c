@@ -1050,7 +1050,8 @@ core_join_merge(const struct core_join_options *o, struct core_mem *mem,
 	m->emit_arg = arg;
 	m->nkeys = (uint32_t)p->nkeys;
 	m->r_nulls = -1;
-	m->batch_rows = o->batch_rows ? o->batch_rows : MJ_DEFAULT_BATCH;
+	m->batch_rows = core_batch_rows_for(p->out, NULL, 0,
+	    o->batch_rows ? o->batch_rows : MJ_DEFAULT_BATCH);
 	for (k = 0; k < m->nkeys; k++)
 		m->kind[k] = p->keys[k].common.id == CORE_TYPE_STRING ?
 		    MJ_STRING : MJ_INT;

@@ -15,6 +15,7 @@
 
 #include "core_alloc.h"
 #include "core_join.h"
+#include "core_names.h"
 #include "core_suggest.h"
 
 static const struct {
@@ -250,11 +251,14 @@ core_join_plan_new(const struct core_join_spec *spec,
 	struct core_join_plan *p = core_xcalloc(1, sizeof(*p));
 	bool with_right = spec->type != CORE_JOIN_SEMI &&
 	    spec->type != CORE_JOIN_ANTI;
-	uint32_t n = 0, i, j;
+	struct core_names names;	/* the output's names so far */
+	uint32_t n = 0, i;
+	bool taken;
 	char *name;
 	int rc;
 
 	*out = NULL;
+	core_names_init(&names);
 	p->type = spec->type;
 	if ((rc = parse_keys(spec->on, left, right, p, err)) != 0)
 		goto fail;
@@ -263,6 +267,7 @@ core_join_plan_new(const struct core_join_spec *spec,
 	p->src = core_xcalloc(p->out->ncols ? p->out->ncols : 1,
 	    sizeof(*p->src));
 	for (i = 0; i < left->ncols; i++) {
+		core_names_add(&names, left->fields[i].name, n);
 		core_schema_set(p->out, n, left->fields[i].name,
 		    left->fields[i].type);
 		p->src[n].side = 0;
@@ -278,31 +283,30 @@ core_join_plan_new(const struct core_join_spec *spec,
 		    0) + 1;
 		name = core_xmalloc(len);
 		snprintf(name, len, "%s", base);
-		for (j = 0; j < n; j++)
-			if (strcmp(p->out->fields[j].name, name) == 0)
-				break;
-		if (j < n && spec->suffix != NULL) {
+		taken = core_names_find(&names, name) >= 0;
+		if (taken && spec->suffix != NULL) {
 			snprintf(name, len, "%s%s", base, spec->suffix);
-			for (j = 0; j < n; j++)
-				if (strcmp(p->out->fields[j].name, name) == 0)
-					break;
+			taken = core_names_find(&names, name) >= 0;
 		}
-		if (j < n) {
+		if (taken) {
 			rc = core_err_set(err, CORE_EUSAGE, "column '%s' would "
 			    "be in the output twice (the right input's %s)",
 			    name, base);
 			free(name);
 			goto fail;
 		}
+		core_names_add(&names, name, n);
 		core_schema_set(p->out, n, name, right->fields[i].type);
 		free(name);
 		p->src[n].side = 1;
 		p->src[n++].col = i;
 	}
 	p->out->ncols = n;	/* dropped right keys leave the tail unused */
+	core_names_release(&names);
 	*out = p;
 	return 0;
 fail:
+	core_names_release(&names);
 	core_join_plan_free(p);
 	return rc;
 }

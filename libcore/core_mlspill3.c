@@ -264,6 +264,26 @@ writev_all(struct core_mlspill3_writer *w, struct iovec *iov, int n,
 	return 0;
 }
 
+int
+core_mlspill3_schema_fits(const struct core_schema *s, const char *name,
+    struct core_err *err)
+{
+	size_t schema_len = 0;
+	uint32_t i;
+
+	if (s->ncols > CORE_COLUMNS_MAX)
+		return core_err_set(err, CORE_ELIMIT,
+		    "%s: %u columns, more than the limit of %u", name,
+		    s->ncols, CORE_COLUMNS_MAX);
+	for (i = 0; i < s->ncols; i++)
+		schema_len += 8 + strlen(s->fields[i].name);
+	if (schema_len > SCHEMA_MAX)
+		return core_err_set(err, CORE_ELIMIT,
+		    "%s: the column names take %zu bytes, more than the "
+		    "limit of %u", name, schema_len, SCHEMA_MAX);
+	return 0;
+}
+
 static int
 write_header(struct core_mlspill3_writer *w, struct core_err *err)
 {
@@ -276,16 +296,10 @@ write_header(struct core_mlspill3_writer *w, struct core_err *err)
 
 	/* What the reader accepts, so no stream is written that no reader
 	 * takes back. */
-	if (s->ncols > CORE_COLUMNS_MAX)
-		return core_err_set(err, CORE_ELIMIT,
-		    "%s: %u columns, more than the limit of %u", w->name,
-		    s->ncols, CORE_COLUMNS_MAX);
+	if ((r = core_mlspill3_schema_fits(s, w->name, err)) != 0)
+		return r;
 	for (i = 0; i < s->ncols; i++)
 		schema_len += 8 + strlen(s->fields[i].name);
-	if (schema_len > SCHEMA_MAX)
-		return core_err_set(err, CORE_ELIMIT,
-		    "%s: the column names take %zu bytes, more than the "
-		    "limit of %u", w->name, schema_len, SCHEMA_MAX);
 	len = header_len((uint32_t)schema_len);
 	h = core_xcalloc(1, len);
 	memcpy(h, CORE_MLSPILL3_MAGIC, 8);
@@ -768,33 +782,6 @@ truncated(struct core_mlspill3_reader *r, struct core_err *err)
 	    r->name, (unsigned long long)(r->offset + (r->end - r->start)));
 }
 
-static int
-cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* A name two columns of s have, or NULL: sorted, so a hostile header
- * of many columns costs n log n, not n^2. */
-static const char *
-duplicate_name(const struct core_schema *s)
-{
-	const char **names, *dup = NULL;
-	uint32_t i;
-
-	if (s->ncols < 2)
-		return NULL;
-	names = core_xmalloc(s->ncols * sizeof(*names));
-	for (i = 0; i < s->ncols; i++)
-		names[i] = s->fields[i].name;
-	qsort(names, s->ncols, sizeof(*names), cmp_name);
-	for (i = 1; i < s->ncols && dup == NULL; i++)
-		if (strcmp(names[i - 1], names[i]) == 0)
-			dup = names[i];
-	free(names);
-	return dup;
-}
-
 /* Reads a stream header at the current position; 0 or negative. */
 static int
 read_stream_header(struct core_mlspill3_reader *r, struct core_err *err)
@@ -803,7 +790,7 @@ read_stream_header(struct core_mlspill3_reader *r, struct core_err *err)
 	uint32_t ncols, schema_len, i;
 	struct core_schema *s;
 	size_t len, off;
-	const char *dup;
+	ssize_t dup;
 	ssize_t k;
 
 	if ((k = ensure(r, 24, err)) < 0)
@@ -904,11 +891,11 @@ read_stream_header(struct core_mlspill3_reader *r, struct core_err *err)
 	}
 	if (off != 24 + (size_t)schema_len)
 		goto corrupt;
-	if ((dup = duplicate_name(s)) != NULL) {
+	if ((dup = core_schema_first_dup(s)) >= 0) {
 		int rc = core_err_set(err, CORE_ECORRUPT,
 		    "%s: corrupt stream header at byte %llu (two columns "
 		    "are named '%.100s')", r->name,
-		    (unsigned long long)r->offset, dup);
+		    (unsigned long long)r->offset, s->fields[dup].name);
 
 		core_schema_free(s);
 		return rc;

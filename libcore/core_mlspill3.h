@@ -37,6 +37,12 @@ struct core_mlspill3_writer;
  * borrowed for the writer's life.  zstd_level 0 stores buffers raw;
  * 1..19 compresses each buffer that shrinks.  The header is written by the
  * first write_batch or by finish. */
+/* 0, or CORE_ELIMIT (naming name) when no MLSPILL3 reader would take a
+ * stream of schema s: too many columns or bytes of names.  The writer
+ * checks it; a stage whose output schema is not its input's (coljoin)
+ * checks it before reading any data. */
+int core_mlspill3_schema_fits(const struct core_schema *s,
+    const char *name, struct core_err *err);
 struct core_mlspill3_writer *core_mlspill3_writer_new(int fd,
     const char *name, const struct core_schema *schema, int zstd_level);
 /* Writes b as one frame (nothing for an empty batch). */

@@ -140,3 +140,18 @@ core_names_unique(struct core_names *s, const char *want, uint32_t val)
 	insert(s, name, len, h, val);
 	return name;
 }
+
+ssize_t
+core_names_first_dup(const char *(*name_at)(const void *, size_t),
+    const void *arg, size_t n)
+{
+	struct core_names s;
+	size_t i;
+
+	core_names_init(&s);
+	for (i = 0; i < n; i++)
+		if (core_names_add(&s, name_at(arg, i), (uint32_t)i) == 0)
+			break;
+	core_names_release(&s);
+	return i < n ? (ssize_t)i : -1;
+}

@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct core_names_ent {
 	uint64_t hash;
@@ -45,5 +46,13 @@ int core_names_add(struct core_names *s, const char *name, uint32_t val);
  */
 char *core_names_unique(struct core_names *s, const char *want,
     uint32_t val);
+
+/*
+ * The first i in [0, n) whose name (name_at(arg, i)) one before it has,
+ * or -1 when the n names differ: the check that a stream names each
+ * column once, in time linear in n.
+ */
+ssize_t core_names_first_dup(const char *(*name_at)(const void *, size_t),
+    const void *arg, size_t n);
 
 #endif

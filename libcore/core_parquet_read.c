@@ -155,6 +155,8 @@ struct core_parquet_scan {
 	struct core_schema *schema;	/* owned */
 	uint32_t ncols;
 	uint32_t *cols;			/* owned: file column indices */
+	uint32_t batch_rows;		/* CORE_PARQUET_READ_BATCH_ROWS, fewer
+					   when the columns are many */
 	struct pq_cursor *cur;		/* owned, ncols */
 	uint8_t **buf;			/* owned chunk buffers, ncols */
 	size_t *buf_cap;
@@ -191,6 +193,7 @@ struct core_parquet_scan {
 	/* Dictionary pruning: a cursor holding one chunk's dictionary
 	 * (only its dictionary fields used), and the bytes read for it. */
 	struct pq_cursor dcur;		/* owned */
+	struct pq_scratch sc[2];	/* owned: each decoding thread's */
 	uint8_t *dbuf;			/* owned */
 	size_t dbuf_cap;
 	uint8_t *ix;			/* owned: page index bytes */
@@ -1240,6 +1243,8 @@ core_parquet_scan_new(struct core_parquet_file *f, const uint32_t *cols,
 	s->cp = core_xcalloc(ncols ? ncols : 1, sizeof(*s->cp));
 	s->schema = core_schema_new(ncols);
 	s->cx = core_codec_ctx_new();
+	pq_scratch_init(&s->sc[0]);
+	pq_scratch_init(&s->sc[1]);
 	for (i = 0; i < ncols; i++) {
 		s->cols[i] = cols[i];
 		core_schema_set(s->schema, i, f->cols[cols[i]].name,
@@ -1247,6 +1252,8 @@ core_parquet_scan_new(struct core_parquet_file *f, const uint32_t *cols,
 		pq_cursor_init(&s->cur[i], &f->leaves[cols[i]]);
 		s->cur[i].cx = s->cx;
 	}
+	s->batch_rows = core_batch_rows_for(s->schema, NULL, 0,
+	    CORE_PARQUET_READ_BATCH_ROWS);
 	/* Strings first: on two threads the costliest columns start
 	 * early, and the cheap ones fill in behind them. */
 	s->order = core_xmalloc(core_mul_size(ncols ? ncols : 1,
@@ -1296,6 +1303,8 @@ core_parquet_scan_free(struct core_parquet_scan *s)
 	free(s->ci.nulls);
 	free(s->ix);
 	pq_cursor_release(&s->dcur);
+	pq_scratch_release(&s->sc[0]);
+	pq_scratch_release(&s->sc[1]);
 	free(s->dbuf);
 	free(s->cur);
 	free(s->buf);
@@ -1977,6 +1986,7 @@ decode_job(void *arg, unsigned who)
 		c = &job->b->cols[i];
 		e = &job->errs[i];
 		s->cur[i].cx = who == 0 ? s->cx : s->cx2;
+		s->cur[i].sc = &s->sc[who];
 		validity_ready(c, job->n);
 		if (pq_cursor_read(&s->cur[i], c, 0, job->n, &used, &nulls,
 		    e) != 0) {
@@ -2073,9 +2083,8 @@ core_parquet_scan_next_cols(struct core_parquet_scan *s,
 	}
 	if (s->pos < s->keep[s->ki].lo)
 		s->pos = s->keep[s->ki].lo;
-	n = s->keep[s->ki].hi - s->pos < CORE_PARQUET_READ_BATCH_ROWS ?
-	    (uint32_t)(s->keep[s->ki].hi - s->pos) :
-	    CORE_PARQUET_READ_BATCH_ROWS;
+	n = s->keep[s->ki].hi - s->pos < s->batch_rows ?
+	    (uint32_t)(s->keep[s->ki].hi - s->pos) : s->batch_rows;
 	for (i = 0; i < s->ncols; i++) {
 		s->cur[i].skip += rows_to(&s->cp[i], s->pos);
 		s->cp[i].cpos = s->pos + n;

@@ -412,6 +412,17 @@ dbp_get(struct pq_dbp *d, uint64_t *out, uint32_t n)
 	return 0;
 }
 
+/* The cursor's two DELTA decoders, allocated by the first page that
+ * has a DELTA encoding (most files have none). */
+static void
+cursor_dbp(struct pq_cursor *c)
+{
+	if (c->dbp == NULL) {
+		c->dbp = core_xmalloc(sizeof(*c->dbp));
+		c->dbp2 = core_xmalloc(sizeof(*c->dbp2));
+	}
+}
+
 /* Runs a decoder over all its values to find where its data ends
  * (*end) and, for lengths, their sum (each must be in 0..INT32_MAX). */
 static int
@@ -786,6 +797,7 @@ start_values(struct pq_cursor *c, int enc, const uint8_t *p,
 		rle_init(&c->idx, p + 4, p + 4 + le32(p), 1);
 		return 0;
 	case ENC_DELTA_BINARY_PACKED:
+		cursor_dbp(c);
 		if (dbp_init(c->dbp, p, end, nvalues) != 0)
 			return corrupt(err, "bad DELTA_BINARY_PACKED header");
 		return 0;
@@ -794,6 +806,7 @@ start_values(struct pq_cursor *c, int enc, const uint8_t *p,
 		    || sum > (uint64_t)(end - after))
 			return corrupt(err, "bad DELTA_LENGTH_BYTE_ARRAY "
 			    "lengths");
+		cursor_dbp(c);
 		dbp_init(c->dbp, p, end, nvalues);
 		c->vp = after;
 		return 0;
@@ -803,6 +816,7 @@ start_values(struct pq_cursor *c, int enc, const uint8_t *p,
 		    &sum2) != 0 || count != count2 ||
 		    sum2 > (uint64_t)(end - after2))
 			return corrupt(err, "bad DELTA_BYTE_ARRAY lengths");
+		cursor_dbp(c);
 		dbp_init(c->dbp2, p, end, nvalues);
 		dbp_init(c->dbp, after, end, nvalues);
 		c->vp = after2;
@@ -945,16 +959,16 @@ get_indices(struct pq_cursor *c, uint32_t m, struct core_err *err)
 {
 	uint32_t i, bad = 0;
 
-	if (rle_get(&c->idx, c->idxbuf, m) != 0)
+	if (rle_get(&c->idx, c->sc->idxbuf, m) != 0)
 		return corrupt(err, "dictionary indices end early");
 	for (i = 0; i < m; i++)
-		bad |= c->idxbuf[i] >= c->dict_n;
+		bad |= c->sc->idxbuf[i] >= c->dict_n;
 	if (bad) {
-		for (i = 0; c->idxbuf[i] < c->dict_n; i++)
+		for (i = 0; c->sc->idxbuf[i] < c->dict_n; i++)
 			;
 		return core_err_set(err, CORE_EDATA, "dictionary index %u "
 		    "out of range (the dictionary has %u values)",
-		    c->idxbuf[i], c->dict_n);
+		    c->sc->idxbuf[i], c->dict_n);
 	}
 	return 0;
 }
@@ -968,7 +982,7 @@ decode_fixed(struct pq_cursor *c, uint32_t m, const uint8_t **out,
 {
 	const struct pq_leaf *l = c->leaf;
 	size_t w = phys_width(l->phys), i, j;
-	uint8_t *d = c->dense;
+	uint8_t *d = c->sc->dense;
 
 	switch (c->encoding) {
 	case ENC_PLAIN:
@@ -996,37 +1010,37 @@ decode_fixed(struct pq_cursor *c, uint32_t m, const uint8_t **out,
 		if (w == 4) {
 			for (i = 0; i < m; i++)
 				memcpy(d + i * 4, c->dict_buf +
-				    (size_t)c->idxbuf[i] * 4, 4);
+				    (size_t)c->sc->idxbuf[i] * 4, 4);
 		} else if (w == 8) {
 			for (i = 0; i < m; i++)
 				memcpy(d + i * 8, c->dict_buf +
-				    (size_t)c->idxbuf[i] * 8, 8);
+				    (size_t)c->sc->idxbuf[i] * 8, 8);
 		} else {
 			for (i = 0; i < m; i++)
 				memcpy(d + i * w, c->dict_buf +
-				    (size_t)c->idxbuf[i] * w, w);
+				    (size_t)c->sc->idxbuf[i] * w, w);
 		}
 		*out = d;
 		return 0;
 	case ENC_RLE:
-		if (rle_get(&c->idx, c->idxbuf, m) != 0)
+		if (rle_get(&c->idx, c->sc->idxbuf, m) != 0)
 			return corrupt(err, "RLE booleans end early");
 		for (i = 0; i < m; i++)
-			d[i] = (uint8_t)c->idxbuf[i];
+			d[i] = (uint8_t)c->sc->idxbuf[i];
 		*out = d;
 		return 0;
 	case ENC_DELTA_BINARY_PACKED:
-		if (dbp_get(c->dbp, c->u64buf, m) != 0)
+		if (dbp_get(c->dbp, c->sc->u64buf, m) != 0)
 			return corrupt(err, "DELTA_BINARY_PACKED values end "
 			    "early");
 		if (w == 4) {
 			for (i = 0; i < m; i++) {
-				uint32_t v = (uint32_t)c->u64buf[i];
+				uint32_t v = (uint32_t)c->sc->u64buf[i];
 
 				memcpy(d + i * 4, &v, 4);
 			}
 		} else {
-			memcpy(d, c->u64buf, (size_t)m * 8);
+			memcpy(d, c->sc->u64buf, (size_t)m * 8);
 		}
 		*out = d;
 		return 0;
@@ -1057,12 +1071,12 @@ arena_reserve(struct pq_cursor *c, size_t used, size_t need)
 		    4096);
 }
 
-/* m byte strings into c->sv. */
+/* m byte strings into c->sc->sv. */
 static int
 decode_binary(struct pq_cursor *c, uint32_t m, struct core_err *err)
 {
 	const struct pq_leaf *l = c->leaf;
-	struct pq_sv *sv = c->sv;
+	struct pq_sv *sv = c->sc->sv;
 	size_t w = (size_t)l->type_length, used = 0, i, j;
 	uint32_t len;
 
@@ -1090,28 +1104,28 @@ decode_binary(struct pq_cursor *c, uint32_t m, struct core_err *err)
 		if (get_indices(c, m, err) != 0)
 			return err->code;
 		for (i = 0; i < m; i++)
-			sv[i] = c->dict_sv[c->idxbuf[i]];
+			sv[i] = c->dict_sv[c->sc->idxbuf[i]];
 		return 0;
 	case ENC_DELTA_LENGTH_BYTE_ARRAY:
 		/* The lengths were checked against the bytes when the page
 		 * started. */
-		if (dbp_get(c->dbp, c->u64buf, m) != 0)
+		if (dbp_get(c->dbp, c->sc->u64buf, m) != 0)
 			return corrupt(err, "DELTA_LENGTH_BYTE_ARRAY values "
 			    "end early");
 		for (i = 0; i < m; i++) {
 			sv[i].p = c->vp;
-			sv[i].len = (uint32_t)c->u64buf[i];
+			sv[i].len = (uint32_t)c->sc->u64buf[i];
 			c->vp += sv[i].len;
 		}
 		return 0;
 	case ENC_DELTA_BYTE_ARRAY:
-		if (dbp_get(c->dbp2, c->u64buf, m) != 0 ||
-		    dbp_get(c->dbp, (uint64_t *)c->conv, m) != 0)
+		if (dbp_get(c->dbp2, c->sc->u64buf, m) != 0 ||
+		    dbp_get(c->dbp, (uint64_t *)c->sc->conv, m) != 0)
 			return corrupt(err, "DELTA_BYTE_ARRAY values end "
 			    "early");
 		for (i = 0; i < m; i++) {
-			uint64_t pre = c->u64buf[i];
-			uint64_t suf = ((uint64_t *)c->conv)[i];
+			uint64_t pre = c->sc->u64buf[i];
+			uint64_t suf = ((uint64_t *)c->sc->conv)[i];
 
 			if (pre > c->prev_len || pre + suf > INT32_MAX)
 				return corrupt(err, "DELTA_BYTE_ARRAY prefix "
@@ -1323,7 +1337,7 @@ convert_fixed(const struct pq_leaf *l, const uint8_t *src, uint32_t m,
 	}
 }
 
-/* m byte strings (c->sv) to m fixed-width colpipe values at dst. */
+/* m byte strings (c->sc->sv) to m fixed-width colpipe values at dst. */
 static int
 convert_binary(const struct pq_cursor *c, uint32_t m, uint8_t *dst,
     struct core_err *err)
@@ -1331,7 +1345,7 @@ convert_binary(const struct pq_cursor *c, uint32_t m, uint8_t *dst,
 	uint32_t i;
 
 	for (i = 0; i < m; i++) {
-		const struct pq_sv *s = &c->sv[i];
+		const struct pq_sv *s = &c->sc->sv[i];
 
 		if (c->leaf->conv == PQ_CONV_F16) {
 			double d = half_to_double((uint16_t)(s->p[0] |
@@ -1374,12 +1388,12 @@ put_strings(struct pq_cursor *c, struct core_column *out, uint32_t row0,
 
 	if (want == NULL) {
 		for (i = 0; i < m; i++)
-			need += uuid ? 36 : c->sv[i].len;
+			need += uuid ? 36 : c->sc->sv[i].len;
 	} else {
 		for (i = 0; i < k; i++)
 			if (lev == NULL || lev[i]) {
 				if (want[i])
-					need += uuid ? 36 : c->sv[j].len;
+					need += uuid ? 36 : c->sc->sv[j].len;
 				j++;
 			}
 		j = 0;
@@ -1393,7 +1407,7 @@ put_strings(struct pq_cursor *c, struct core_column *out, uint32_t row0,
 		if ((lev == NULL || lev[i]) && want != NULL && !want[i]) {
 			j++;
 		} else if (lev == NULL || lev[i]) {
-			const struct pq_sv *s = &c->sv[j++];
+			const struct pq_sv *s = &c->sc->sv[j++];
 
 			if (uuid) {
 				unsigned b;
@@ -1418,12 +1432,12 @@ put_strings(struct pq_cursor *c, struct core_column *out, uint32_t row0,
 	return 0;
 }
 
-/* Definition levels of k rows into c->levbuf; *m = valid rows. */
+/* Definition levels of k rows into c->sc->levbuf; *m = valid rows. */
 static int
 get_levels(struct pq_cursor *c, uint32_t k, uint32_t *m,
     struct core_err *err)
 {
-	uint8_t *lev = c->levbuf;
+	uint8_t *lev = c->sc->levbuf;
 	uint32_t i, n = 0, over = 0;
 
 	if (c->bit_packed_levels) {
@@ -1434,7 +1448,7 @@ get_levels(struct pq_cursor *c, uint32_t k, uint32_t *m,
 			lev[i] = c->bp[c->bp_pos >> 3] >>
 			    (7 - (c->bp_pos & 7)) & 1;
 	} else {
-		if (rle_get_levels(&c->def, lev, k, c->idxbuf, &n,
+		if (rle_get_levels(&c->def, lev, k, c->sc->idxbuf, &n,
 		    &over) != 0)
 			return corrupt(err, "definition levels end early");
 		if (over > 1)
@@ -1467,7 +1481,7 @@ read_slice(struct pq_cursor *c, struct core_column *out, uint32_t row0,
 		if (rc != 0)
 			return rc;
 		if (m < k) {
-			lev = c->levbuf;
+			lev = c->sc->levbuf;
 			*nulls = true;
 			for (i = 0; i < k; i++)
 				if (!lev[i])
@@ -1496,13 +1510,13 @@ read_slice(struct pq_cursor *c, struct core_column *out, uint32_t row0,
 	}
 	dst = (uint8_t *)out->values + (size_t)row0 * w;
 	if (lev != NULL)
-		dst = c->conv;
+		dst = c->sc->conv;
 	rc = binary ? convert_binary(c, m, dst, err) :
 	    convert_fixed(l, src, m, dst, err);
 	if (rc != 0 || lev == NULL)
 		return rc;
 	/* Spread the valid rows' values; NULL slots hold zero. */
-	src = c->conv;
+	src = c->sc->conv;
 	dst = (uint8_t *)out->values + (size_t)row0 * w;
 	for (i = 0, j = 0; i < k; i++) {
 		if (lev[i]) {
@@ -1589,14 +1603,29 @@ pq_cursor_init(struct pq_cursor *c, const struct pq_leaf *leaf)
 {
 	memset(c, 0, sizeof(*c));
 	c->leaf = leaf;
-	c->levbuf = core_xmalloc(NB);
-	c->dense = core_xmalloc((size_t)NB * 12);
-	c->conv = core_xmalloc((size_t)NB * 16);	/* decimal128 */
-	c->idxbuf = core_xmalloc((size_t)NB * sizeof(uint32_t));
-	c->u64buf = core_xmalloc((size_t)NB * sizeof(uint64_t));
-	c->sv = core_xmalloc((size_t)NB * sizeof(struct pq_sv));
-	c->dbp = core_xmalloc(sizeof(*c->dbp));
-	c->dbp2 = core_xmalloc(sizeof(*c->dbp2));
+}
+
+void
+pq_scratch_init(struct pq_scratch *sc)
+{
+	sc->levbuf = core_xmalloc(NB);
+	sc->dense = core_xmalloc((size_t)NB * 12);
+	sc->conv = core_xmalloc((size_t)NB * 16);	/* decimal128 */
+	sc->idxbuf = core_xmalloc((size_t)NB * sizeof(uint32_t));
+	sc->u64buf = core_xmalloc((size_t)NB * sizeof(uint64_t));
+	sc->sv = core_xmalloc((size_t)NB * sizeof(struct pq_sv));
+}
+
+void
+pq_scratch_release(struct pq_scratch *sc)
+{
+	free(sc->levbuf);
+	free(sc->dense);
+	free(sc->conv);
+	free(sc->idxbuf);
+	free(sc->u64buf);
+	free(sc->sv);
+	memset(sc, 0, sizeof(*sc));
 }
 
 void
@@ -1608,12 +1637,6 @@ pq_cursor_release(struct pq_cursor *c)
 	free(c->dbp);
 	free(c->dbp2);
 	free(c->prev);
-	free(c->levbuf);
-	free(c->dense);
-	free(c->conv);
-	free(c->idxbuf);
-	free(c->u64buf);
-	free(c->sv);
 	free(c->arena);
 	if (c->skipcol != NULL) {
 		core_free_aligned(c->skipcol->values);

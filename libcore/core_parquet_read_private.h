@@ -142,18 +142,29 @@ struct pq_cursor {
 	 * out as empty strings. */
 	const uint8_t *mask;
 
-	/* Scratch for one batch (owned). */
-	uint8_t *levbuf;		/* BATCH_ROWS definition levels */
-	uint8_t *dense;			/* BATCH_ROWS * 12 physical bytes */
-	uint8_t *conv;			/* BATCH_ROWS * 8 converted bytes */
-	uint32_t *idxbuf;		/* BATCH_ROWS indices */
-	uint64_t *u64buf;		/* BATCH_ROWS delta-decoded values */
-	struct pq_sv *sv;		/* BATCH_ROWS byte strings */
+	/* Scratch for one batch: the decoding thread's (borrowed, set
+	 * before each pq_cursor_read), so a file of many columns costs
+	 * one set of it a thread, not one a column. */
+	struct pq_scratch *sc;
 	uint8_t *arena;			/* bytes the sv point to, owned */
 	size_t arena_cap;
 };
 
-/* Allocates the scratch of a cursor for leaf (borrowed). */
+/* Scratch for decoding one batch of one column. */
+struct pq_scratch {
+	uint8_t *levbuf;		/* BATCH_ROWS definition levels */
+	uint8_t *dense;			/* BATCH_ROWS * 12 physical bytes */
+	uint8_t *conv;			/* BATCH_ROWS * 16 converted bytes */
+	uint32_t *idxbuf;		/* BATCH_ROWS indices */
+	uint64_t *u64buf;		/* BATCH_ROWS delta-decoded values */
+	struct pq_sv *sv;		/* BATCH_ROWS byte strings */
+};
+
+void pq_scratch_init(struct pq_scratch *sc);
+void pq_scratch_release(struct pq_scratch *sc);
+
+/* A cursor for leaf (borrowed); its DELTA decoders are allocated when a
+ * page needs them. */
 void pq_cursor_init(struct pq_cursor *c, const struct pq_leaf *leaf);
 void pq_cursor_release(struct pq_cursor *c);
 /* Starts a column chunk of nrows rows: chunk (borrowed) holds its pages. */

@@ -82,6 +82,16 @@ enum mode { M_PLAIN, M_TRIAL, M_DICT };
 #define TRIAL_WINDOW_START 4096
 #define TRIAL_WINDOW_END 16384
 
+/*
+ * A column's buffers and tables start small (COL_FIRST bytes or
+ * entries, DICT_SLOTS_FIRST slots) and grow by doubling: a table of a
+ * million columns costs memory for what each column holds, not a fixed
+ * few kilobytes each.  The doublings cost nothing measurable on a narrow
+ * table, where page_prealloc sizes the page buffers once.
+ */
+#define COL_FIRST 256
+#define DICT_SLOTS_FIRST 64
+
 struct buf {
 	uint8_t *p;		/* owned */
 	size_t len, cap;
@@ -205,7 +215,7 @@ buf_reserve(struct buf *b, size_t n)
 
 	if (b->cap - b->len >= n)
 		return;
-	cap = b->cap ? b->cap : 4096;
+	cap = b->cap ? b->cap : COL_FIRST;
 	/* Doubling while small, then by halves: a row group's page
 	 * buffers are most of the memory, and their slack counts. */
 	while (cap - b->len < n)
@@ -254,6 +264,8 @@ core_parquet_rle_init(struct core_parquet_rle *r, int width)
 {
 	r->buf = NULL;
 	r->len = r->cap = 0;
+	r->lit = NULL;
+	r->lit_cap = 0;
 	core_parquet_rle_reset(r, width);
 }
 
@@ -271,7 +283,10 @@ void
 core_parquet_rle_release(struct core_parquet_rle *r)
 {
 	free(r->buf);
+	free(r->lit);
 	r->buf = NULL;
+	r->lit = NULL;
+	r->lit_cap = 0;
 	r->len = r->cap = 0;
 }
 
@@ -342,6 +357,24 @@ rle_emit_literals(struct core_parquet_rle *r)
 
 /* 504 = 63 groups: the bit-packed header still fits one varint byte. */
 #define RLE_LIT_FLUSH 504
+#define RLE_LIT_CAP 512		/* lit's room: a flush pads to 8 */
+
+/* Makes lit hold at least n values (n <= RLE_LIT_FLUSH), rounded up to
+ * a group of 8 for rle_emit_literals' padding. */
+static void
+rle_lit_room(struct core_parquet_rle *r, unsigned n)
+{
+	unsigned cap = r->lit_cap ? r->lit_cap : 8;
+
+	if (n <= r->lit_cap)
+		return;
+	while (cap < n)
+		cap *= 2;
+	if (cap > RLE_LIT_CAP)
+		cap = RLE_LIT_CAP;
+	r->lit = core_xreallocarray(r->lit, cap, sizeof(*r->lit));
+	r->lit_cap = cap;
+}
 
 /* Adds m copies of v to the waiting literals, emitting them each time
  * there are RLE_LIT_FLUSH. */
@@ -354,6 +387,7 @@ rle_lit_fill(struct core_parquet_rle *r, uint32_t v, uint64_t m)
 		k = RLE_LIT_FLUSH - r->nlit;
 		if (k > m)
 			k = (unsigned)m;
+		rle_lit_room(r, r->nlit + (unsigned)k);
 		for (i = 0; i < k; i++)
 			r->lit[r->nlit + i] = v;
 		r->nlit += k;
@@ -419,6 +453,7 @@ rle_lit_copy(struct core_parquet_rle *r, const uint32_t *v, size_t m)
 		k = RLE_LIT_FLUSH - r->nlit;
 		if (k > m)
 			k = m;
+		rle_lit_room(r, r->nlit + (unsigned)k);
 		memcpy(r->lit + r->nlit, v, k * sizeof(*v));
 		r->nlit += (unsigned)k;
 		v += k;
@@ -733,7 +768,7 @@ dict_probe(struct col *c, uint64_t limit, const uint8_t *p, size_t n,
 	size_t add = c->kind == K_STR ? 4 + n : n;
 
 	if (c->nslots == 0)
-		dict_rehash(c, 1024);
+		dict_rehash(c, DICT_SLOTS_FIRST);
 	mask = c->nslots - 1;
 	for (i = tag & mask; (e = c->slots[i]) != 0; i = (i + 1) & mask) {
 		if (dict_same(c, e - 1, p, n, tag)) {
@@ -749,9 +784,9 @@ dict_probe(struct col *c, uint64_t limit, const uint8_t *p, size_t n,
 			size_t tag_cap = c->doff_cap;
 
 			c->doff = core_grow(c->doff, &c->doff_cap,
-			    c->ndict + 1, sizeof(*c->doff), 1024);
+			    c->ndict + 1, sizeof(*c->doff), COL_FIRST);
 			c->dtag = core_grow(c->dtag, &tag_cap, c->ndict + 1,
-			    sizeof(*c->dtag), 1024);
+			    sizeof(*c->dtag), COL_FIRST);
 		}
 		c->doff[c->ndict] = (uint32_t)c->dict.len;
 		c->dtag[c->ndict] = tag;
@@ -898,7 +933,7 @@ page_record(struct col *c, bool as_dict)
 
 	if (c->npg == c->pg_cap)
 		c->pg = core_grow(c->pg, &c->pg_cap, c->npg + 1,
-		    sizeof(*c->pg), 16);
+		    sizeof(*c->pg), 2);
 	pg = &c->pg[c->npg++];
 	memset(pg, 0, sizeof(*pg));
 	pg->off = c->chunk.len;
@@ -996,14 +1031,24 @@ flush_page(struct core_parquet_writer *w, struct enc *e, struct col *c,
 /* The open page's buffers are sized once for a full page (a value takes
  * at least 4 PLAIN bytes unless it is a bool), so they never regrow by
  * doubling to twice a page; malloc leaves the part a page does not use
- * untouched, so it costs address space, not memory. */
+ * untouched, so it costs address space, not memory.  All columns
+ * together take at most PAGE_PREALLOC_ALL of address space that way; on
+ * a table so wide that a column's share is under PAGE_PREALLOC_MIN the
+ * buffers grow as the page does instead. */
 #define PAGE_PREALLOC_MAX ((size_t)8 << 20)
+#define PAGE_PREALLOC_ALL ((size_t)256 << 20)
+#define PAGE_PREALLOC_MIN ((size_t)64 << 10)
 
 static void
 page_prealloc(struct core_parquet_writer *w, struct col *c)
 {
 	size_t n = w->o.page_bytes < PAGE_PREALLOC_MAX ?
 	    (size_t)w->o.page_bytes : PAGE_PREALLOC_MAX;
+
+	if (n > PAGE_PREALLOC_ALL / w->ncols)
+		n = PAGE_PREALLOC_ALL / w->ncols;
+	if (n < PAGE_PREALLOC_MIN)
+		return;
 
 	if (c->plain.cap == 0 && c->mode != M_DICT) {
 		c->plain.cap = n + 4096;
@@ -1034,7 +1079,7 @@ idx_push(struct col *c, uint32_t e)
 {
 	if (c->nidx == c->idx_cap)
 		c->idx = core_grow(c->idx, &c->idx_cap, c->nidx + 1,
-		    sizeof(*c->idx), 4096);
+		    sizeof(*c->idx), COL_FIRST / 4);
 	c->idx[c->nidx++] = e;
 }
 
@@ -1309,7 +1354,7 @@ write_fixed_block(struct core_parquet_writer *w, struct col *c,
 		*done = k;
 	} else if (c->dmap != NULL) {
 		c->idx = core_grow(c->idx, &c->idx_cap, c->nidx + k,
-		    sizeof(*c->idx), 4096);
+		    sizeof(*c->idx), COL_FIRST / 4);
 		for (j = 0; j < k; j++) {
 			if (!dict_fixed(c, w->o.dict_bytes, v + j * wd, &ent))
 				break;
@@ -1322,14 +1367,14 @@ write_fixed_block(struct core_parquet_writer *w, struct col *c,
 		}
 	} else {
 		if (c->nslots == 0)
-			dict_rehash(c, 1024);
+			dict_rehash(c, DICT_SLOTS_FIRST);
 		for (j = 0; j < k; j++)
 			tag[j] = (uint32_t)(dict_hash(c, v + j * wd, wd) >> 32);
 		for (j = 0; j < k && j < FAST_AHEAD; j++)
 			__builtin_prefetch(c->slots + (tag[j] &
 			    (c->nslots - 1)));
 		c->idx = core_grow(c->idx, &c->idx_cap, c->nidx + k,
-		    sizeof(*c->idx), 4096);
+		    sizeof(*c->idx), COL_FIRST / 4);
 		for (j = 0; j < k; j++) {
 			if (j + FAST_AHEAD < k)
 				__builtin_prefetch(c->slots + (tag[j +

@@ -195,7 +195,11 @@ struct core_parquet_rle {
 	uint32_t cur;		/* value of the open run */
 	uint64_t rep;		/* length of the open run (0 = none) */
 	unsigned nlit;		/* values waiting in lit to be bit-packed */
-	uint32_t lit[512];
+	uint32_t *lit;		/* owned, lit_cap (a multiple of 8, at
+				   most 512): grown as literals come, as
+				   a column's definition levels often
+				   have few or none */
+	unsigned lit_cap;
 };
 
 void core_parquet_rle_init(struct core_parquet_rle *r, int width);

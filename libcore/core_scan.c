@@ -26,6 +26,7 @@
 #include "core_expr_eval.h"
 #include "core_expr_parse.h"
 #include "core_gather.h"
+#include "core_names.h"
 #include "core_prune.h"
 #include "core_scan.h"
 
@@ -140,6 +141,12 @@ add_item(struct core_scan *s, uint32_t *n, uint32_t *cap, char ***names,
 	return &s->items[(*n)++];
 }
 
+static const char *
+name_in_array(const void *names, size_t i)
+{
+	return ((char *const *)names)[i];
+}
+
 /* Expands the select list into items and their names. */
 static int
 plan_select(struct core_scan *s, const char *src, uint32_t *nitems,
@@ -150,6 +157,7 @@ plan_select(struct core_scan *s, const char *src, uint32_t *nitems,
 	size_t len = strlen(src);
 	uint32_t i, j, cap = 0;
 	bool *drop = NULL, *udrop;
+	ssize_t dup;
 	int col, rc;
 
 	*nitems = 0;
@@ -230,15 +238,11 @@ plan_select(struct core_scan *s, const char *src, uint32_t *nitems,
 	}
 	/* A stream names each column once: later stages find columns by
 	 * name. */
-	for (i = 0; i < *nitems; i++)
-		for (j = 0; j < i; j++)
-			if (strcmp((*names)[i], (*names)[j]) == 0) {
-				rc = core_err_set(err, CORE_EUSAGE,
-				    "the output has two columns named '%s': "
-				    "name one with AS, or leave one out with "
-				    "* EXCLUDE (...)", (*names)[i]);
-				goto out;
-			}
+	if ((dup = core_names_first_dup(name_in_array, *names,
+	    *nitems)) >= 0)
+		rc = core_err_set(err, CORE_EUSAGE, "the output has two "
+		    "columns named '%s': name one with AS, or leave one out "
+		    "with * EXCLUDE (...)", (*names)[dup]);
 out:
 	free(drop);
 	free(udrop);

@@ -1729,7 +1729,8 @@ core_sort_new(const struct core_sort_options *o,
 	core_mem_part_init(&s->p_out, mem, "output", CORE_MEM_UNLIMITED);
 	core_sort_plan_init(&s->plan, o->keys, o->nkeys, schema);
 	s->stride = s->plan.nw + 1;
-	s->batch_rows = o->batch_rows ? o->batch_rows : DEFAULT_BATCH_ROWS;
+	s->batch_rows = core_batch_rows_for(schema, NULL, 0,
+	    o->batch_rows ? o->batch_rows : DEFAULT_BATCH_ROWS);
 	if (mem->limit == CORE_MEM_UNLIMITED)
 		s->out_budget = MAX_OUT_BUDGET * 2;
 	else

@@ -256,6 +256,65 @@ test_batch_check(void)
 	core_schema_free(s);
 }
 
+/* core_schema_first_dup against a loop over every earlier name; and
+ * core_batch_rows_for against the sum of the widths. */
+static void
+test_wide_schema(void)
+{
+	static const char *const pool[] = { "a", "b", "c", "a_1", "d" };
+	const struct core_coltype i64 = { CORE_TYPE_INT64, 0, 0 };
+	const struct core_coltype str = { CORE_TYPE_STRING, 0, 0 };
+	struct core_schema *s;
+	uint32_t n, i, j, sel[3];
+	ssize_t want;
+	char name[32];
+
+	for (int iter = 0; iter < 500; iter++) {
+		n = (uint32_t)unit_rand() % 6;
+		s = core_schema_new(n);
+		for (i = 0; i < n; i++)
+			core_schema_set(s, i, pool[unit_rand() % 5], i64);
+		want = -1;
+		for (i = 0; i < n && want < 0; i++)
+			for (j = 0; j < i; j++)
+				if (strcmp(s->fields[i].name,
+				    s->fields[j].name) == 0)
+					want = i;
+		CHECK_EQ_INT(core_schema_first_dup(s), want);
+		core_schema_free(s);
+	}
+	/* 100k int64 columns: 8 MiB / 800,000 bytes = 10 rows. */
+	n = 100000;
+	s = core_schema_new(n);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "c%u", i);
+		core_schema_set(s, i, name, i % 2 ? i64 : str);
+	}
+	CHECK_EQ_INT(core_schema_first_dup(s), -1);
+	CHECK_EQ_INT(core_batch_rows_for(s, NULL, 0, 8192),
+	    (int)(CORE_BATCH_FIXED / (50000 * 8 + 50000 * 4)));
+	sel[0] = 0;
+	sel[1] = 1;
+	sel[2] = 3;
+	CHECK_EQ_INT(core_batch_rows_for(s, sel, 3, 8192), 8192);
+	CHECK_EQ_INT(core_batch_rows_for(s, sel, 3, 7), 7);
+	core_schema_set(s, 7, "c5", i64);
+	CHECK_EQ_INT(core_schema_first_dup(s), 7);
+	core_schema_free(s);
+	/* One row however wide; none wider than want. */
+	s = core_schema_new(1);
+	core_schema_set(s, 0, "x", core_type_decimal(38, 2));
+	CHECK_EQ_INT(core_batch_rows_for(s, NULL, 0, 8192), 8192);
+	core_schema_free(s);
+	s = core_schema_new(n * 10);
+	for (i = 0; i < n * 10; i++) {
+		snprintf(name, sizeof(name), "c%u", i);
+		core_schema_set(s, i, name, core_type_decimal(38, 2));
+	}
+	CHECK_EQ_INT(core_batch_rows_for(s, NULL, 0, 8192), 1);
+	core_schema_free(s);
+}
+
 int
 main(void)
 {
@@ -265,5 +324,6 @@ main(void)
 	RUN(test_schema);
 	RUN(test_nulls_vs_reference);
 	RUN(test_batch_check);
+	RUN(test_wide_schema);
 	return unit_done();
 }

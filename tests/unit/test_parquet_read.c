@@ -2368,6 +2368,7 @@ read_declared(enum core_codec codec, int32_t usize, int32_t csize,
 {
 	struct pq_leaf leaf;
 	struct pq_cursor c;
+	struct pq_scratch scr;
 	struct core_thrift t;
 	struct core_schema *sc = core_schema_new(1);
 	struct core_batch b;
@@ -2401,11 +2402,14 @@ read_declared(enum core_codec codec, int32_t usize, int32_t csize,
 	b.cols[0].validity_cap = 8;
 	memset(b.cols[0].validity_buf, 0xff, 8);
 	pq_cursor_init(&c, &leaf);
+	pq_scratch_init(&scr);
 	c.cx = core_codec_ctx_new();
+	c.sc = &scr;
 	pq_cursor_start(&c, buf, len, codec, 2);
 	rc = pq_cursor_read(&c, &b.cols[0], 0, 2, &used, &nulls, err);
 	core_codec_ctx_free(c.cx);
 	pq_cursor_release(&c);
+	pq_scratch_release(&scr);
 	core_batch_release(&b);
 	core_schema_free(sc);
 	core_thrift_release(&t);

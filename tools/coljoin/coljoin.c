@@ -431,6 +431,14 @@ run_join(const struct options *o, struct input *inputs,
 		core_join_plan_free(plan);
 		return rc;
 	}
+	/* An output wider than a stream may be is known now, not after
+	 * the join has read its inputs. */
+	if (!o->count &&
+	    (rc = core_mlspill3_schema_fits(plan->out, out->name, err)) != 0) {
+		core_join_proj_release(&proj);
+		core_join_plan_free(plan);
+		return rc;
+	}
 	for (i = 0; proj.schema[0] != NULL && i < 2; i++) {
 		struct input *in = &inputs[i];
 
