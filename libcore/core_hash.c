@@ -11,6 +11,11 @@
  *   two integer keys a, b: both within int32: mix(a:b packed ^ s ^ ...),
  *                          an exact word, so distinct pairs never collide;
  *                          else a mix of the two 64-bit words
+ *   one string key of at most 7 bytes, or two of at most 3 each, no
+ *   NULL:                  mix(w ^ s ^ K_STR), w the strings' lengths
+ *                          and bytes packed into one exact word (see
+ *                          load_str_word); longer ones and NULLs as
+ *                          anything else
  *   anything else:         h = s, then per key h = XXH3(bytes, len,
  *                          h ^ null*K_NULL): each key hashed on its own
  *                          with its length, so "a","bc" and "ab","c"
@@ -44,12 +49,20 @@ enum {
 	PATH_INT2 = 2,
 	PATH_FLOAT1 = 3,
 	PATH_CHAIN = 4,
+	PATH_STR1 = 5,
+	PATH_STR2 = 6,
 };
+
+/* Strings short enough to be their own hash word: one key of at most
+ * STR1_MAX bytes, two of at most STR2_MAX each. */
+#define STR1_MAX 7
+#define STR2_MAX 3
 
 #define CHUNK 256
 #define K_NULL 0x9e3779b97f4a7c15ull
 #define K_WIDE 0xc2b2ae3d27d4eb4full
 #define K_SEED 0x165667b19e3779f9ull
+#define K_STR 0x27d4eb2f165667c5ull
 
 static inline uint64_t
 mix64(uint64_t x)
@@ -152,6 +165,11 @@ core_hash_keys_init(struct core_hash_keys *k,
 		k->path = PATH_INT2;
 	else if (nkeys == 1 && nfloat == 1)
 		k->path = PATH_FLOAT1;
+	else if (nkeys == 1 && k->kind[0] == CORE_HASH_KIND_STRING)
+		k->path = PATH_STR1;
+	else if (nkeys == 2 && k->kind[0] == CORE_HASH_KIND_STRING &&
+	    k->kind[1] == CORE_HASH_KIND_STRING)
+		k->path = PATH_STR2;
 	else
 		k->path = PATH_CHAIN;
 	return 0;
@@ -264,6 +282,35 @@ load_f64_canon(const struct core_column *c, uint32_t base,
 	FOR_ROWS(u[i] = f64_canon(p[r_]) & -(uint64_t)ok[i]);
 }
 
+/*
+ * w[i] = the string of the row as a word when it is at most max bytes
+ * and valid: its length in the low `shift` bits, its bytes above (max
+ * and shift such that they fit 64 bits), and short[i] = 1; else
+ * short[i] = 0 (w[i] then 0).  Distinct short strings give distinct
+ * words.
+ */
+static void
+load_str_word(const struct core_column *c, uint32_t base,
+    const uint32_t *rows, uint32_t m, const uint8_t *ok, uint32_t max,
+    unsigned shift, uint64_t *w, uint8_t *shrt)
+{
+	const unsigned char *bytes = c->values;
+	const int32_t *off = c->offsets;
+	uint32_t i;
+
+	FOR_ROWS({
+		uint32_t len = (uint32_t)(off[r_ + 1] - off[r_]);
+		const unsigned char *q = bytes + off[r_];
+		uint64_t v = 0;
+		bool fit = ok[i] && len <= max;
+
+		for (uint32_t t = 0; fit && t < len; t++)
+			v |= (uint64_t)q[t] << (8 * t);
+		w[i] = fit ? (uint64_t)len | v << shift : 0;
+		shrt[i] = (uint8_t)fit;
+	});
+}
+
 /* One chunk of the key-after-key path: h[0..m) from s. */
 static void
 hash_chain(const struct core_hash_keys *k, const struct core_batch *b,
@@ -322,6 +369,54 @@ hash_chain(const struct core_hash_keys *k, const struct core_batch *b,
 			h[i] = XXH3_64bits_withSeed(&v[i], sizeof(v[i]),
 			    h[i] ^ (ok[i] ? 0 : K_NULL));
 	}
+}
+
+/*
+ * One chunk of PATH_STR1 / PATH_STR2: short strings are their own word
+ * (load_str_word), mixed as one integer key is, and exact (ex[i] = 1);
+ * the other rows go the key-after-key way.  Which way a row goes depends
+ * on its key alone, so equal keys hash equal.
+ */
+static void
+hash_str(const struct core_hash_keys *k, const struct core_batch *b,
+    uint32_t base, const uint32_t *rows, uint32_t m, uint64_t s, uint64_t *h,
+    uint8_t *anynull, uint8_t *ex)
+{
+	const struct core_column *c0 = &b->cols[k->col[0]];
+	uint64_t w0[CHUNK], w1[CHUNK], hl[CHUNK];
+	uint8_t ok0[CHUNK], ok1[CHUNK], sh1[CHUNK], nl[CHUNK];
+	uint32_t lrow[CHUNK], lidx[CHUNK], i, nlong = 0;
+
+	load_valid(c0, base, rows, m, ok0);
+	if (k->path == PATH_STR1) {
+		load_str_word(c0, base, rows, m, ok0, STR1_MAX, 8, w0, ex);
+		for (i = 0; i < m; i++)
+			anynull[i] = (uint8_t)(ok0[i] ^ 1);
+	} else {
+		const struct core_column *c1 = &b->cols[k->col[1]];
+
+		load_valid(c1, base, rows, m, ok1);
+		load_str_word(c0, base, rows, m, ok0, STR2_MAX, 2, w0, ex);
+		load_str_word(c1, base, rows, m, ok1, STR2_MAX, 2, w1, sh1);
+		for (i = 0; i < m; i++) {
+			w0[i] |= w1[i] << 32;
+			ex[i] &= sh1[i];
+			anynull[i] = (uint8_t)((ok0[i] ^ 1) | (ok1[i] ^ 1));
+		}
+	}
+	for (i = 0; i < m; i++)
+		h[i] = mix64(w0[i] ^ s ^ K_STR);
+	for (i = 0; i < m; i++) {
+		lrow[nlong] = rows != NULL ? rows[i] : base + i;
+		lidx[nlong] = i;
+		nlong += ex[i] ^ 1u;
+	}
+	if (nlong == 0)
+		return;
+	memset(nl, 0, nlong);
+	hash_chain(k, b, 0, lrow, nlong, s, hl, nl);
+	for (i = 0; i < nlong; i++)
+		h[lidx[i]] = hl[i];
 }
 
 uint32_t
@@ -416,6 +511,12 @@ core_hash_batch_exact(const struct core_hash_keys *k,
 				memcpy(exact + off, ok0, m);
 			break;
 		}
+		case PATH_STR1:
+		case PATH_STR2:
+			hash_str(k, b, off, rows, m, s, h, anynull, ex);
+			if (exact != NULL)
+				memcpy(exact + off, ex, m);
+			break;
 		default:
 			hash_chain(k, b, off, rows, m, s, h, anynull);
 			if (exact != NULL)

@@ -98,7 +98,8 @@ bool core_hash_keys_comparable(const struct core_hash_keys *a,
  * Which function of the values the hash is depends only on the keys'
  * kinds (and never on their widths): one integer key mixes its value; two
  * pack into one exact 64-bit word when both values fit 32 bits (always
- * for int32 and date); any other key hashes with XXH3, key after key.
+ * for int32 and date); one or two short strings pack the same way; any
+ * other key hashes with XXH3, key after key.
  */
 uint32_t core_hash_batch(const struct core_hash_keys *k,
     const struct core_batch *b, const uint32_t *sel, uint32_t n,
@@ -110,8 +111,9 @@ uint32_t core_hash_batch(const struct core_hash_keys *k,
  * keys, scales and seed) never hash equal, so two exact rows have equal
  * keys exactly when their hashes are equal, and an exact row's key
  * equals no key of a row that is not.  Exact: a key with no NULL that
- * is one integer-like or float64 column, or two integer-like columns
- * whose values both lie within int32 (the functions at the top of
+ * is one integer-like or float64 column, two integer-like columns
+ * whose values both lie within int32, one string column of at most 7
+ * bytes or two of at most 3 bytes each (the functions at the top of
  * core_hash.c that are bijections), none of them hashed at a scale
  * smaller than its own; every other row is 0.
  */
