@@ -2255,6 +2255,107 @@ core_expr_bound_is_const(const struct core_expr_bound *b)
 	return b->root->kind == CORE_BN_CONST;
 }
 
+/* ---- common subexpressions ---- */
+
+/* Whether a computes what b does, for the kinds core_expr_share takes
+ * (every field those kinds' evaluation reads); a REF is its target. */
+static bool
+same_tree(const struct core_bnode *a, const struct core_bnode *b)
+{
+	uint32_t i;
+
+	while (a->kind == CORE_BN_REF)
+		a = a->ref;
+	while (b->kind == CORE_BN_REF)
+		b = b->ref;
+	if (a == b)
+		return true;
+	switch (a->kind) {
+	case CORE_BN_COLUMN:
+	case CORE_BN_NEG:
+	case CORE_BN_ARITH:
+	case CORE_BN_CAST:
+		break;
+	case CORE_BN_CONST:
+		if (a->type.id == CORE_TYPE_STRING)
+			return false;
+		break;
+	default:
+		return false;
+	}
+	if (a->kind != b->kind || a->op != b->op ||
+	    a->negated != b->negated || a->type.id != b->type.id ||
+	    a->type.precision != b->type.precision ||
+	    a->type.scale != b->type.scale || a->phys != b->phys ||
+	    a->nkids != b->nkids || a->col != b->col ||
+	    a->k.null != b->k.null || a->k.ilit != b->k.ilit ||
+	    a->k.b != b->k.b || a->k.i != b->k.i || a->k.w != b->k.w ||
+	    memcmp(&a->k.f, &b->k.f, sizeof(a->k.f)) != 0 ||
+	    a->fa != b->fa || a->fb != b->fb || a->lo != b->lo ||
+	    a->hi != b->hi || a->wfa != b->wfa || a->wfb != b->wfb ||
+	    a->wlo != b->wlo || a->whi != b->whi)
+		return false;
+	for (i = 0; i < a->nkids; i++)
+		if (!same_tree(a->kids[i], b->kids[i]))
+			return false;
+	return true;
+}
+
+/* Replaces the parts of *np that compute what one of roots[0..n) does
+ * with REF nodes; the count replaced. */
+static uint32_t
+share_in(struct core_bnode **np, struct core_bnode *const *roots,
+    uint32_t n)
+{
+	struct core_bnode *nd = *np, *r;
+	uint32_t i, k = 0;
+
+	if (nd->kind == CORE_BN_COLUMN || nd->kind == CORE_BN_CONST ||
+	    nd->kind == CORE_BN_REF)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (roots[i] == NULL || !same_tree(nd, roots[i]))
+			continue;
+		r = core_xcalloc(1, sizeof(*r));
+		r->kind = CORE_BN_REF;
+		r->type = nd->type;
+		r->phys = nd->phys;
+		r->off = nd->off;
+		r->len = nd->len;
+		r->ref = roots[i];
+		bnode_free(nd);
+		*np = r;
+		return 1;
+	}
+	for (i = 0; i < nd->nkids; i++)
+		k += share_in(&nd->kids[i], roots, n);
+	return k;
+}
+
+uint32_t
+core_expr_share(struct core_expr_bound *const *x, uint32_t n)
+{
+	struct core_bnode **roots;
+	uint32_t j, k = 0;
+
+	if (n < 2)
+		return 0;
+	roots = core_xcalloc(n, sizeof(*roots));
+	for (j = 0; j < n; j++) {
+		if (x[j] == NULL)
+			continue;
+		k += share_in(&x[j]->root, roots, j);
+		/* A whole tree made a REF is no root to share: its
+		 * target is one already. */
+		if (x[j]->root->kind != CORE_BN_REF &&
+		    x[j]->root->kind != CORE_BN_COLUMN &&
+		    x[j]->root->kind != CORE_BN_CONST)
+			roots[j] = x[j]->root;
+	}
+	free(roots);
+	return k;
+}
+
 void
 core_expr_bound_free(struct core_expr_bound *b)
 {

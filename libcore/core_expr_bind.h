@@ -170,6 +170,8 @@ enum core_bnode_kind {
 	CORE_BN_DATE_ADD,	/* kids[0] (date or timestamp) + months,
 				 * days (signed) */
 	CORE_BN_FUNC,		/* fn; kids: arguments */
+	CORE_BN_REF,		/* ref's values, already evaluated
+				 * (core_expr_share) */
 };
 
 enum core_bfunc {
@@ -251,6 +253,8 @@ struct core_bnode {
 	uint32_t off, len;		/* source span, for run-time errors */
 
 	int col;			/* COLUMN: index in the schema */
+	const struct core_bnode *ref;	/* REF: borrowed, another tree's
+					   root */
 	struct {			/* CONST; also a folded node's value */
 		bool null;
 		bool ilit;		/* an integer literal as written, not
@@ -320,5 +324,16 @@ struct core_coltype core_expr_bound_type(const struct core_expr_bound *b);
 bool core_expr_bound_is_const(const struct core_expr_bound *b);
 
 void core_expr_bound_free(struct core_expr_bound *b);	/* NULL is fine */
+
+/*
+ * Common subexpressions of a select list: where a part of x[j] is
+ * computed just as the whole of an earlier x[i] is (columns, constants,
+ * negation, arithmetic, casts), x[j] reads x[i]'s values instead of
+ * computing them again.  The caller then evaluates x[0..n) in order,
+ * over the same rows each time (core_scan does), and evaluates x[j] only
+ * while x[i] lives.  NULL entries are skipped.  Returns the parts
+ * shared.
+ */
+uint32_t core_expr_share(struct core_expr_bound *const *x, uint32_t n);
 
 #endif

@@ -2994,6 +2994,10 @@ eval(struct ctx *cx, struct core_bnode *n, const uint32_t *sel,
 		return eval_date_add(cx, n, sel, cnt);
 	case CORE_BN_FUNC:
 		return eval_func(cx, n, sel, cnt);
+	case CORE_BN_REF:
+		/* Evaluated over these rows or more, by index: a view. */
+		n->out = n->ref->out;
+		return 0;
 	}
 	return core_err_set(cx->err, CORE_EINTERNAL, "bad expression node");
 }

@@ -43,6 +43,8 @@ struct core_scan {
 	struct core_expr_bound *where;		/* owned, or NULL */
 	struct core_prune *prune;		/* owned, or NULL */
 	struct item *items;			/* owned, schema->ncols */
+	uint32_t shared;			/* parts of items computed once
+						   (core_expr_share) */
 	bool *needed;				/* owned, in->ncols */
 	bool *fneeded;				/* owned: the filter's */
 	bool *pass;				/* owned, in->ncols: some
@@ -322,6 +324,18 @@ core_scan_new(const struct core_scan_spec *spec,
 			    core_expr_bound_type(x->expr));
 			s->identity = false;
 		}
+	}
+	/* Items are evaluated in order over the same rows: a later one
+	 * reads what an earlier one computed (Q1's sum_charge contains
+	 * sum_disc_price). */
+	{
+		struct core_expr_bound **ex = core_xcalloc(n ? n : 1,
+		    sizeof(*ex));
+
+		for (i = 0; i < n; i++)
+			ex[i] = s->items[i].col < 0 ? s->items[i].expr : NULL;
+		s->shared = core_expr_share(ex, n);
+		free(ex);
 	}
 	for (i = 0; i < n; i++)
 		free(names[i]);

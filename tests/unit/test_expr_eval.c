@@ -1992,6 +1992,131 @@ static const char *const exprs[] = {
 	"coalesce(CAST(i AS decimal(9,2)), d) + 1",
 };
 
+/* Whether rows 0..k of a and b hold the same values and NULLs. */
+static bool
+same_column(const struct core_column *a, const struct core_column *b,
+    uint32_t k)
+{
+	size_t w = core_type_width(a->type.id);
+	uint32_t i;
+
+	if (!core_type_equal(a->type, b->type))
+		return false;
+	for (i = 0; i < k; i++) {
+		bool va = core_col_is_valid(a, i), vb = core_col_is_valid(b, i);
+
+		if (va != vb)
+			return false;
+		if (!va)
+			continue;
+		if (a->type.id == CORE_TYPE_STRING) {
+			int32_t la = a->offsets[i + 1] - a->offsets[i];
+			int32_t lb = b->offsets[i + 1] - b->offsets[i];
+
+			if (la != lb || memcmp((char *)a->values +
+			    a->offsets[i], (char *)b->values + b->offsets[i],
+			    (size_t)la) != 0)
+				return false;
+		} else if (memcmp((char *)a->values + i * w,
+		    (char *)b->values + i * w, w) != 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * core_expr_share: a select list evaluated in order with its common
+ * parts computed once gives what each item alone gives, values, NULLs
+ * and errors, over random batches and selections; and the parts are
+ * found (inside CASE and casts, whole items, not strings).
+ */
+static void
+test_share(void)
+{
+	static const char *const items[] = {
+		"d * (1 - e)",
+		"d * (1 - e) * (1 + d)",
+		"1 - e",
+		"-(d * (1 - e))",
+		"CAST(d * (1 - e) AS DOUBLE)",
+		"CASE WHEN i > 0 THEN d * (1 - e) ELSE NULL END",
+		"d * (1 - e)",
+		"l + i * j",
+		"(l + i * j) * 2",
+		"f * 2 + f * 2",
+		"s || 'x'",
+		"(s || 'x') || 'y'",
+		"i + 1",
+		"CAST(i + 1 AS BIGINT) + l",
+		"j + 1",		/* another column: not i + 1 */
+		"i + 2",		/* another constant */
+		"i - 1",		/* another operator */
+	};
+	enum { N = sizeof(items) / sizeof(items[0]) };
+	struct core_schema *s = make_schema();
+	struct core_expr_bound *one[N], *all[N];
+	struct core_column c1[N], c2[N];
+	struct core_batch bt;
+	struct core_err err;
+	static uint32_t sel[4100];
+	uint32_t li, rep, n, k, i, nshared;
+	int rc1, rc2, bad = 0, nerr = 0;
+
+	core_batch_init(&bt, s);
+	for (i = 0; i < N; i++) {
+		struct core_expr *e = NULL;
+
+		for (int t = 0; t < 2; t++) {
+			CHECK_EQ_INT(core_expr_parse(items[i], strlen(items[i]),
+			    &e, &err), 0);
+			CHECK_EQ_INT(core_expr_bind(e, items[i],
+			    strlen(items[i]), s, t ? &all[i] : &one[i], &err),
+			    0);
+			core_expr_free(e);
+		}
+	}
+	memset(c1, 0, sizeof(c1));
+	memset(c2, 0, sizeof(c2));
+	nshared = core_expr_share(all, N);
+	/* 1, 3, 4, 5, 6 (d * (1 - e)), 8, 11, 13 (none of the string). */
+	CHECK_EQ_INT(nshared, 7);
+	for (li = 0; li < sizeof(lengths) / sizeof(lengths[0]); li++) {
+		for (rep = 0; rep < 3; rep++) {
+			n = lengths[li];
+			fill_batch(&bt, n, rep == 2);
+			k = random_sel(n, sel);
+			rc1 = rc2 = 0;
+			for (i = 0; i < N && rc1 == 0; i++)
+				rc1 = core_expr_eval_project(one[i], &bt,
+				    rep == 0 ? NULL : sel, rep == 0 ? n : k,
+				    &c1[i], &err);
+			for (i = 0; i < N && rc2 == 0; i++)
+				rc2 = core_expr_eval_project(all[i], &bt,
+				    rep == 0 ? NULL : sel, rep == 0 ? n : k,
+				    &c2[i], &err);
+			CHECK_EQ_INT(rc1, rc2);
+			nerr += rc1 != 0;
+			for (i = 0; i < N && rc1 == 0; i++)
+				if (!same_column(&c1[i], &c2[i],
+				    rep == 0 ? n : k) && bad++ < 3)
+					printf("# %s: n=%u differs\n",
+					    items[i], n);
+		}
+	}
+	CHECK_EQ_INT(bad, 0);
+	printf("# %d of %d batch lists failed on both sides\n", nerr,
+	    (int)(3 * sizeof(lengths) / sizeof(lengths[0])));
+	for (i = 0; i < N; i++) {
+		core_expr_bound_free(one[i]);
+		core_expr_bound_free(all[i]);
+		core_expr_column_release(&c1[i]);
+		core_expr_column_release(&c2[i]);
+	}
+	core_batch_release(&bt);
+	core_schema_free(s);
+}
+
 static void
 test_against_reference(void)
 {
@@ -2860,5 +2985,6 @@ main(void)
 	RUN(test_runtime_errors);
 	RUN(test_duckdb_answers);
 	RUN(test_against_reference);
+	RUN(test_share);
 	return unit_done();
 }
