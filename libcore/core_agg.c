@@ -198,6 +198,10 @@ struct agg {
 	size_t qscap;			/* charged to p_out */
 
 	struct core_part *top;		/* the first level's set */
+	/* After the first spill: whether a table still takes the input
+	 * between spills (hybrid), and the rows it took since the last. */
+	bool hybrid;
+	uint64_t since;
 	/* The first phase of a DISTINCT plan emits its groups' states,
 	 * not their results (into the second phase's push). */
 	bool states_out;
@@ -3247,27 +3251,57 @@ out:
 	return rc;
 }
 
+/* A table between spills needs this many rows a group to pay. */
+#define HYBRID_GAIN 2
+
 /* Aggregates raw batch ib (of the plan's input schema); spills when the
  * table is full, and from then on routes every batch to the
  * partitions. */
 static int
 push(struct agg *A, const struct core_batch *ib)
 {
+	uint64_t groups;
 	int rc;
 
 	if (ib->nrows == 0)
 		return 0;
-	if (A->top == NULL) {
+	if (A->top == NULL || A->hybrid) {
 		to_state(A, ib, true);
 		if ((rc = consume(A, &A->sb, true)) != CORE_ELIMIT ||
-		    A->forced)
+		    A->forced) {
+			A->since += rc == 0 ? ib->nrows : 0;
 			return rc;
-		phase(A, "partitioning", 0, 0);
-		A->top = core_part_new(A->P->state, fanout(A, A->size_hint),
-		    A->o->tmpdirs, A->o->ntmpdirs, A->o->max_spill,
-		    A->o->compress_spill ? 1 : 0, &A->p_part);
+		}
+		if (A->top == NULL) {
+			phase(A, "partitioning", 0, 0);
+			A->top = core_part_new(A->P->state,
+			    fanout(A, A->size_hint), A->o->tmpdirs,
+			    A->o->ntmpdirs, A->o->max_spill,
+			    A->o->compress_spill ? 1 : 0, &A->p_part);
+		}
+		groups = A->ngroups;
+		A->st->tables++;
 		if ((rc = table_spill(A, A->top, 1)) != 0)
 			return rc;
+		/* Rows that came HYBRID_GAIN or more to a group while the
+		 * table filled (keys clustered, as lineitem's by order,
+		 * or a few hot ones) make a table between spills pay: a
+		 * spill writes each group once, not each row.  Otherwise
+		 * every row goes to the partitions from now on. */
+		A->hybrid = A->since >= HYBRID_GAIN * groups;
+		A->since = 0;
+		if (A->hybrid) {
+			table_init(A, false);
+			to_state(A, ib, true);
+			if ((rc = consume(A, &A->sb, true)) != CORE_ELIMIT) {
+				A->since += rc == 0 ? ib->nrows : 0;
+				return rc;
+			}
+			/* An empty table refused it: no table from now
+			 * on (the groups it made, without values, go to
+			 * the partitions at the end). */
+			A->hybrid = false;
+		}
 		/* table_spill reused sb: make it this batch's states
 		 * (all of them: it goes to the partitions). */
 	}
@@ -3386,6 +3420,14 @@ finish(struct agg *A)
 
 	if (A->top == NULL)
 		return table_emit(A);
+	/* What a hybrid table holds goes where the rest went. */
+	if (A->ngroups > 0 && A->hybrid) {
+		A->st->tables++;
+		if ((rc = table_spill(A, A->top, 1)) != 0)
+			return rc;
+	} else if (A->ngroups > 0 && (rc = table_spill(A, A->top, 1)) != 0) {
+		return rc;
+	}
 	if ((rc = core_part_finish(A->top, A->err)) != 0)
 		return rc;
 	if (A->nthreads > 1 && core_part_count(A->top) > 1)

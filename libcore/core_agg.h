@@ -193,6 +193,11 @@ struct core_agg_stats {
 	uint64_t levels;		/* 0 in memory, 1 partitioned, 2+
 					   re-partitioned */
 	uint64_t spill_bytes;		/* bytes written to spill files */
+	uint64_t tables;		/* tables written to the first
+					   level's partitions: 1 when the
+					   table filled, more when keys that
+					   come clustered kept a table
+					   between spills */
 	uint64_t peak_mem;		/* most bytes charged at once */
 	uint64_t need_mem;		/* CORE_ELIMIT for a group too big
 					   for the budget: the budget named

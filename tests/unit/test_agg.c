@@ -807,6 +807,9 @@ static bool use_sorted;		/* core_agg_sorted, not core_agg_hash */
 static bool use_prehash;	/* keys hashed by the input (struct src) */
 static struct core_pool *use_pool;	/* o.pool */
 static unsigned nspilled, ncompared, maxlevel, nrefused;
+/* Spilled runs whose first level got more than one table (a table kept
+ * between spills: hybrid) and just one. */
+static unsigned nhybrid, nsingle;
 static bool retrying;		/* check_case at a budget a refusal named */
 static double maxpeak;
 
@@ -900,6 +903,8 @@ check_case(const struct table *t, const struct tcase *tc, uint32_t blen,
 	if (limit != CORE_MEM_UNLIMITED && (double)st.peak_mem / limit > maxpeak)
 		maxpeak = (double)st.peak_mem / (double)limit;
 	nspilled += spilled;
+	nhybrid += spilled && st.tables > 1;
+	nsingle += spilled && st.tables == 1;
 	ncompared++;
 	if (mem.used != 0 || got.empty_calls != 1 ||
 	    got.calls_after_empty != 0) {
@@ -1376,8 +1381,12 @@ test_budget_sweep(void)
 	}
 	/* The small budgets did spill. */
 	printf("# %u of %u runs spilled, %u levels at most, peak %.3f of "
-	    "the budget at most\n", nspilled, ncompared, maxlevel, maxpeak);
+	    "the budget at most; %u with tables between spills, %u "
+	    "without\n", nspilled, ncompared, maxlevel, maxpeak, nhybrid,
+	    nsingle);
 	CHECK(nspilled > 0);
+	/* Random keys: rows to the partitions once the table fills. */
+	CHECK(nsingle > 0);
 	free(tc.aggs);
 }
 
@@ -2132,6 +2141,8 @@ test_clustered(void)
 		table_free(w);
 	}
 	CHECK(nspilled > 0);
+	/* Sorted keys keep a table between spills. */
+	CHECK(nhybrid > 0);
 	free(tc.aggs);
 }
 

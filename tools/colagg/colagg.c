@@ -407,8 +407,9 @@ print_stats(const struct run *r, const struct core_agg_stats *st,
 	    "%" PRIu64 " rows out, %.3f s\n", fe_prog(), st->rows_in,
 	    st->groups, r->rows_out, fe_elapsed());
 	fprintf(stderr, "%s: %" PRIu64 " partitions, %" PRIu64 " levels, "
-	    "%.1f MB spilled\n", fe_prog(), st->partitions, st->levels,
-	    (double)st->spill_bytes / 1e6);
+	    "%.1f MB spilled, %" PRIu64 " tables\n", fe_prog(),
+	    st->partitions, st->levels, (double)st->spill_bytes / 1e6,
+	    st->tables);
 	fe_budget_text(&r->o->common, mem->limit, budget, sizeof(budget));
 	fprintf(stderr, "%s: memory budget %s, peak charged %.1f MB, "
 	    "peak resident %.1f MB\n", fe_prog(), budget,
