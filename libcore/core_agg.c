@@ -3514,12 +3514,14 @@ run(struct agg *A, struct agg *A1, const struct core_agg_input *in)
 		    in->hashes(in->arg) : NULL;
 
 		first->st->rows_in += ib.nrows;
-		/* Only the table in memory takes them. */
+		/* Only a table takes them: the one in memory, or one kept
+		 * between spills (the same hashes, seed 0). */
 		first->pre_h = h != NULL && h->made && h->n == ib.nrows &&
-		    first->top == NULL ? h : NULL;
+		    (first->top == NULL || first->hybrid) ? h : NULL;
 		rc = push(first, &ib);
 		first->pre_h = NULL;
-		if (first->top != NULL && first->ph != NULL) {
+		if (first->top != NULL && !first->hybrid &&
+		    first->ph != NULL) {
 			atomic_store(&first->ph->want, false);
 			first->ph = NULL;
 		}
