@@ -3255,7 +3255,8 @@ out:
 #define HYBRID_GAIN 2
 
 /* Aggregates raw batch ib (of the plan's input schema); spills when the
- * table is full, and from then on routes every batch to the
+ * table is full, and from then on either fills a fresh table between
+ * spills (keys that cluster: hybrid) or routes every batch to the
  * partitions. */
 static int
 push(struct agg *A, const struct core_batch *ib)
@@ -3421,12 +3422,10 @@ finish(struct agg *A)
 	if (A->top == NULL)
 		return table_emit(A);
 	/* What a hybrid table holds goes where the rest went. */
-	if (A->ngroups > 0 && A->hybrid) {
-		A->st->tables++;
+	if (A->ngroups > 0) {
+		A->st->tables += A->hybrid;
 		if ((rc = table_spill(A, A->top, 1)) != 0)
 			return rc;
-	} else if (A->ngroups > 0 && (rc = table_spill(A, A->top, 1)) != 0) {
-		return rc;
 	}
 	if ((rc = core_part_finish(A->top, A->err)) != 0)
 		return rc;
