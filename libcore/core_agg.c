@@ -3299,8 +3299,9 @@ push(struct agg *A, const struct core_batch *ib)
 				return rc;
 			}
 			/* An empty table refused it: no table from now
-			 * on (the groups it made, without values, go to
-			 * the partitions at the end). */
+			 * on.  The groups it made have no values yet (the
+			 * whole batch goes to the partitions below). */
+			table_free(A);
 			A->hybrid = false;
 		}
 		/* table_spill reused sb: make it this batch's states
@@ -3422,8 +3423,8 @@ finish(struct agg *A)
 	if (A->top == NULL)
 		return table_emit(A);
 	/* What a hybrid table holds goes where the rest went. */
-	if (A->ngroups > 0) {
-		A->st->tables += A->hybrid;
+	if (A->hybrid) {
+		A->st->tables += A->ngroups > 0;
 		if ((rc = table_spill(A, A->top, 1)) != 0)
 			return rc;
 	}
