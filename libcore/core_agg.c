@@ -903,6 +903,36 @@ table_init(struct agg *A, bool forced)
 	return 0;
 }
 
+/*
+ * Empties the table for the next groups, keeping its memory and what is
+ * charged for it: a table kept between spills (push) fills the same
+ * memory again, without the allocation, the copies of its growth and
+ * the kernel's zeroed pages a new table costs each time.  Key chunks
+ * stay made (group_new takes them in turn), the accumulators' capacity
+ * stays gcap (group_new zeroes each group's entries as it makes it).
+ */
+static void
+table_clear(struct agg *A)
+{
+	uint32_t i;
+
+	core_htab_reset(&A->ht);
+	for (i = 0; i < A->nchunks; i++)
+		core_batch_reset(&A->chunks[i]);
+	for (i = 0; i < A->na; i++) {
+		A->acc[i].llen = 0;
+		A->acc[i].lblen = 0;
+	}
+	A->arena_len = 0;
+	A->ngroups = 0;
+	A->forced = false;
+	A->indexed = true;
+	if (A->nk == 0) {
+		acc_zero(A, 0);
+		A->ngroups = 1;
+	}
+}
+
 /* Appends row r of state batch sb's keys as group g's, in chunk row cr. */
 static int
 key_append(struct agg *A, struct core_batch *kb, const struct core_batch *sb,
@@ -2861,9 +2891,10 @@ route(struct agg *A, struct core_part *p, const struct core_batch *sb,
 	return core_part_add(p, sb, A->part_of, A->err);
 }
 
-/* Writes the table's states to p and frees the table. */
+/* Writes the table's states to p and frees the table (keep: empties
+ * it, its memory kept for the next groups). */
 static int
-table_spill(struct agg *A, struct core_part *p, unsigned level)
+table_spill(struct agg *A, struct core_part *p, unsigned level, bool keep)
 {
 	uint32_t g0, c = 0;
 	int rc = 0;
@@ -2877,7 +2908,10 @@ table_spill(struct agg *A, struct core_part *p, unsigned level)
 		    (rc = route(A, p, &A->sb, level)) != 0)
 			break;
 	}
-	table_free(A);
+	if (keep && rc == 0)
+		table_clear(A);
+	else
+		table_free(A);
 	return rc;
 }
 
@@ -3261,7 +3295,6 @@ out:
 static int
 push(struct agg *A, const struct core_batch *ib)
 {
-	uint64_t groups;
 	int rc;
 
 	if (ib->nrows == 0)
@@ -3280,19 +3313,17 @@ push(struct agg *A, const struct core_batch *ib)
 			    A->o->ntmpdirs, A->o->max_spill,
 			    A->o->compress_spill ? 1 : 0, &A->p_part);
 		}
-		groups = A->ngroups;
-		A->st->tables++;
-		if ((rc = table_spill(A, A->top, 1)) != 0)
-			return rc;
 		/* Rows that came HYBRID_GAIN or more to a group while the
 		 * table filled (keys clustered, as lineitem's by order,
 		 * or a few hot ones) make a table between spills pay: a
 		 * spill writes each group once, not each row.  Otherwise
 		 * every row goes to the partitions from now on. */
-		A->hybrid = A->since >= HYBRID_GAIN * groups;
+		A->hybrid = A->since >= HYBRID_GAIN * (uint64_t)A->ngroups;
 		A->since = 0;
+		A->st->tables++;
+		if ((rc = table_spill(A, A->top, 1, A->hybrid)) != 0)
+			return rc;
 		if (A->hybrid) {
-			table_init(A, false);
 			to_state(A, ib, true);
 			if ((rc = consume(A, &A->sb, true)) != CORE_ELIMIT) {
 				A->since += rc == 0 ? ib->nrows : 0;
@@ -3425,7 +3456,7 @@ finish(struct agg *A)
 	/* What a hybrid table holds goes where the rest went. */
 	if (A->hybrid) {
 		A->st->tables += A->ngroups > 0;
-		if ((rc = table_spill(A, A->top, 1)) != 0)
+		if ((rc = table_spill(A, A->top, 1, false)) != 0)
 			return rc;
 	}
 	if ((rc = core_part_finish(A->top, A->err)) != 0)

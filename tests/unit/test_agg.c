@@ -2144,6 +2144,33 @@ test_clustered(void)
 	/* Sorted keys keep a table between spills. */
 	CHECK(nhybrid > 0);
 	free(tc.aggs);
+
+	/* A table kept between spills is emptied for the next groups with
+	 * its memory kept: its value logs (quantiles, string_agg) and
+	 * strings (min and max of strings) too. */
+	memset(&tc, 0, sizeof(tc));
+	aggs_of(&tc, true);
+	tc.nkeys = 1;
+	for (i = 0; i < 2 && ok; i++) {
+		struct table *t = table_new(12000, 3000, 10);
+		struct table *u;
+		unsigned h0 = nhybrid;
+
+		tc.keys[0] = i == 0 ? 1 : 6;
+		u = table_sorted(t, tc.keys, tc.nkeys);
+		for (b = 0; b < 2 && ok; b++) {
+			snprintf(what, sizeof(what), "sorted on %s, every "
+			    "function, budget %uM",
+			    t->schema->fields[tc.keys[0]].name,
+			    2u << b);
+			ok = check_case(u, &tc, 97, (2u << 20) << b, what);
+		}
+		CHECK(ok);
+		CHECK(nhybrid > h0);
+		table_free(t);
+		table_free(u);
+	}
+	free(tc.aggs);
 }
 
 /* A cap on spilled bytes is CORE_ELIMIT, with everything given back. */
