@@ -160,6 +160,9 @@ struct agg {
 	char *arena;			/* owned */
 	size_t arena_len, arena_cap;
 	uint64_t tab_charged;		/* charged to p_tab by hand */
+	/* The table was emptied by the last partition merged, its memory
+	 * kept for the next (merge_part). */
+	bool kept;
 	/* Group 0's hash (seed 0): the group a table that fills holding
 	 * it alone cannot be split from. */
 	uint64_t g0_hash;
@@ -881,6 +884,7 @@ table_free(struct agg *A)
 	A->arena_len = A->arena_cap = 0;
 	core_mem_part_release(&A->p_tab, A->tab_charged);
 	A->tab_charged = 0;
+	A->kept = false;
 }
 
 /* An empty table; forced: charges cannot fail. */
@@ -3208,7 +3212,10 @@ merge_part(struct agg *A, struct core_part *p, uint32_t k, unsigned level)
 		return 0;
 	memset(&f, 0, sizeof(f));
 	core_batch_init(&f.batch, A->P->state);
-	table_init(A, false);
+	if (A->kept)
+		A->kept = false;	/* emptied, as table_init makes it */
+	else
+		table_init(A, false);
 again:
 	if ((rc = read_open(A, sp, &cur, core_part_run(p, k))) != 0)
 		goto out;
@@ -3271,8 +3278,18 @@ again:
 		goto out;
 	rc = merge_set(A, q, level + 1);
 out:
+	/* The next partition fills the same memory again: no growth from
+	 * nothing, no fresh pages, for each of many partitions.  Not a
+	 * lenient table (its hash table is charged by hand), nor in a
+	 * DISTINCT plan's first phase, whose emits feed the second's table
+	 * under the same budget. */
+	if (rc == 0 && !A->lenient && !A->states_out && A->nk > 0) {
+		table_clear(A);
+		A->kept = true;
+	} else {
+		table_free(A);
+	}
 	A->lenient = false;
-	table_free(A);
 	core_spill_frame_release(&f, &A->p_frame);
 	core_batch_release(&f.batch);
 	io_lock(A);
