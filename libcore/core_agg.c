@@ -973,6 +973,10 @@ key_append(struct agg *A, struct core_batch *kb, const struct core_batch *sb,
 		}
 		if (!ok)
 			core_col_set_null(d, cr, A->chunk);
+		else if (d->validity != NULL)
+			/* A group refused half made (a later key's bytes)
+			 * may have left this row NULL. */
+			d->validity[cr >> 3] |= (uint8_t)(1u << (cr & 7));
 	}
 	return 0;
 }
@@ -3280,10 +3284,12 @@ again:
 out:
 	/* The next partition fills the same memory again: no growth from
 	 * nothing, no fresh pages, for each of many partitions.  Not a
-	 * lenient table (its hash table is charged by hand), nor in a
+	 * lenient table, nor one a lenient table of a partition split from
+	 * this one left (their hash tables are charged by hand), nor in a
 	 * DISTINCT plan's first phase, whose emits feed the second's table
 	 * under the same budget. */
-	if (rc == 0 && !A->lenient && !A->states_out && A->nk > 0) {
+	if (rc == 0 && !A->lenient && !A->states_out && A->nk > 0 &&
+	    A->ht.mem == &A->p_tab) {
 		table_clear(A);
 		A->kept = true;
 	} else {
