@@ -53,6 +53,7 @@
 #include "core_alloc.h"
 #include "core_csv_enc.h"
 #include "core_io.h"
+#include "core_outfile.h"
 
 void
 core_fd_enlarge_pipe(int fd)
@@ -872,15 +873,19 @@ core_tmpfile_open(const char *dir, struct core_err *err)
 	len = strlen(dir) + 32;
 	tmpl = core_xmalloc(len);
 	snprintf(tmpl, len, "%s/colpipe.XXXXXX", dir);
+	/* A signal between the two, on any thread, unlinks it too. */
+	core_outfile_track(tmpl, true);
 	fd = mkostemp(tmpl, O_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
 
+		core_outfile_track(tmpl, false);
 		free(tmpl);
 		return core_err_errno(err, CORE_EIO, e,
 		    "cannot create a temporary file in %s", dir);
 	}
 	(void)unlink(tmpl);
+	core_outfile_track(tmpl, false);
 	free(tmpl);
 	return fd;
 }

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,9 +39,11 @@
 #define TRACK_MAX 8
 
 /* Absolute or cwd-relative names a signal handler must unlink.  Written
- * only with every signal blocked; read by the handler. */
+ * only with every signal blocked, under track_mu (spill files are made
+ * on several threads); read by the handler. */
 static char *volatile tracked[TRACK_MAX];
 static volatile sig_atomic_t handlers_set;
+static pthread_mutex_t track_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void
 on_signal(int sig)
@@ -54,8 +57,8 @@ on_signal(int sig)
 	raise(sig);
 }
 
-static void
-track(char *name, bool add)
+void
+core_outfile_track(char *name, bool add)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE,
 	    SIGXFSZ };
@@ -65,7 +68,8 @@ track(char *name, bool add)
 	int i;
 
 	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	pthread_mutex_lock(&track_mu);
 	if (!handlers_set) {
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = on_signal;
@@ -91,7 +95,8 @@ track(char *name, bool add)
 			break;
 		}
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	pthread_mutex_unlock(&track_mu);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* ---- names ---- */
@@ -229,12 +234,12 @@ open_named(struct core_outfile *f, const char *dir, struct core_err *err)
 
 	f->tmp = core_xmalloc(len);
 	snprintf(f->tmp, len, "%s/.%s.tmpXXXXXX", dir, f->base);
-	track(f->tmp, true);
+	core_outfile_track(f->tmp, true);
 	f->fd = mkostemp(f->tmp, O_CLOEXEC);
 	if (f->fd < 0) {
 		int e = errno;
 
-		track(f->tmp, false);
+		core_outfile_track(f->tmp, false);
 		free(f->tmp);
 		f->tmp = NULL;
 		return core_err_errno(err, CORE_EIO, e, "cannot create %s",
@@ -438,7 +443,7 @@ core_outfile_commit(struct core_outfile *f, struct core_err *err)
 			core_outfile_abort(f);
 			return rc;
 		}
-		track(f->tmp, false);
+		core_outfile_track(f->tmp, false);
 		free(f->tmp);
 		f->tmp = NULL;
 	}
@@ -460,7 +465,7 @@ core_outfile_abort(struct core_outfile *f)
 		f->fd = -1;
 	if (f->tmp != NULL) {
 		(void)unlink(f->tmp);
-		track(f->tmp, false);
+		core_outfile_track(f->tmp, false);
 		free(f->tmp);
 		f->tmp = NULL;
 	}

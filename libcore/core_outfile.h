@@ -86,4 +86,15 @@ void core_outfile_use_tmpfile(bool use);
  */
 char *core_path_resolve_links(const char *path);
 
+/*
+ * Adds (add) or removes name, a temporary file's name the caller keeps
+ * alive meanwhile, to or from the names the tools' SIGINT, SIGTERM,
+ * SIGHUP, SIGPIPE and SIGXFSZ handler unlinks before the signal ends the
+ * process (the handler is installed by the first call).  For a file
+ * that exists by name only from its creation to its unlink, on a file
+ * system without O_TMPFILE: a signal between the two, on any thread,
+ * leaves nothing behind.
+ */
+void core_outfile_track(char *name, bool add);
+
 #endif
