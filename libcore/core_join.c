@@ -657,18 +657,12 @@ null_bref(const struct join *J)
 	return (uint64_t)J->st_b.n << 32;
 }
 
-/* Spill frames written behind the caller (core_part_async) when they
- * are large: a small frame (a small budget over many partitions) is
- * written faster here than handed to the other thread and waited for,
- * one at a time (SF1 lineitem x orders at -m 8M, 150 partitions of 27 KB
- * frames: 0.82x the wall time written here). */
-#define ASYNC_FRAME_MIN ((uint64_t)256 << 10)
-
+/* Spill frames are written behind the caller (core_part_async), small
+ * ones handed over by the group. */
 static void
 part_async(struct join *J, struct core_part *p)
 {
-	if (core_part_frame_bytes(p) >= ASYNC_FRAME_MIN)
-		core_part_async(p, J->pool);
+	core_part_async(p, J->pool);
 }
 
 /* ---- the store ---- */

@@ -24,19 +24,27 @@
  * partition is likely to fill again), after a flush for room it is
  * freed.
  *
- * Written behind (core_part_async), a full buffer is swapped with the
- * one spare, wr, and handed to a helper, which computes the frame's
- * checksum and writes it while the caller routes on; the next write
- * waits for it first.  So the spare is the only buffer besides the
- * partitions' and at most one frame is in flight.  The spill set is
- * touched by one thread at a time: the helper while a frame is in
- * flight, the caller only for reads of runs already complete.
+ * Written behind (core_part_async), a full buffer is swapped with a
+ * spare (an emptied buffer that kept its memory, or one with none) and
+ * queued; once the queue holds a group's worth of bytes (GROUP_BYTES,
+ * so that small frames, of a small budget over many partitions, are
+ * handed over by the dozen and not one at a time) it is handed to a
+ * helper, which computes the frames' checksums and writes them, in
+ * order, while the caller routes on.  One group is in flight at a time:
+ * the next hand-over waits for it, and its buffers become spares.  When
+ * the budget refuses growth, spares are freed first, then the queue is
+ * written out and its buffers freed, and only then is a partition's
+ * buffer written early (on the caller, nothing being in flight).  The
+ * spill set is touched by one thread at a time: the helper while a
+ * group is in flight, the caller only for reads of runs already
+ * complete, or for writes once nothing is in flight.
  *
  * Invariants: buf[k].charged == the bytes of buf[k]'s capacities, and
- * their sum with wr.charged is what the set holds of mem; each buffer's
- * rows are the partition's latest, not yet in its run (wr's, while in
- * flight, are partition wr_k's next); rows[k] counts partition k's rows
- * routed, written or not.
+ * their sum with the charges of the queued, in-flight and spare buffers
+ * is what the set holds of mem; each buffer's rows are the partition's
+ * latest, not yet in its run (those queued or in flight for partition
+ * k, in queue order, come before buf[k]'s); rows[k] counts partition k's
+ * rows routed, written or not.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +58,10 @@
 #define SCAP_MIN 1024
 /* Strings this long or shorter are copied as this many bytes. */
 #define SHORT_COPY 32
+/* Write-behind: a group is handed over at this many bytes of frames, or
+ * at QUEUE_MAX frames. */
+#define GROUP_BYTES ((uint64_t)256 << 10)
+#define QUEUE_MAX 32u
 
 /* What became of a partition's space. */
 enum gone {
@@ -82,11 +94,20 @@ struct core_part {
 	/* Writes behind the caller (core_part_async). */
 	struct core_pool *pool;		/* borrowed, or NULL */
 	struct core_pool_task task;
-	struct buf wr;			/* in flight when wr_busy, else spare */
-	uint32_t wr_k;			/* wr's partition */
+	struct buf *q;			/* owned, QUEUE_MAX: queued frames */
+	uint32_t *q_k;			/* their partitions */
+	uint32_t nq;
+	uint64_t q_bytes;		/* rows' bytes queued */
+	struct buf *fly;		/* owned, QUEUE_MAX: the group in
+					   flight when wr_busy */
+	uint32_t *fly_k;
+	uint32_t nfly;
+	struct buf *spare;		/* owned, 2 * QUEUE_MAX: emptied */
+	uint32_t nspare;
 	bool wr_busy;
-	int wr_rc;			/* the helper's write: 0 or failed */
-	uint64_t wr_bytes;		/* bytes the write added */
+	int wr_rc;			/* the helper's writes: 0 or failed */
+	uint64_t wr_bytes;		/* bytes the writes added */
+	uint64_t wr_frames;		/* frames they wrote */
 	struct core_err wr_err;
 	/* Scratch of one add: rows grouped by partition. */
 	uint32_t *sel;			/* owned, sel_cap */
@@ -130,7 +151,6 @@ part_new(struct core_spill *sp, bool own, uint32_t nparts,
 	p->runs = core_xcalloc(nparts, sizeof(*p->runs));
 	p->rows = core_xcalloc(nparts, sizeof(*p->rows));
 	p->gone = core_xcalloc(nparts, sizeof(*p->gone));
-	core_batch_init(&p->wr.b, s);
 	for (k = 0; k < nparts; k++) {
 		core_batch_init(&p->buf[k].b, s);
 		core_spill_chain_init(&p->runs[k]);
@@ -179,8 +199,25 @@ core_part_free(struct core_part *p)
 		return;
 	if (p->wr_busy)
 		core_pool_wait(p->pool, &p->task);
-	buf_free(p, &p->wr);
-	core_batch_release(&p->wr.b);
+	if (p->pool != NULL) {
+		for (k = 0; k < p->nq; k++)
+			buf_free(p, &p->q[k]);
+		for (k = 0; k < p->nfly; k++)
+			buf_free(p, &p->fly[k]);
+		for (k = 0; k < p->nspare; k++)
+			buf_free(p, &p->spare[k]);
+		for (k = 0; k < QUEUE_MAX; k++)
+			core_batch_release(&p->q[k].b);
+		for (k = 0; k < QUEUE_MAX; k++)
+			core_batch_release(&p->fly[k].b);
+		for (k = 0; k < 2 * QUEUE_MAX; k++)
+			core_batch_release(&p->spare[k].b);
+		free(p->q);
+		free(p->q_k);
+		free(p->fly);
+		free(p->fly_k);
+		free(p->spare);
+	}
 	for (k = 0; k < p->nparts; k++) {
 		buf_free(p, &p->buf[k]);
 		core_batch_release(&p->buf[k].b);
@@ -202,8 +239,28 @@ core_part_free(struct core_part *p)
 void
 core_part_async(struct core_part *p, struct core_pool *pool)
 {
-	p->pool = core_pool_threads(pool) > 1 ? pool : NULL;
+	uint32_t k;
+
+	CORE_DCHECK(p->pool == NULL && p->st.frames == 0);
+	if (core_pool_threads(pool) < 2)
+		return;
+	p->pool = pool;
+	/* Every slot a batch of the schema, owning nothing (a buffer's
+	 * memory travels with it from slot to slot). */
+	p->q = core_xcalloc(QUEUE_MAX, sizeof(*p->q));
+	p->q_k = core_xcalloc(QUEUE_MAX, sizeof(*p->q_k));
+	p->fly = core_xcalloc(QUEUE_MAX, sizeof(*p->fly));
+	p->fly_k = core_xcalloc(QUEUE_MAX, sizeof(*p->fly_k));
+	p->spare = core_xcalloc(2 * QUEUE_MAX, sizeof(*p->spare));
+	for (k = 0; k < QUEUE_MAX; k++) {
+		core_batch_init(&p->q[k].b, p->schema);
+		core_batch_init(&p->fly[k].b, p->schema);
+	}
+	for (k = 0; k < 2 * QUEUE_MAX; k++)
+		core_batch_init(&p->spare[k].b, p->schema);
 }
+
+static uint64_t held(const struct core_part *p, const struct buf *bf);
 
 /* Empties bf of rows, keeping its memory for the next. */
 static void
@@ -221,30 +278,55 @@ buf_reset(struct buf *bf)
 	}
 }
 
+/* The helper: writes the group in flight, in order, up to a failure. */
 static void
 write_job(void *arg, unsigned who)
 {
 	struct core_part *p = arg;
 	uint64_t before = core_spill_bytes(p->sp);
+	uint32_t i;
 
 	(void)who;
-	p->wr_rc = core_spill_chain_write(p->sp, &p->runs[p->wr_k], &p->wr.b,
-	    &p->wr_err);
+	p->wr_frames = 0;
+	for (i = 0; i < p->nfly; i++) {
+		p->wr_rc = core_spill_chain_write(p->sp,
+		    &p->runs[p->fly_k[i]], &p->fly[i].b, &p->wr_err);
+		if (p->wr_rc != 0)
+			break;
+		p->wr_frames++;
+	}
 	p->wr_bytes = core_spill_bytes(p->sp) - before;
 }
 
-/* Waits for the frame in flight, if any, and empties the spare; a
- * failed write, once seen, is every later call's. */
+/* Swaps buffers a and b (their memory and charges). */
+static void
+buf_swap(struct buf *a, struct buf *b)
+{
+	struct buf t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* Waits for the group in flight, if any; its buffers, emptied, become
+ * spares.  A failed write, once seen, is every later call's. */
 static int
 write_wait(struct core_part *p, struct core_err *err)
 {
+	uint32_t i;
+
 	if (p->wr_busy) {
 		core_pool_wait(p->pool, &p->task);
 		p->wr_busy = false;
 		p->st.bytes += p->wr_bytes;
+		p->st.frames += p->wr_frames;
 		if (p->wr_rc == 0) {
-			p->st.frames++;
-			buf_reset(&p->wr);
+			for (i = 0; i < p->nfly; i++) {
+				buf_reset(&p->fly[i]);
+				CORE_DCHECK(p->nspare < 2 * QUEUE_MAX);
+				buf_swap(&p->fly[i], &p->spare[p->nspare++]);
+			}
+			p->nfly = 0;
 		}
 	}
 	if (p->wr_rc != 0) {
@@ -255,29 +337,64 @@ write_wait(struct core_part *p, struct core_err *err)
 	return 0;
 }
 
-/* Writes partition k's buffered rows as one frame of its run: here, or
- * behind the caller, buffer k then taking the spare's memory. */
+/* Hands the queue to the helper, once the group before is written. */
 static int
-flush(struct core_part *p, uint32_t k, struct core_err *err)
+dispatch(struct core_part *p, struct core_err *err)
 {
-	struct buf *bf = &p->buf[k], t;
+	uint32_t i;
+	int rc;
+
+	if ((rc = write_wait(p, err)) != 0)
+		return rc;
+	if (p->nq == 0)
+		return 0;
+	for (i = 0; i < p->nq; i++) {
+		buf_swap(&p->fly[i], &p->q[i]);
+		p->fly_k[i] = p->q_k[i];
+	}
+	p->nfly = p->nq;
+	p->nq = 0;
+	p->q_bytes = 0;
+	p->wr_busy = true;
+	core_pool_start(p->pool, &p->task, write_job, p);
+	return 0;
+}
+
+/* Writes out everything queued and waits for it: nothing in flight after
+ * (the caller may write), and the buffers are spares. */
+static int
+drain(struct core_part *p, struct core_err *err)
+{
+	int rc;
+
+	if (p->pool == NULL)
+		return 0;
+	if ((rc = dispatch(p, err)) != 0)
+		return rc;
+	return write_wait(p, err);
+}
+
+static void
+spares_free(struct core_part *p)
+{
+	while (p->nspare > 0)
+		buf_free(p, &p->spare[--p->nspare]);
+}
+
+/* Writes partition k's buffered rows as one frame of its run, here,
+ * after whatever is queued. */
+static int
+flush_now(struct core_part *p, uint32_t k, struct core_err *err)
+{
+	struct buf *bf = &p->buf[k];
 	uint64_t before;
 	int rc;
 
 	if (bf->b.nrows == 0)
 		return 0;
 	CORE_DCHECK_BATCH(&bf->b);
-	if (p->pool != NULL) {
-		if ((rc = write_wait(p, err)) != 0)
-			return rc;
-		t = p->wr;
-		p->wr = *bf;
-		*bf = t;
-		p->wr_k = k;
-		p->wr_busy = true;
-		core_pool_start(p->pool, &p->task, write_job, p);
-		return 0;
-	}
+	if ((rc = drain(p, err)) != 0)
+		return rc;
 	before = core_spill_bytes(p->sp);
 	rc = core_spill_chain_write(p->sp, &p->runs[k], &bf->b, err);
 	p->st.bytes += core_spill_bytes(p->sp) - before;
@@ -285,6 +402,32 @@ flush(struct core_part *p, uint32_t k, struct core_err *err)
 		return rc;
 	p->st.frames++;
 	buf_reset(bf);
+	return 0;
+}
+
+/* Writes partition k's buffered rows as one frame of its run: behind the
+ * caller when there is a helper (queued; buffer k then taking a spare's
+ * memory, or none), else here. */
+static int
+flush(struct core_part *p, uint32_t k, struct core_err *err)
+{
+	struct buf *bf = &p->buf[k];
+	int rc;
+
+	if (bf->b.nrows == 0)
+		return 0;
+	if (p->pool == NULL)
+		return flush_now(p, k, err);
+	CORE_DCHECK_BATCH(&bf->b);
+	if (p->nq == QUEUE_MAX && (rc = dispatch(p, err)) != 0)
+		return rc;
+	p->q_bytes += held(p, bf);
+	p->q_k[p->nq] = k;
+	buf_swap(&p->q[p->nq++], bf);
+	if (p->nspare > 0)
+		buf_swap(bf, &p->spare[--p->nspare]);
+	if (p->q_bytes >= GROUP_BYTES)
+		return dispatch(p, err);
 	return 0;
 }
 
@@ -473,20 +616,25 @@ make_room(struct core_part *p, uint32_t k, const struct core_batch *src,
 		if (p->mem == NULL ||
 		    core_mem_part_try_charge(p->mem, bytes - bf->charged) == 0)
 			break;
-		if ((j = victim(p)) == p->nparts && p->wr.charged > 0) {
-			/* The spare's memory, once its frame is out. */
-			if ((rc = write_wait(p, err)) != 0)
-				return rc;
-			buf_free(p, &p->wr);
+		/* Spares first, then what the queue holds, once written;
+		 * then a partition's buffer. */
+		if (p->nspare > 0) {
+			buf_free(p, &p->spare[--p->nspare]);
 			continue;
 		}
-		if (j == p->nparts) {
+		if (p->nq > 0 || p->wr_busy) {
+			if ((rc = drain(p, err)) != 0)
+				return rc;
+			spares_free(p);
+			continue;
+		}
+		if ((j = victim(p)) == p->nparts) {
 			core_mem_part_charge(p->mem, bytes - bf->charged);
 			*forced = true;
 			break;
 		}
 		if (p->buf[j].b.nrows > 0) {
-			if ((rc = flush(p, j, err)) != 0)
+			if ((rc = flush_now(p, j, err)) != 0)
 				return rc;
 			p->st.room_flushes++;
 		}
@@ -637,11 +785,9 @@ route_piece(struct core_part *p, uint32_t k, const struct core_batch *src,
 	append(bf, src, sel, n);
 	if (forced) {
 		/* Over the budget until written: written at once. */
-		if ((rc = flush(p, k, err)) != 0 ||
-		    (rc = write_wait(p, err)) != 0)
+		if ((rc = flush_now(p, k, err)) != 0)
 			return rc;
 		buf_free(p, bf);
-		buf_free(p, &p->wr);
 	} else if (held(p, bf) >= p->frame_bytes) {
 		return flush(p, k, err);
 	}
@@ -731,9 +877,9 @@ core_part_finish(struct core_part *p, struct core_err *err)
 			return rc;
 		buf_free(p, &p->buf[k]);
 	}
-	if ((rc = write_wait(p, err)) != 0)
+	if ((rc = drain(p, err)) != 0)
 		return rc;
-	buf_free(p, &p->wr);
+	spares_free(p);
 	p->finished = true;
 	return 0;
 }

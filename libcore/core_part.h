@@ -58,13 +58,15 @@ struct core_part *core_part_new_in(struct core_spill *sp, uint32_t nparts,
     struct core_mem_part *mem);
 
 /*
- * From now on writes each full buffer on a helper of pool (borrowed,
- * must outlive the set) while the caller routes the next rows: one
- * frame in flight at a time, its memory charged until it is written
- * (its buffer then serves the next partition to write one).  A write's
- * failure is returned by a later add or by finish.  NULL, or a pool of
- * one thread, keeps writes on the caller.  Call before the first add;
- * no other set on the same spill set may be written meanwhile.
+ * From now on writes full buffers on a helper of pool (borrowed, must
+ * outlive the set) while the caller routes the next rows: queued, and
+ * handed over by the group (256 KiB of frames, or 32 frames), one group
+ * in flight at a time; their memory stays charged until written (their
+ * buffers then serve the next partitions to write one), and is the
+ * first given back when the budget refuses growth.  A write's failure
+ * is returned by a later add or by finish.  NULL, or a pool of one
+ * thread, keeps writes on the caller.  Call before the first add; no
+ * other set on the same spill set may be written meanwhile.
  */
 void core_part_async(struct core_part *p, struct core_pool *pool);
 
