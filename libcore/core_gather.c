@@ -46,8 +46,9 @@ struct core_gather {
 	size_t tcap;			/* sources the tables hold */
 	uint64_t *sel;			/* owned: core_gather_select's refs */
 	size_t sel_cap;
-	uint32_t *run_from, *run_len;	/* owned: core_gather_select's */
-	size_t run_cap;			/* runs (see select_runs) */
+	uint32_t *run_from, *run_len;	/* owned: the runs (select_runs, */
+	uint32_t *run_src;		/* ref_runs): rows, lengths, and */
+	size_t run_cap;			/* sources (ref_runs only) */
 };
 
 /*
@@ -177,10 +178,10 @@ struct gjob {
 	uint32_t n;
 	struct core_batch *out;
 	const bool *want;
-	/* Runs mode (one source, nruns > 0): the rows are the runs
-	 * run_from[k] .. + run_len[k] - 1 of srcs[0], in order; refs is
-	 * unused. */
-	const uint32_t *run_from, *run_len;
+	/* Runs mode (nruns > 0): the rows are the runs run_from[k] ..
+	 * + run_len[k] - 1 of srcs[run_src[k]] (run_src NULL: srcs[0]),
+	 * in order; refs is unused. */
+	const uint32_t *run_from, *run_len, *run_src;
 	uint32_t nruns;
 	unsigned char *chunk[CORE_GATHER_MAX_THREADS];
 	uint32_t next_col;		/* atomic: next column to take */
@@ -193,21 +194,36 @@ struct gjob {
  * would load and store every value on its own.  Returns the bytes of
  * p used.
  */
+/* Column i of run k's source. */
+static inline const struct core_column *
+run_col(const struct gjob *job, uint32_t k, uint32_t i)
+{
+	return &job->srcs[job->run_src != NULL ? job->run_src[k] : 0]->cols[i];
+}
+
 static size_t
-copy_runs(const struct gjob *job, const struct core_column *c,
-    enum core_type t, unsigned char *p, struct core_column *d)
+copy_runs(const struct gjob *job, uint32_t i, enum core_type t,
+    unsigned char *p, struct core_column *d)
 {
 	const uint32_t *from = job->run_from, *len = job->run_len;
 	uint32_t n = job->n, k, at = 0, j;
 	unsigned char *bits = p;
 	size_t used = A8(core_bitmap_bytes(n));
+	bool maybe_null = false;
 
-	if (c->validity != NULL) {
-		const uint8_t *sv = c->validity;
+	for (k = 0; k < job->nruns && !maybe_null; k++)
+		maybe_null = run_col(job, k, i)->validity != NULL;
+	if (maybe_null) {
 		bool nulls = false;
 
 		memset(bits, 0xff, core_bitmap_bytes(n));
-		for (k = 0; k < job->nruns; k++)
+		for (k = 0; k < job->nruns; k++) {
+			const uint8_t *sv = run_col(job, k, i)->validity;
+
+			if (sv == NULL) {
+				at += len[k];
+				continue;
+			}
 			for (j = 0; j < len[k]; j++, at++) {
 				uint32_t r = from[k] + j;
 
@@ -217,20 +233,22 @@ copy_runs(const struct gjob *job, const struct core_column *c,
 					nulls = true;
 				}
 			}
+		}
 		if (nulls)
 			d->validity = bits;
 		at = 0;
 	}
 	p += used;
 	if (t == CORE_TYPE_STRING) {
-		const int32_t *o = c->offsets;
-		const char *v = c->values;
 		int32_t *off = (int32_t *)p;
 		char *dv = (char *)p + A8(((uint64_t)n + 1) * 4);
 		int32_t pos = 0;
 
 		off[0] = 0;
 		for (k = 0; k < job->nruns; k++) {
+			const struct core_column *c = run_col(job, k, i);
+			const int32_t *o = c->offsets;
+			const char *v = c->values;
 			int32_t base = o[from[k]], shift = pos - base;
 			const int32_t *src = o + from[k] + 1;
 			int32_t *dst = off + at + 1;
@@ -249,9 +267,10 @@ copy_runs(const struct gjob *job, const struct core_column *c,
 	}
 	{
 		size_t w = core_type_width(t);
-		const unsigned char *v = c->values;
 
 		for (k = 0; k < job->nruns; k++) {
+			const unsigned char *v = run_col(job, k, i)->values;
+
 			memcpy(p + (size_t)at * w, v + (size_t)from[k] * w,
 			    (size_t)len[k] * w);
 			at += len[k];
@@ -296,7 +315,7 @@ gather_columns(void *arg, unsigned who)
 		if (job->want != NULL && !job->want[i])
 			continue;
 		if (job->nruns > 0) {
-			p += copy_runs(job, &srcs[0]->cols[i], t, p, d);
+			p += copy_runs(job, i, t, p, d);
 			continue;
 		}
 		for (k = 0; k < job->nsrcs; k++)
@@ -304,7 +323,8 @@ gather_columns(void *arg, unsigned who)
 				maybe_null = true;
 		bits = p;
 		p += A8(core_bitmap_bytes(n));
-		if (maybe_null) {
+		/* No rows, maybe no chunk at all: nothing to mark. */
+		if (maybe_null && n > 0) {
 			bool nulls = false;
 
 			memset(bits, 0xff, core_bitmap_bytes(n));
@@ -413,7 +433,7 @@ static void
 gather(struct core_gather *g, const struct core_batch *const *srcs,
     size_t nsrcs, const uint64_t *refs, uint32_t n, uint64_t text,
     const bool *want, struct core_gather_out *o, const uint32_t *run_from,
-    const uint32_t *run_len, uint32_t nruns)
+    const uint32_t *run_len, const uint32_t *run_src, uint32_t nruns)
 {
 	uint32_t ncols = g->schema->ncols, i, k;
 	uint64_t total = 0;
@@ -431,12 +451,15 @@ gather(struct core_gather *g, const struct core_batch *const *srcs,
 		if (t == CORE_TYPE_STRING) {
 			total += A8(((uint64_t)n + 1) * 4);
 			if (nruns > 0) {
-				const int32_t *off = srcs[0]->cols[i].offsets;
 				uint64_t nb = 0;
 
-				for (k = 0; k < nruns; k++)
+				for (k = 0; k < nruns; k++) {
+					const int32_t *off = srcs[run_src ?
+					    run_src[k] : 0]->cols[i].offsets;
+
 					nb += (uint64_t)(off[run_from[k] +
 					    run_len[k]] - off[run_from[k]]);
+				}
 				total += A8(nb);
 			} else if (text == CORE_GATHER_TEXT_UNKNOWN) {
 				total += A8(gather_text_bytes(g, srcs, nsrcs,
@@ -463,6 +486,7 @@ gather(struct core_gather *g, const struct core_batch *const *srcs,
 	job.want = want;
 	job.run_from = run_from;
 	job.run_len = run_len;
+	job.run_src = run_src;
 	job.nruns = nruns;
 	job.chunk[0] = o->chunk[0];
 	job.chunk[1] = pair ? o->chunk[1] : NULL;
@@ -471,17 +495,75 @@ gather(struct core_gather *g, const struct core_batch *const *srcs,
 	o->batch.nrows = n;
 }
 
+/* Runs shorter than this on average: the per-row gather does better
+ * than a memcpy call per run. */
+#define RUN_MIN 8
+
+/* Makes room in g for most runs. */
+static void
+runs_room(struct core_gather *g, uint32_t most)
+{
+	if (most <= g->run_cap)
+		return;
+	free(g->run_from);
+	free(g->run_len);
+	free(g->run_src);
+	g->run_from = core_xmalloc(core_mul_size(most, 4));
+	g->run_len = core_xmalloc(core_mul_size(most, 4));
+	g->run_src = core_xmalloc(core_mul_size(most, 4));
+	g->run_cap = most;
+}
+
+/*
+ * g's runs of refs[0..n): the maximal stretches of consecutive rows of
+ * one source (each reference the one before plus one, within a source).
+ * Their number, or 0 as soon as it is clear they would average under
+ * RUN_MIN rows: a probe side whose rows each match once comes as a few
+ * long runs, which move as blocks.
+ */
+static uint32_t
+ref_runs(struct core_gather *g, const uint64_t *refs, uint32_t n)
+{
+	uint32_t j, k = 0, most = n / RUN_MIN;
+
+	if (n == 0 || most == 0)
+		return 0;
+	/* A cheap look first: most gathers (a build side's) are not. */
+	if (refs[n - 1] - refs[0] != n - 1 && refs[1] != refs[0] + 1)
+		return 0;
+	runs_room(g, most);
+	g->run_src[0] = (uint32_t)(refs[0] >> 32);
+	g->run_from[0] = (uint32_t)refs[0];
+	g->run_len[0] = 1;
+	for (j = 1; j < n; j++) {
+		if (refs[j] == refs[j - 1] + 1 &&
+		    (uint32_t)refs[j - 1] != UINT32_MAX) {
+			g->run_len[k]++;
+			continue;
+		}
+		if (++k == most)
+			return 0;
+		g->run_src[k] = (uint32_t)(refs[j] >> 32);
+		g->run_from[k] = (uint32_t)refs[j];
+		g->run_len[k] = 1;
+	}
+	return k + 1;
+}
+
 void
 core_gather_rows(struct core_gather *g, const struct core_batch *const *srcs,
     size_t nsrcs, const uint64_t *refs, uint32_t n, uint64_t text,
     const bool *want, struct core_gather_out *o)
 {
-	gather(g, srcs, nsrcs, refs, n, text, want, o, NULL, NULL, 0);
-}
+	uint32_t nruns = ref_runs(g, refs, n);
 
-/* Runs shorter than this on average: the per-row gather does better
- * than a memcpy call per run. */
-#define RUN_MIN 8
+	if (nruns > 0) {
+		gather(g, srcs, nsrcs, NULL, n, 0, want, o, g->run_from,
+		    g->run_len, g->run_src, nruns);
+		return;
+	}
+	gather(g, srcs, nsrcs, refs, n, text, want, o, NULL, NULL, NULL, 0);
+}
 
 /*
  * g's runs of rows[0..n): the maximal stretches of consecutive rows
@@ -495,13 +577,7 @@ select_runs(struct core_gather *g, const uint32_t *rows, uint32_t n)
 
 	if (n == 0 || most == 0)
 		return 0;
-	if (most > g->run_cap) {
-		free(g->run_from);
-		free(g->run_len);
-		g->run_from = core_xmalloc(core_mul_size(most, 4));
-		g->run_len = core_xmalloc(core_mul_size(most, 4));
-		g->run_cap = most;
-	}
+	runs_room(g, most);
 	g->run_from[0] = rows[0];
 	g->run_len[0] = 1;
 	for (j = 1; j < n; j++) {
@@ -526,7 +602,7 @@ core_gather_select(struct core_gather *g, const struct core_batch *src,
 
 	if (nruns > 0) {
 		gather(g, &src, 1, NULL, n, 0, want, o, g->run_from,
-		    g->run_len, nruns);
+		    g->run_len, NULL, nruns);
 		return;
 	}
 	if (n > g->sel_cap) {
@@ -588,6 +664,7 @@ core_gather_free(struct core_gather *g)
 	free(g->sel);
 	free(g->run_from);
 	free(g->run_len);
+	free(g->run_src);
 	free(g);
 }
 

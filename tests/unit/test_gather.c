@@ -194,9 +194,38 @@ same_batch(const struct core_batch *got, const struct core_batch *want,
 
 #define NSRCS_MAX 40
 
+/*
+ * refs of a gather: random rows of random sources; or (runs) stretches
+ * of consecutive rows of random sources, of random lengths, now and then
+ * a single random row between them (the block path of core_gather_rows,
+ * its runs crossing sources).
+ */
+static void
+make_refs(uint64_t *refs, uint32_t n, const struct core_batch *const *srcs,
+    size_t nsrcs, const uint32_t *rows, bool runs)
+{
+	uint32_t j = 0;
+	size_t k;
+
+	while (j < n) {
+		uint32_t r, len = 1, t;
+
+		do
+			k = rnd() % nsrcs;
+		while (srcs[k] == NULL);
+		r = (uint32_t)(rnd() % rows[k]);
+		if (runs && rnd() % 5 != 0)
+			len = 1 + (uint32_t)(rnd() % 64);
+		if (len > rows[k] - r)
+			len = rows[k] - r;
+		for (t = 0; t < len && j < n; t++)
+			refs[j++] = (uint64_t)k << 32 | (r + t);
+	}
+}
+
 static void
 run_case(struct core_pool *pool, uint32_t n, size_t nsrcs, bool known,
-    bool masked)
+    bool masked, bool runs)
 {
 	struct core_schema *schema = make_schema();
 	struct core_batch src[NSRCS_MAX], want;
@@ -226,11 +255,9 @@ run_case(struct core_pool *pool, uint32_t n, size_t nsrcs, bool known,
 			srcs[k] = k % 7 == 6 ? NULL : &src[k];
 		}
 		text = 0;
+		make_refs(refs, n, srcs, nsrcs, rows, runs);
 		for (j = 0; j < n; j++) {
-			do
-				k = rnd() % nsrcs;
-			while (srcs[k] == NULL);
-			refs[j] = (uint64_t)k << 32 | rnd() % rows[k];
+			k = refs[j] >> 32;
 			for (i = 0; i < NCOLS; i++) {
 				const int32_t *o = src[k].cols[i].offsets;
 				uint32_t r = (uint32_t)refs[j];
@@ -265,11 +292,17 @@ sweep(struct core_pool *pool)
 	size_t i;
 
 	for (i = 0; i < NSIZES; i++) {
-		run_case(pool, sizes[i], 1, false, false);
-		run_case(pool, sizes[i], 2, true, false);
-		run_case(pool, sizes[i], 3, false, true);
-		run_case(pool, sizes[i], NSRCS_MAX, true, false);
-		run_case(pool, sizes[i], 17, true, true);
+		bool runs;
+
+		for (runs = false; ; runs = true) {
+			run_case(pool, sizes[i], 1, false, false, runs);
+			run_case(pool, sizes[i], 2, true, false, runs);
+			run_case(pool, sizes[i], 3, false, true, runs);
+			run_case(pool, sizes[i], NSRCS_MAX, true, false, runs);
+			run_case(pool, sizes[i], 17, true, true, runs);
+			if (runs)
+				break;
+		}
 	}
 }
 
