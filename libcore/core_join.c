@@ -148,6 +148,29 @@ struct held {
 	bool eof;			/* the input has ended */
 };
 
+/*
+ * An output batch assembled behind the caller: while a partition's
+ * probe pass reads and probes the next spill frames, a helper gathers
+ * the pairs waiting and emits them.  The job owns copies of the source
+ * lists and the pairs; the sources themselves (the frames the ring
+ * names, the store's batches) stay untouched until it is done, as every
+ * change to them waits for it first (out_wait): psrc_next reads into no
+ * frame the job names, psrc_close, store_clear and a store's growth
+ * wait.  One job in flight at a time; emit is never called by two
+ * threads at once.
+ */
+struct outjob {
+	struct core_pool_task task;
+	bool busy;
+	uint64_t *pr, *br;		/* owned, out_rows each */
+	const struct core_batch **ps, **bs;	/* owned: the sources */
+	size_t nps, nbs, ps_cap, bs_cap;
+	uint32_t n;
+	uint64_t widest;		/* J->widest's sum when started */
+	int rc;
+	struct core_err err;
+};
+
 struct join {
 	const struct core_join_options *o;
 	const struct core_join_plan *plan;
@@ -202,6 +225,12 @@ struct join {
 	const struct core_batch *ring[RING_MAX + 1];
 	uint32_t nring, cur;
 	uint64_t ring_rows;		/* rows of ring[1..nring] */
+	/* Output assembled behind (struct outjob): allowed while the probe
+	 * sources are spill frames the pass holds (async_out), with a
+	 * helper to do it. */
+	bool async_out;
+	struct outjob oj;
+	int out_rc;			/* a job's failure, once seen */
 
 	/* Chunked joins: a flag per probe row of the partition. */
 	uint8_t *pflag;
@@ -542,36 +571,137 @@ ref_bytes(const struct core_batch *const *srcs, uint64_t ref)
 }
 
 /*
- * How many of the n pairs from i on make an output batch within
- * J->out_bytes (one at least): all of them unless rows this wide were
+ * How many of the n pairs from i on make an output batch: out_rows at
+ * most, and within J->out_bytes (one at least) when rows this wide were
  * read that out_rows pairs of them could pass it.
  */
 static uint32_t
-out_piece(struct join *J, const struct core_batch *const *ps,
-    const struct core_batch *const *bs, uint32_t i, uint32_t n)
+out_piece(const struct join *J, uint64_t widest,
+    const struct core_batch *const *ps, const struct core_batch *const *bs,
+    const uint64_t *pr, const uint64_t *br, uint32_t i, uint32_t n)
 {
 	uint64_t tot = 0;
 	uint32_t k;
 
-	if (J->out_bytes == 0 || (J->widest[0] + J->widest[1]) *
-	    J->out_rows <= J->out_bytes)
+	if (n - i > J->out_rows)
+		n = i + J->out_rows;
+	if (J->out_bytes == 0 || widest * J->out_rows <= J->out_bytes)
 		return n - i;
 	for (k = i; k < n; k++) {
-		tot += ref_bytes(ps, J->pr[k]) + ref_bytes(bs, J->br[k]);
+		tot += ref_bytes(ps, pr[k]) + ref_bytes(bs, br[k]);
 		if (tot > J->out_bytes && k > i)
 			break;
 	}
 	return k - i;
 }
 
+/* Emits pairs pr[i], br[i] (i < n) of probe sources ps[0..np) and
+ * build sources bs[0..nb), in batches of out_bytes when rows are wide
+ * (widest: the widest rows' bytes, both sides'). */
+static int
+emit_pairs(struct join *J, uint64_t widest, const struct core_batch *const *ps,
+    size_t np, const struct core_batch *const *bs, size_t nb,
+    const uint64_t *pr, const uint64_t *br, uint32_t n, struct core_err *err)
+{
+	uint32_t i, m;
+	int rc = 0;
+
+	for (i = 0; i < n && rc == 0; i += m) {
+		m = out_piece(J, widest, ps, bs, pr, br, i, n);
+		if (J->pside == 0)
+			rc = core_join_out_emit(J->out, ps, np, pr + i, bs, nb,
+			    br + i, m, J->emit, J->emit_arg, err);
+		else
+			rc = core_join_out_emit(J->out, bs, nb, br + i, ps, np,
+			    pr + i, m, J->emit, J->emit_arg, err);
+	}
+	return rc;
+}
+
+static void
+out_job(void *arg, unsigned who)
+{
+	struct join *J = arg;
+	struct outjob *oj = &J->oj;
+
+	(void)who;
+	oj->rc = emit_pairs(J, oj->widest, oj->ps, oj->nps, oj->bs, oj->nbs,
+	    oj->pr, oj->br, oj->n, &oj->err);
+}
+
+/* Waits for the output job in flight, if any.  0, or the failure of
+ * this or an earlier job (J->err then says why, unless it already held
+ * an error of the caller's). */
+static int
+out_wait(struct join *J)
+{
+	struct outjob *oj = &J->oj;
+
+	if (oj->busy) {
+		core_pool_wait(J->pool, &oj->task);
+		oj->busy = false;
+		if (oj->rc != 0 && J->out_rc == 0) {
+			J->out_rc = oj->rc;
+			if (J->err->code == 0)
+				*J->err = oj->err;
+		}
+	}
+	return J->out_rc;
+}
+
+/* Hands the n pairs waiting, of sources ps[0..np) and bs[0..nb), to a
+ * helper (the previous job waited for first). */
+static int
+out_start(struct join *J, const struct core_batch *const *ps, size_t np,
+    const struct core_batch *const *bs, size_t nb, uint32_t n)
+{
+	struct outjob *oj = &J->oj;
+	uint64_t *t;
+	int rc;
+
+	if ((rc = out_wait(J)) != 0)
+		return rc;
+	oj->ps = core_grow(oj->ps, &oj->ps_cap, np, sizeof(*oj->ps), 32);
+	oj->bs = core_grow(oj->bs, &oj->bs_cap, nb, sizeof(*oj->bs), 32);
+	memcpy(oj->ps, ps, np * sizeof(*ps));
+	memcpy(oj->bs, bs, nb * sizeof(*bs));
+	oj->nps = np;
+	oj->nbs = nb;
+	t = oj->pr;
+	oj->pr = J->pr;
+	J->pr = t;
+	t = oj->br;
+	oj->br = J->br;
+	J->br = t;
+	oj->n = n;
+	oj->widest = J->widest[0] + J->widest[1];
+	oj->rc = 0;
+	memset(&oj->err, 0, sizeof(oj->err));
+	oj->busy = true;
+	core_pool_start(J->pool, &oj->task, out_job, J);
+	return 0;
+}
+
+/* Whether the output job in flight names batch b among its sources. */
+static bool
+out_names(const struct join *J, const struct core_batch *b)
+{
+	size_t i;
+
+	for (i = 0; J->oj.busy && i < J->oj.nps; i++)
+		if (J->oj.ps[i] == b)
+			return true;
+	return false;
+}
+
 /* Emits the pairs waiting (probe sources the ring, build sources the
- * store's), in batches of out_bytes when rows are wide; the ring keeps
+ * store's), here or, while async_out, behind the caller; the ring keeps
  * only the batch being probed, now ring[1]. */
 static int
 flush(struct join *J)
 {
 	struct store *S = &J->st_b;
-	uint32_t n = J->npairs, np = J->nring + 1, i, m;
+	uint32_t n = J->npairs, np = J->nring + 1;
 	int rc = 0;
 
 	if (n > 0) {
@@ -580,18 +710,12 @@ flush(struct join *J)
 		    sizeof(*S->ptrs), 16);
 		S->ptrs[S->n] = core_join_out_null(J->out, J->bside);
 		J->npairs = 0;
-		for (i = 0; i < n && rc == 0; i += m) {
-			m = out_piece(J, J->ring, S->ptrs, i, n);
-			if (J->pside == 0)
-				rc = core_join_out_emit(J->out, J->ring, np,
-				    J->pr + i, S->ptrs, S->n + 1, J->br + i,
-				    m, J->emit, J->emit_arg, J->err);
-			else
-				rc = core_join_out_emit(J->out, S->ptrs,
-				    S->n + 1, J->br + i, J->ring, np,
-				    J->pr + i, m, J->emit, J->emit_arg,
-				    J->err);
-		}
+		if (J->async_out)
+			rc = out_start(J, J->ring, np, S->ptrs, S->n + 1, n);
+		else if ((rc = out_wait(J)) == 0)
+			rc = emit_pairs(J, J->widest[0] + J->widest[1],
+			    J->ring, np, S->ptrs, S->n + 1, J->pr, J->br, n,
+			    J->err);
 		J->st->rows_out += n;
 	}
 	if (J->cur != 0) {
@@ -810,6 +934,7 @@ store_copy(struct join *J, const struct core_batch *b, uint64_t bytes)
 	struct store *S = &J->st_b;
 	struct sbatch *sb;
 
+	(void)out_wait(J);	/* the slots may move */
 	store_slot(S);
 	sb = &S->b[S->n];
 	sb_copy(sb, b, bytes, bytes ? store_alloc(J, bytes) : NULL);
@@ -829,6 +954,7 @@ store_frame(struct join *J, struct core_spill *sp, struct core_spill_cursor *c)
 	struct sbatch *sb;
 	int rc;
 
+	(void)out_wait(J);	/* the slots may move */
 	store_slot(S);
 	sb = &S->b[S->n];
 	sb->f = core_xcalloc(1, sizeof(*sb->f));
@@ -854,6 +980,8 @@ store_clear(struct join *J)
 	struct store *S = &J->st_b;
 	size_t i;
 
+	/* No output job reads them any more (its failure is out_rc's). */
+	(void)out_wait(J);
 	for (i = 0; i < S->n; i++) {
 		struct sbatch *sb = &S->b[i];
 
@@ -1204,6 +1332,8 @@ read_input(struct join *J, int s, const struct core_batch **out)
 	return read_fresh(J, s, out);
 }
 
+#define PSRC_FRAMES (2 * RING_MAX + 2)
+
 /* Where probe batches come from in a pass.  A run's frames are read
  * into as many frames as the ring names at once: a frame the ring
  * names is never read into. */
@@ -1211,7 +1341,8 @@ struct psrc {
 	bool input;			/* the probe input itself */
 	struct core_spill *sp;		/* else this partition's run */
 	struct core_spill_cursor cur;
-	struct core_spill_frame f[RING_MAX];
+	/* Room for the ring's and an output job's. */
+	struct core_spill_frame f[PSRC_FRAMES];
 };
 
 static int
@@ -1226,8 +1357,11 @@ psrc_open(struct join *J, struct psrc *s, struct core_spill *sp,
 		return 0;
 	}
 	s->sp = sp;
-	for (k = 0; k < RING_MAX; k++)
+	for (k = 0; k < PSRC_FRAMES; k++)
 		core_batch_init(&s->f[k].batch, core_spill_schema(sp));
+	/* The frames stay put until psrc_close: the output may be
+	 * assembled behind. */
+	J->async_out = core_pool_threads(J->pool) > 1;
 	return core_spill_cursor_open(sp, &s->cur, run, J->err);
 }
 
@@ -1239,16 +1373,17 @@ psrc_next(struct join *J, struct psrc *s, const struct core_batch **out)
 
 	if (s->input)
 		return read_input(J, J->pside, out);
-	/* The first frame the ring does not name (ring_done keeps one
-	 * free); the ring holds the latest, so few are ever used. */
-	for (k = 0; k < RING_MAX; k++) {
+	/* The first frame neither the ring nor the output job names
+	 * (ring_done keeps one free); the ring holds the latest, so few
+	 * are ever used. */
+	for (k = 0; k < PSRC_FRAMES; k++) {
 		for (i = 1; i <= J->nring && J->ring[i] != &s->f[k].batch;
 		    i++)
 			;
-		if (i > J->nring)
+		if (i > J->nring && !out_names(J, &s->f[k].batch))
 			break;
 	}
-	if (k == RING_MAX)
+	if (k == PSRC_FRAMES)
 		return core_err_set(J->err, CORE_EINTERNAL,
 		    "no probe frame free");
 	rc = core_spill_read_frame(s->sp, &s->cur, &s->f[k], &J->p_probe,
@@ -1273,10 +1408,13 @@ psrc_close(struct join *J, struct psrc *s)
 
 	if (s->input)
 		return;
-	/* Pairs naming these frames are emitted or dropped by now. */
+	/* Pairs naming these frames are emitted or dropped by now, once
+	 * the output job is done (its failure is out_rc's). */
+	(void)out_wait(J);
+	J->async_out = false;
 	J->nring = J->cur = 0;
 	J->ring_rows = 0;
-	for (k = 0; k < RING_MAX; k++) {
+	for (k = 0; k < PSRC_FRAMES; k++) {
 		core_spill_frame_release(&s->f[k], &J->p_probe);
 		core_batch_release(&s->f[k].batch);
 	}
@@ -1758,6 +1896,7 @@ keep_resident(struct join *J, const struct core_batch *b, uint32_t m)
 	struct store *S = &J->st_b;
 	struct sbatch *sb;
 
+	(void)out_wait(J);	/* the slots may move */
 	store_slot(S);
 	sb = &S->b[S->n];
 	sb->go = core_xcalloc(1, sizeof(*sb->go));
@@ -1974,7 +2113,7 @@ core_join_hash(const struct core_join_options *o, struct core_mem *mem,
 	uint64_t limit = mem->limit, reserve, rowb = 0;
 	uint32_t i;
 	bool build_left;
-	int rc;
+	int rc, erc;
 
 	if (st == NULL)
 		st = &dummy;
@@ -2061,11 +2200,17 @@ core_join_hash(const struct core_join_options *o, struct core_mem *mem,
 	}
 	J->pr = core_xmalloc((size_t)J->out_rows * sizeof(*J->pr));
 	J->br = core_xmalloc((size_t)J->out_rows * sizeof(*J->br));
+	J->oj.pr = core_xmalloc((size_t)J->out_rows * sizeof(*J->oj.pr));
+	J->oj.br = core_xmalloc((size_t)J->out_rows * sizeof(*J->oj.br));
 	J->pool = core_pool_new(core_pool_default(o->threads, 2));
 	J->out = core_join_out_new(o->plan, left->schema, right->schema,
 	    J->pool, &J->p_out);
 	core_htab_init(&J->st_b.ht, NULL);
-	rc = core_join_out_finish(J->out, run(J), emit, arg, err);
+	rc = run(J);
+	/* The last output job, and a failure of one no caller saw. */
+	if ((erc = out_wait(J)) != 0 && rc == 0)
+		rc = erc;
+	rc = core_join_out_finish(J->out, rc, emit, arg, err);
 out:
 	store_clear(J);
 	held_free(J, &J->held[0]);
@@ -2081,6 +2226,10 @@ out:
 	free(J->pflag);
 	free(J->pr);
 	free(J->br);
+	free(J->oj.pr);
+	free(J->oj.br);
+	free(J->oj.ps);
+	free(J->oj.bs);
 	free(J->hash);
 	free(J->isnull);
 	free(J->cand);

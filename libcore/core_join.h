@@ -152,7 +152,11 @@ struct core_join_input {
 
 /* Called with each output batch (schema plan->out).  The struct is valid
  * during the call only; its buffers stay unchanged until the next call
- * returns, as core_sort_emit_fn's.  A join ends with one call with an
+ * returns, as core_sort_emit_fn's.  Calls never overlap, but with two
+ * threads a partitioned join makes them on a helper thread while the
+ * inputs' next functions run on the caller's (only while joining
+ * partitions, the inputs read by then), so what emit shares with them
+ * needs a lock.  A join ends with one call with an
  * empty batch, after which it frees the buffers: a writer still writing
  * the batch before waits for it there.  It is made also when the join
  * fails (its return then ignored), unless emit itself failed: a non-zero

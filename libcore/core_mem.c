@@ -22,31 +22,83 @@ core_mem_init(struct core_mem *m, uint64_t limit)
 	m->limit = limit;
 }
 
+/*
+ * The counters are updated atomically: a stage may charge one budget
+ * from two threads (a join assembling output on a helper while the
+ * caller reads the next partition).  A peak is raised to at least the
+ * value just reached.
+ */
+#define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+
+static void
+peak_raise(uint64_t *peak, uint64_t v)
+{
+	uint64_t p = LOAD(peak);
+
+	while (v > p && !__atomic_compare_exchange_n(peak, &p, v, true,
+	    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* Adds n to *used unless the sum would pass limit (0), or saturating
+ * (limit UINT64_MAX, never refused); the new value in *now. */
+static int
+add_within(uint64_t *used, uint64_t n, uint64_t limit, uint64_t *now)
+{
+	uint64_t u = LOAD(used), v;
+
+	do {
+		if (limit != UINT64_MAX && (n > limit || u > limit - n))
+			return CORE_ELIMIT;
+		v = n > UINT64_MAX - u ? UINT64_MAX : u + n;
+	} while (!__atomic_compare_exchange_n(used, &u, v, true,
+	    __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	*now = v;
+	return 0;
+}
+
+/* Takes n from *used (not below 0). */
+static void
+sub_floor(uint64_t *used, uint64_t n)
+{
+	uint64_t u = LOAD(used), v;
+
+	do {
+		/* Releasing more than was charged is a bug in the
+		 * caller. */
+		assert(n <= u);
+		v = n > u ? 0 : u - n;
+	} while (!__atomic_compare_exchange_n(used, &u, v, true,
+	    __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
 int
 core_mem_try_charge(struct core_mem *m, uint64_t n)
 {
-	if (n > m->limit || m->used > m->limit - n)
+	uint64_t now;
+
+	/* An unlimited budget refuses nothing, as the limit is never
+	 * passed. */
+	if (add_within(&m->used, n, m->limit == UINT64_MAX ? UINT64_MAX - 1 :
+	    m->limit, &now) != 0)
 		return CORE_ELIMIT;
-	m->used += n;
-	if (m->used > m->peak)
-		m->peak = m->used;
+	peak_raise(&m->peak, now);
 	return 0;
 }
 
 void
 core_mem_charge(struct core_mem *m, uint64_t n)
 {
-	m->used = n > UINT64_MAX - m->used ? UINT64_MAX : m->used + n;
-	if (m->used > m->peak)
-		m->peak = m->used;
+	uint64_t now;
+
+	(void)add_within(&m->used, n, UINT64_MAX, &now);
+	peak_raise(&m->peak, now);
 }
 
 void
 core_mem_release(struct core_mem *m, uint64_t n)
 {
-	/* Releasing more than was charged is a bug in the caller. */
-	assert(n <= m->used);
-	m->used = n > m->used ? 0 : m->used - n;
+	sub_floor(&m->used, n);
 }
 
 void
@@ -85,32 +137,38 @@ core_mem_part_fini(struct core_mem_part *p)
 int
 core_mem_part_try_charge(struct core_mem_part *p, uint64_t n)
 {
-	if (n > p->cap || p->used > p->cap - n)
+	uint64_t now;
+
+	if (add_within(&p->used, n, p->cap == UINT64_MAX ? UINT64_MAX - 1 :
+	    p->cap, &now) != 0)
 		return CORE_ELIMIT;
-	if (core_mem_try_charge(p->mem, n) != 0)
+	if (core_mem_try_charge(p->mem, n) != 0) {
+		sub_floor(&p->used, n);
 		return CORE_ELIMIT;
-	p->used += n;
-	if (p->used > p->peak)
-		p->peak = p->used;
+	}
+	peak_raise(&p->peak, now);
 	return 0;
 }
 
 void
 core_mem_part_charge(struct core_mem_part *p, uint64_t n)
 {
+	uint64_t now;
+
 	core_mem_charge(p->mem, n);
-	p->used = n > UINT64_MAX - p->used ? UINT64_MAX : p->used + n;
-	if (p->used > p->peak)
-		p->peak = p->used;
+	(void)add_within(&p->used, n, UINT64_MAX, &now);
+	peak_raise(&p->peak, now);
 }
 
 void
 core_mem_part_release(struct core_mem_part *p, uint64_t n)
 {
-	assert(n <= p->used);
-	if (n > p->used)
-		n = p->used;
-	p->used -= n;
+	uint64_t u = LOAD(&p->used);
+
+	assert(n <= u);
+	if (n > u)
+		n = u;
+	sub_floor(&p->used, n);
 	core_mem_release(p->mem, n);
 }
 
@@ -118,7 +176,8 @@ uint64_t
 core_mem_part_available(const struct core_mem_part *p)
 {
 	uint64_t a = core_mem_available(p->mem);
-	uint64_t room = p->used >= p->cap ? 0 : p->cap - p->used;
+	uint64_t used = LOAD(&p->used);
+	uint64_t room = used >= p->cap ? 0 : p->cap - used;
 
 	return room < a ? room : a;
 }
@@ -126,7 +185,9 @@ core_mem_part_available(const struct core_mem_part *p)
 uint64_t
 core_mem_available(const struct core_mem *m)
 {
-	return m->used >= m->limit ? 0 : m->limit - m->used;
+	uint64_t used = LOAD(&m->used);
+
+	return used >= m->limit ? 0 : m->limit - used;
 }
 
 /* MemAvailable from /proc/meminfo in bytes, or 0 when unknown. */

@@ -8,8 +8,11 @@
  * past the limit.  Small fixed overheads (option state, one input frame,
  * stdio) are not charged; each tool's man page states that constant.
  *
- * The object is plain data owned by its stage and is not thread-safe;
- * a stage with worker threads charges from one thread or per worker.
+ * The object is plain data owned by its stage.  Charges and releases
+ * (of the budget and of its parts) are atomic, so two threads may charge
+ * one budget (a join assembling output on a helper while the caller
+ * reads); setting up and finishing parts, and reading the counters for
+ * --stats, are for one thread once the others are done.
  */
 #ifndef CORE_MEM_H
 #define CORE_MEM_H

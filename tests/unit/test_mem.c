@@ -1,6 +1,7 @@
 /*
  * test_mem.c - memory budgets against a plain running total.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -191,9 +192,69 @@ test_default_under_rlimit_as(void)
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
+/* Two threads charging and releasing parts of one budget: the budget
+ * is never passed by what try_charge granted, and every byte comes
+ * back. */
+struct hammer {
+	struct core_mem_part *part;
+	uint64_t granted;		/* bytes try_charge granted */
+};
+
+static void *
+hammer_main(void *v)
+{
+	struct hammer *h = v;
+	uint64_t held[8] = { 0 };
+	unsigned i, k;
+
+	for (i = 0; i < 3000000; i++) {
+		k = i % 8;
+		if (held[k] != 0) {
+			core_mem_part_release(h->part, held[k]);
+			held[k] = 0;
+		} else if (i % 3 == 0) {
+			core_mem_part_charge(h->part, 1 + i % 97);
+			held[k] = 1 + i % 97;
+		} else if (core_mem_part_try_charge(h->part, 1 + i % 1000) ==
+		    0) {
+			held[k] = 1 + i % 1000;
+			h->granted += held[k];
+		}
+	}
+	for (k = 0; k < 8; k++)
+		core_mem_part_release(h->part, held[k]);
+	return NULL;
+}
+
+static void
+test_two_threads(void)
+{
+	struct core_mem mem;
+	struct core_mem_part a, b;
+	struct hammer h[2];
+	pthread_t t;
+
+	core_mem_init(&mem, 5000);
+	core_mem_part_init(&a, &mem, "a", CORE_MEM_UNLIMITED);
+	core_mem_part_init(&b, &mem, "b", 3000);
+	h[0].part = &a;
+	h[0].granted = 0;
+	h[1].part = &b;
+	h[1].granted = 0;
+	CHECK(pthread_create(&t, NULL, hammer_main, &h[1]) == 0);
+	hammer_main(&h[0]);
+	CHECK(pthread_join(t, NULL) == 0);
+	CHECK_EQ_INT(mem.used, 0);
+	CHECK_EQ_INT(a.used, 0);
+	CHECK_EQ_INT(b.used, 0);
+	CHECK(b.peak <= 3000 + 97 * 8);
+	CHECK(h[0].granted > 0 && h[1].granted > 0);
+}
+
 int
 main(void)
 {
+	RUN(test_two_threads);
 	RUN(test_cgroup_limit);
 	RUN(test_default_under_rlimit_as);
 	RUN(test_parts_vs_reference);

@@ -11,6 +11,7 @@
  * truncated.
  */
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,8 +239,11 @@ struct input {
  * and would be a large part of a small budget. */
 #define AHEAD_MIN ((uint64_t)64 << 20)
 
+/* emit may run on a helper of the join's while the inputs are read on
+ * the caller: progress is shown under mu. */
 struct sink {
 	struct core_mlspill3_writer *w;
+	pthread_mutex_t mu;
 	struct fe_progress *prog;
 	struct input *inputs;		/* the two, for progress */
 	uint64_t rows;			/* rows written */
@@ -251,8 +255,10 @@ progress(struct sink *k)
 {
 	if (k->prog == NULL)
 		return;
+	pthread_mutex_lock(&k->mu);
 	fe_progress_update(k->prog, k->inputs[0].rows + k->inputs[1].rows,
 	    k->inputs[0].bytes + k->inputs[1].bytes);
+	pthread_mutex_unlock(&k->mu);
 }
 
 /* The next batch of an input, its columns narrowed to what the join
@@ -299,8 +305,10 @@ next(void *arg, struct core_batch *b, struct core_err *err)
 			core_col_view(&b->cols[i], &p->cols[i]);
 		b->nrows = p->nrows;
 	}
+	pthread_mutex_lock(&in->k->mu);
 	in->rows = tag[0];
 	in->bytes = tag[1];
+	pthread_mutex_unlock(&in->k->mu);
 	progress(in->k);
 	return rc;
 }
@@ -311,11 +319,13 @@ phase(void *arg, const char *name, unsigned i, unsigned n)
 {
 	struct sink *k = arg;
 
+	pthread_mutex_lock(&k->mu);
 	if (n > 0)
 		snprintf(k->phase, sizeof(k->phase), "%s %u/%u", name, i, n);
 	else
 		snprintf(k->phase, sizeof(k->phase), "%s", name);
 	fe_progress_phase(k->prog, k->phase);
+	pthread_mutex_unlock(&k->mu);
 }
 
 static int
@@ -405,6 +415,7 @@ run_join(const struct options *o, struct input *inputs,
 	int i, rc;
 
 	memset(&k, 0, sizeof(k));
+	pthread_mutex_init(&k.mu, NULL);
 	memset(&st, 0, sizeof(st));
 	memset(&proj, 0, sizeof(proj));
 	k.inputs = inputs;
@@ -512,6 +523,7 @@ run_join(const struct options *o, struct input *inputs,
 		    err);
 	}
 	fe_progress_free(k.prog);
+	pthread_mutex_destroy(&k.mu);
 	if (rc == 0 && c->stats)
 		print_stats(c, &st, &mem);
 	if (rc == CORE_ELIMIT && c->max_spill != 0 && st.need_mem == 0)
