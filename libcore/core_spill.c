@@ -486,6 +486,7 @@ core_spill_read_frame(struct core_spill *sp, struct core_spill_cursor *c,
 	unsigned char h[CORE_MLSPILL3_RECORD_HDR];
 	struct core_mlspill3_record rec;
 	uint64_t zbytes, lim = run->off + run->len;
+	const unsigned char *body = NULL;
 	const char *why;
 	int rc;
 
@@ -507,11 +508,27 @@ core_spill_read_frame(struct core_spill *sp, struct core_spill_cursor *c,
 	/* Nothing outside the run is read: a cut run is not the next. */
 	if (c->pos + sizeof(h) > lim)
 		return corrupt(sp, c, "record past the end of the run", err);
-	if ((rc = read_at(sp, c->file, h, sizeof(h), c->pos, err)) != 0)
+	if (run->chained) {
+		/* The extent is the record: read whole, with one call (the
+		 * record header 32 bytes, so the body stays aligned). */
+		uint64_t len = lim - c->pos;
+
+		if (len > CORE_MLSPILL3_RECORD_HDR + CORE_MLSPILL3_MAX_BODY)
+			return corrupt(sp, c, "frame too long", err);
+		grow(&f->body, &f->body_cap, len, f, mem);
+		if ((rc = read_at(sp, c->file, f->body, (size_t)len, c->pos,
+		    err)) != 0)
+			return rc;
+		memcpy(h, f->body, sizeof(h));
+		body = f->body + CORE_MLSPILL3_RECORD_HDR;
+	} else if ((rc = read_at(sp, c->file, h, sizeof(h), c->pos,
+	    err)) != 0) {
 		return rc;
+	}
 	if (core_mlspill3_record_parse(h, sp->schema, &rec, &why) != 0)
 		return corrupt(sp, c, why, err);
-	if (c->pos + rec.len > lim)
+	if (c->pos + rec.len > lim ||
+	    (run->chained && c->pos + rec.len != lim))
 		return corrupt(sp, c, "record past the end of the run", err);
 	if (rec.kind == CORE_MLSPILL3_END) {
 		if (run->chained)
@@ -519,17 +536,20 @@ core_spill_read_frame(struct core_spill *sp, struct core_spill_cursor *c,
 			    err);
 		return read_end(sp, c, &rec, err);
 	}
-	grow(&f->body, &f->body_cap, rec.body_len, f, mem);
-	if ((rc = read_at(sp, c->file, f->body, (size_t)rec.body_len,
-	    c->pos + CORE_MLSPILL3_RECORD_HDR, err)) != 0)
-		return rc;
-	if (core_mlspill3_body_verify(&rec, f->body, &why) != 0 ||
-	    core_mlspill3_body_scan(sp->schema, f->body, rec.body_len,
+	if (!run->chained) {
+		grow(&f->body, &f->body_cap, rec.body_len, f, mem);
+		if ((rc = read_at(sp, c->file, f->body, (size_t)rec.body_len,
+		    c->pos + CORE_MLSPILL3_RECORD_HDR, err)) != 0)
+			return rc;
+		body = f->body;
+	}
+	if (core_mlspill3_body_verify(&rec, body, &why) != 0 ||
+	    core_mlspill3_body_scan(sp->schema, body, rec.body_len,
 	    &zbytes, &why) != 0)
 		return corrupt(sp, c, why, err);
 	if (zbytes > 0)
 		grow(&f->raw, &f->raw_cap, zbytes, f, mem);
-	if (core_mlspill3_body_decode(sp->schema, f->body, rec.body_len,
+	if (core_mlspill3_body_decode(sp->schema, body, rec.body_len,
 	    (uint32_t)rec.nrows, sp->codec, f->raw, &f->batch, &why) != 0)
 		return corrupt(sp, c, why, err);
 	f->batch.nrows = (uint32_t)rec.nrows;

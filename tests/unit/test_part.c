@@ -610,7 +610,7 @@ test_wrong_chains(void)
 	bytes = run->nframes * sizeof(*run->frames);
 	bad = *run;
 	bad.frames = core_xmalloc(bytes);
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < 7; i++) {
 		memcpy(bad.frames, run->frames, bytes);
 		bad.nframes = run->nframes;
 		bad.rows = run->rows;
@@ -632,6 +632,11 @@ test_wrong_chains(void)
 			break;
 		case 5:
 			bad.frames[0].off = 0;
+			break;
+		case 6:
+			/* An extent longer than its record: read whole,
+			 * the record must fill it. */
+			bad.frames[1].len += 8;
 			break;
 		}
 		CHECK_EQ_INT(read_all(core_part_spill(p), &bad, &mp, &rows),
