@@ -58,8 +58,8 @@
 # A case line:   c ID PEER 'CHECK' 'COMMAND' 'WHAT'
 # ID is FAMILY/NAME; PEER the id of the case it is held against, or -.
 # COMMAND is run by bash -c with B (the tools), H (harness/), D (the
-# data directory: csv/, col/, li.parquet, dd.parquet, do.parquet, li.tbl,
-# tpch.duckdb; the commands only read it) and T (the case's scratch
+# data directory: csv/, col/, lineitem.csv.zst, li.parquet, dd.parquet,
+# do.parquet, li.tbl, tpch.duckdb; the commands only read it) and T (the case's scratch
 # directory, T/spill its temporary directory; a file the case writes is
 # T/o) in its environment.  CHECK is run by
 # this shell after the answer run, with OUT the file of the command's
@@ -235,6 +235,11 @@ if want join && ! made "$D" do.parquet; then
 	node harness/scan_duckdb.mjs copy "$D/csv/orders.csv" \
 	    "$D/do.parquet" || die 1 "DuckDB cannot write orders as Parquet"
 	mark "$D" do.parquet
+fi
+if want scan && ! made "$D" lineitem.csv.zst; then
+	zstd -q -1 -c "$csv" >"$D/lineitem.csv.zst" ||
+	    die 1 "zstd of lineitem.csv failed"
+	mark "$D" lineitem.csv.zst
 fi
 if want sort && ! made "$D" li.tbl; then
 	"$bin/col2csv" -f tsv --no-header "$D/col/lineitem.col" |
@@ -447,8 +452,18 @@ c startup/duckdb - '[ ! -s "$OUT" ]' 'node "$H/tpch_duckdb.mjs" startup' \
 
 # Scan: the bytes, the CSV parse, colscan over each stored form.
 c scan/cat - "same $L" 'cat "$LCSV"' 'cat lineitem.csv: the floor of a reader'
-c scan/csv2col scan/duckdb_csv '"$B/col2csv" "$OUT" | cmp -s - "$LCSV"' \
+c scan/csv2col scan/duckdb_count_csv \
+    '"$B/col2csv" "$OUT" | cmp -s - "$LCSV"' \
     '"$B/csv2col" "$LCSV"' 'csv2col lineitem.csv (round trip checked)'
+c scan/csv2col_pipe scan/csv2col '"$B/col2csv" "$OUT" | cmp -s - "$LCSV"' \
+    'cat "$LCSV" | "$B/csv2col"' 'the same from a pipe'
+c scan/csv2col_zst scan/csv2col '"$B/col2csv" "$OUT" | cmp -s - "$LCSV"' \
+    '"$B/csv2col" "$D/lineitem.csv.zst"' 'the same from lineitem.csv.zst'
+c scan/col2csv scan/cat "same $L" '"$B/col2csv" "$LCOL"' \
+    'col2csv lineitem.col (byte for byte the CSV)'
+c scan/duckdb_count_csv - "[ \"\$(cat \"\$OUT\")\" = 'rows=$rows' ]" \
+    'node "$H/duckdb_csv.mjs" --count "$LCSV"' \
+    'DuckDB SELECT count(*) FROM read_csv(lineitem.csv)'
 c scan/duckdb_csv - \
     "[ \"\$(cat \"\$OUT\")\" = 'rows=$rows sum_l_quantity=$qty' ]" \
     'node "$H/duckdb_csv.mjs" "$LCSV"' \
@@ -593,7 +608,7 @@ c agg/duckdb_cd_parquet - 'ddagg cd "$D/dd.parquet"' \
 c sort/col sort/gnu 'sorted col && spilled' \
     '"$B/colsort" --stats -m "$SORTMEM" -T "$T/spill" $KEYS "$LCOL" \
     2>"$T/stats"' 'colsort lineitem.col at SORTMEM: runs spilled'
-c sort/csv sort/duckdb 'sorted csv' \
+c sort/csv sort/gnu 'sorted csv' \
     '"$B/csv2col" "$LCSV" | "$B/colsort" -m "$SORTMEM" -T "$T/spill" $KEYS |
     "$B/col2csv" --no-header' 'csv2col | colsort | col2csv at SORTMEM'
 c sort/gnu - 'sorted tbl' \
