@@ -187,19 +187,27 @@ struct gjob {
 	uint32_t next_col;		/* atomic: next column to take */
 };
 
-/*
- * Runs mode: column c of the source into d, one memcpy a run.  A dense
- * selection (a filter that keeps most rows) comes as long runs of
- * consecutive rows, which move as blocks where the per-row gather
- * would load and store every value on its own.  Returns the bytes of
- * p used.
- */
+/* Source of run k of runs of sources run_src (NULL: all srcs[0]). */
+static inline uint32_t
+run_source(const uint32_t *run_src, uint32_t k)
+{
+	return run_src != NULL ? run_src[k] : 0;
+}
+
 /* Column i of run k's source. */
 static inline const struct core_column *
 run_col(const struct gjob *job, uint32_t k, uint32_t i)
 {
-	return &job->srcs[job->run_src != NULL ? job->run_src[k] : 0]->cols[i];
+	return &job->srcs[run_source(job->run_src, k)]->cols[i];
 }
+
+/*
+ * Runs mode: column i of the runs' sources into d, one memcpy a run.  A
+ * dense selection (a filter that keeps most rows), or a probe side
+ * whose rows each match once, comes as long runs of consecutive rows,
+ * which move as blocks where the per-row gather would load and store
+ * every value on its own.  Returns the bytes of p used.
+ */
 
 static size_t
 copy_runs(const struct gjob *job, uint32_t i, enum core_type t,
@@ -454,8 +462,8 @@ gather(struct core_gather *g, const struct core_batch *const *srcs,
 				uint64_t nb = 0;
 
 				for (k = 0; k < nruns; k++) {
-					const int32_t *off = srcs[run_src ?
-					    run_src[k] : 0]->cols[i].offsets;
+					const int32_t *off = srcs[run_source(
+					    run_src, k)]->cols[i].offsets;
 
 					nb += (uint64_t)(off[run_from[k] +
 					    run_len[k]] - off[run_from[k]]);

@@ -571,8 +571,8 @@ ref_bytes(const struct core_batch *const *srcs, uint64_t ref)
 }
 
 /*
- * How many of the n pairs from i on make an output batch: out_rows at
- * most, and within J->out_bytes (one at least) when rows this wide were
+ * How many of the n pairs from i on make an output batch within
+ * J->out_bytes (one at least): all of them unless rows this wide were
  * read that out_rows pairs of them could pass it.
  */
 static uint32_t
@@ -583,8 +583,6 @@ out_piece(const struct join *J, uint64_t widest,
 	uint64_t tot = 0;
 	uint32_t k;
 
-	if (n - i > J->out_rows)
-		n = i + J->out_rows;
 	if (J->out_bytes == 0 || widest * J->out_rows <= J->out_bytes)
 		return n - i;
 	for (k = i; k < n; k++) {
@@ -834,13 +832,16 @@ sb_batch(const struct sbatch *sb)
 }
 
 /* Makes room for one more batch; the sources follow the array when it
- * moves. */
+ * moves, once no output job reads them (its failure is out_rc's). */
 static void
-store_slot(struct store *S)
+store_slot(struct join *J)
 {
-	struct sbatch *old = S->b;
+	struct store *S = &J->st_b;
+	struct sbatch *old;
 	size_t i;
 
+	(void)out_wait(J);
+	old = S->b;
 	S->b = core_grow(S->b, &S->cap, S->n + 1, sizeof(*S->b), 16);
 	S->ptrs = core_grow(S->ptrs, &S->ptrs_cap, S->n + 2,
 	    sizeof(*S->ptrs), 16);
@@ -934,8 +935,7 @@ store_copy(struct join *J, const struct core_batch *b, uint64_t bytes)
 	struct store *S = &J->st_b;
 	struct sbatch *sb;
 
-	(void)out_wait(J);	/* the slots may move */
-	store_slot(S);
+	store_slot(J);
 	sb = &S->b[S->n];
 	sb_copy(sb, b, bytes, bytes ? store_alloc(J, bytes) : NULL);
 	core_mem_part_charge(&J->p_build, bytes);
@@ -954,8 +954,7 @@ store_frame(struct join *J, struct core_spill *sp, struct core_spill_cursor *c)
 	struct sbatch *sb;
 	int rc;
 
-	(void)out_wait(J);	/* the slots may move */
-	store_slot(S);
+	store_slot(J);
 	sb = &S->b[S->n];
 	sb->f = core_xcalloc(1, sizeof(*sb->f));
 	core_batch_init(&sb->f->batch, core_spill_schema(sp));
@@ -1896,8 +1895,7 @@ keep_resident(struct join *J, const struct core_batch *b, uint32_t m)
 	struct store *S = &J->st_b;
 	struct sbatch *sb;
 
-	(void)out_wait(J);	/* the slots may move */
-	store_slot(S);
+	store_slot(J);
 	sb = &S->b[S->n];
 	sb->go = core_xcalloc(1, sizeof(*sb->go));
 	core_gather_out_init(sb->go, b->schema);

@@ -190,6 +190,32 @@ buf_free(struct core_part *p, struct buf *bf)
 	bf->charged = 0;
 }
 
+/* n buffer slots of the write-behind, each a batch of the schema owning
+ * nothing (a buffer's memory travels with it from slot to slot). */
+static struct buf *
+slots_new(const struct core_part *p, uint32_t n)
+{
+	struct buf *b = core_xcalloc(n, sizeof(*b));
+	uint32_t k;
+
+	for (k = 0; k < n; k++)
+		core_batch_init(&b[k].b, p->schema);
+	return b;
+}
+
+/* Frees slots b (n of them, the first used holding buffers). */
+static void
+slots_free(struct core_part *p, struct buf *b, uint32_t used, uint32_t n)
+{
+	uint32_t k;
+
+	for (k = 0; k < used; k++)
+		buf_free(p, &b[k]);
+	for (k = 0; k < n; k++)
+		core_batch_release(&b[k].b);
+	free(b);
+}
+
 void
 core_part_free(struct core_part *p)
 {
@@ -200,23 +226,11 @@ core_part_free(struct core_part *p)
 	if (p->wr_busy)
 		core_pool_wait(p->pool, &p->task);
 	if (p->pool != NULL) {
-		for (k = 0; k < p->nq; k++)
-			buf_free(p, &p->q[k]);
-		for (k = 0; k < p->nfly; k++)
-			buf_free(p, &p->fly[k]);
-		for (k = 0; k < p->nspare; k++)
-			buf_free(p, &p->spare[k]);
-		for (k = 0; k < QUEUE_MAX; k++)
-			core_batch_release(&p->q[k].b);
-		for (k = 0; k < QUEUE_MAX; k++)
-			core_batch_release(&p->fly[k].b);
-		for (k = 0; k < 2 * QUEUE_MAX; k++)
-			core_batch_release(&p->spare[k].b);
-		free(p->q);
+		slots_free(p, p->q, p->nq, QUEUE_MAX);
+		slots_free(p, p->fly, p->nfly, QUEUE_MAX);
+		slots_free(p, p->spare, p->nspare, 2 * QUEUE_MAX);
 		free(p->q_k);
-		free(p->fly);
 		free(p->fly_k);
-		free(p->spare);
 	}
 	for (k = 0; k < p->nparts; k++) {
 		buf_free(p, &p->buf[k]);
@@ -239,25 +253,16 @@ core_part_free(struct core_part *p)
 void
 core_part_async(struct core_part *p, struct core_pool *pool)
 {
-	uint32_t k;
 
 	CORE_DCHECK(p->pool == NULL && p->st.frames == 0);
 	if (core_pool_threads(pool) < 2)
 		return;
 	p->pool = pool;
-	/* Every slot a batch of the schema, owning nothing (a buffer's
-	 * memory travels with it from slot to slot). */
-	p->q = core_xcalloc(QUEUE_MAX, sizeof(*p->q));
+	p->q = slots_new(p, QUEUE_MAX);
+	p->fly = slots_new(p, QUEUE_MAX);
+	p->spare = slots_new(p, 2 * QUEUE_MAX);
 	p->q_k = core_xcalloc(QUEUE_MAX, sizeof(*p->q_k));
-	p->fly = core_xcalloc(QUEUE_MAX, sizeof(*p->fly));
 	p->fly_k = core_xcalloc(QUEUE_MAX, sizeof(*p->fly_k));
-	p->spare = core_xcalloc(2 * QUEUE_MAX, sizeof(*p->spare));
-	for (k = 0; k < QUEUE_MAX; k++) {
-		core_batch_init(&p->q[k].b, p->schema);
-		core_batch_init(&p->fly[k].b, p->schema);
-	}
-	for (k = 0; k < 2 * QUEUE_MAX; k++)
-		core_batch_init(&p->spare[k].b, p->schema);
 }
 
 static uint64_t held(const struct core_part *p, const struct buf *bf);
