@@ -26,10 +26,20 @@
  * into messages or rejects lines, so errors name the right line whatever
  * thread parsed the row.
  *
- * Streamed members are parsed by the caller's thread as the buffer fills;
- * a batch there is always full (batch_rows rows) except the member's last.
- * With more than one thread, a read-ahead task reads (so decompresses)
- * the member into a small ring of 1 MiB slots meanwhile.
+ * Streamed members (a pipe, a compressed file, a tar member) are read
+ * (so decompressed) by a read-ahead task into a ring of slots of about 4
+ * MiB, each cut after its last line feed (struct csv_readahead).  The
+ * header and the sample are read from the first slots on the caller's
+ * thread; after that each slot is a chunk job as above, parsed by the
+ * workers from its start, in the window beyond the one being consumed.
+ * The consumer checks what a mapped member's chunks check: a slot's job
+ * is good when the parse before it ended at its cut; when not (the cut
+ * was a line feed inside quotes, or a row is longer than a slot), the
+ * consumer parses the row that ran on with the slot's bytes itself.  So
+ * a stream is parsed on every thread too, into rows, lines and batches
+ * that depend only on its bytes (but see RA_IDLE_MS).  When a member
+ * ends before its header and sample are through, the caller parses the
+ * rest alone.
  *
  * Workers and read-ahead are long-running tasks on the reader's own
  * core_pool, started for one member and stopped before the next, so they
@@ -71,24 +81,47 @@ struct csv_job {
 enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
 
 /* Read-ahead of a streamed member: a pool task reads (and so
- * decompresses) into a ring of slots while the caller parses.  It lives
- * for one member: core_input is only touched by it until it has seen the
- * member's end. */
-#define RA_SLOTS 4
-#define RA_SLOT_BYTES (1u << 20)
+ * decompresses) the member into a ring of slots, each about
+ * RA_SLOT_BYTES of it, while the caller and the workers parse.  Slot s
+ * holds the bytes the slot before it had after its last line feed (the
+ * carry), then what was read for it; its own bytes are [0, cut), up to
+ * and including its last line feed, so the member is the slots' own
+ * bytes end to end, and every slot but the first starts where a row
+ * probably starts.  The slots' bytes depend only on the member's bytes
+ * (a slot is read full), never on how reads fell or on the threads; but
+ * a slot holding RA_IDLE_BYTES is handed over as it is when the input
+ * stays quiet for RA_IDLE_MS (a pipe whose writer pauses), so a stream
+ * fed slowly may be cut into other batches from one run to the next,
+ * never into other rows.
+ * Without a helper the caller fills each slot itself when it needs it.
+ * It lives for one member: core_input is only touched by it until it has
+ * seen the member's end.  Its counters are under the reader's mu. */
+#define RA_SLOT_BYTES (4u << 20)
+#define RA_IDLE_BYTES (1u << 20)
+#define RA_IDLE_MS 200
 
-struct csv_readahead {
-	struct core_input *in;		/* borrowed */
-	struct core_pool_task task;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	char *slot[RA_SLOTS];		/* owned */
-	size_t len[RA_SLOTS];
-	size_t head, count;		/* ring: next to take, filled */
-	bool eof, stop;
+struct csv_slot {
+	char *buf;			/* owned */
+	size_t cap, len, cut;
+	bool last;			/* the member's last: its end is the
+					   member's, or a read failed */
 	int rc;				/* read failure, with err */
 	struct core_err err;
-	uint64_t nread;
+};
+
+struct csv_readahead {
+	struct core_csv_reader *r;
+	struct core_input *in;		/* borrowed */
+	struct core_pool_task task;
+	bool threaded;			/* task runs on a helper */
+	pthread_cond_t cv;		/* a slot was released; stop */
+	struct csv_slot *slot;		/* owned; nslots */
+	size_t nslots;
+	size_t filled, released;	/* slots filled, and given back, since
+					   the member began */
+	bool done, stop;		/* the last slot is filled; stop */
+	char *carry;			/* owned; the filling side's */
+	size_t carry_len, carry_cap;
 };
 
 struct csv_worker {
@@ -134,8 +167,21 @@ struct core_csv_reader {
 	size_t pos;			/* next byte to parse (map/sbuf) */
 	uint64_t line_next;		/* physical line of the next row */
 	bool member_done;		/* all parsed: drain, then move on */
-	struct csv_job *jobs;		/* owned; chunks of the member */
-	size_t njobs, ijob, job_cap;
+	struct csv_job *jobs;		/* owned; chunks of the member (a
+					   stream's: a ring, job k in
+					   jobs[k % ra->nslots]) */
+	size_t njobs, ijob, job_cap;	/* a stream's: slots filled, slot
+					   being consumed (counted from the
+					   member's start) */
+	bool chunking;			/* a stream's slots are chunk jobs */
+	bool lead;			/* sbuf's rows go before them */
+	size_t chunk0;			/* the first slot that is a job */
+	const char *vbuf;		/* a stream's bytes cur was parsed
+					   from (view); NULL: sbuf */
+	size_t vlen;
+	int sfail;			/* a stream's read failure, after
+					   what was read before it */
+	struct core_err sferr;
 	size_t prev_end;		/* real end of the chunk before ijob */
 	size_t dropped;			/* map bytes before this are given
 					   back to the kernel */
@@ -209,139 +255,204 @@ helpers_get(struct core_csv_reader *r, unsigned n)
 	return r->helpers;
 }
 
+/* Fills slot ra->filled (free) from the input: the carry, then up to
+ * RA_SLOT_BYTES more; cuts it after its last line feed, keeping what
+ * follows as the next carry.  Touches only that slot and the carry. */
+static void
+ra_fill(struct csv_readahead *ra, struct csv_slot *sl)
+{
+	size_t want = ra->carry_len + RA_SLOT_BYTES, got, c;
+	ssize_t n = 0;
+
+	if (sl->cap < want) {
+		free(sl->buf);
+		sl->buf = core_xmalloc(want);
+		sl->cap = want;
+	}
+	if (ra->carry_len > 0)
+		memcpy(sl->buf, ra->carry, ra->carry_len);
+	got = ra->carry_len;
+	sl->rc = 0;
+	memset(&sl->err, 0, sizeof(sl->err));
+	while (got < want) {
+		/* A read returns only when it has all it asked for (or the
+		 * end): ask for a MiB at a time, and hand over what the
+		 * slot has when a writer goes quiet (a pipe fed now and
+		 * then) once that is worth a slot. */
+		size_t ask = RA_IDLE_BYTES - (got - ra->carry_len) %
+		    RA_IDLE_BYTES;
+
+		if (got - ra->carry_len >= RA_IDLE_BYTES &&
+		    (got - ra->carry_len) % RA_IDLE_BYTES == 0 &&
+		    core_input_idle(ra->in, RA_IDLE_MS))
+			break;
+		if (ask > want - got)
+			ask = want - got;
+		n = core_input_read(ra->in, sl->buf + got, ask, &sl->err);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	sl->len = got;
+	sl->last = n <= 0;
+	if (n < 0)
+		sl->rc = (int)n;
+	ra->carry_len = 0;
+	sl->cut = got;
+	if (sl->last)
+		return;
+	/* A line feed in a quoted field makes a wrong cut; the consumer
+	 * finds that out (core_csv_reader_next's stream path) and parses
+	 * across it.  A slot with no line feed at all is cut at its end. */
+	c = got;
+	while (c > 0 && sl->buf[c - 1] != '\n')
+		c--;
+	if (c == 0)
+		return;
+	sl->cut = c;
+	if (c == got)
+		return;
+	ra->carry = core_grow(ra->carry, &ra->carry_cap, got - c, 1, 4096);
+	memcpy(ra->carry, sl->buf + c, got - c);
+	ra->carry_len = got - c;
+}
+
 static void
 ra_main(void *arg, unsigned who)
 {
 	struct csv_readahead *ra = arg;
-	struct core_err err;
-	size_t slot, got;
-	ssize_t n;
-	int rc = 0;
+	struct core_csv_reader *r = ra->r;
+	struct csv_slot *sl;
 
 	(void)who;
+	pthread_mutex_lock(&r->mu);
 	for (;;) {
-		pthread_mutex_lock(&ra->mu);
-		while (!ra->stop && ra->count == RA_SLOTS)
-			pthread_cond_wait(&ra->cv, &ra->mu);
-		if (ra->stop) {
-			pthread_mutex_unlock(&ra->mu);
-			return;
-		}
-		slot = (ra->head + ra->count) % RA_SLOTS;
-		pthread_mutex_unlock(&ra->mu);
-		/* Fill the slot: fewer, larger hand-overs. */
-		got = 0;
-		memset(&err, 0, sizeof(err));
-		while (got < RA_SLOT_BYTES) {
-			n = core_input_read(ra->in, ra->slot[slot] + got,
-			    RA_SLOT_BYTES - got, &err);
-			if (n <= 0) {
-				rc = (int)n;
-				break;
-			}
-			got += (size_t)n;
-		}
-		pthread_mutex_lock(&ra->mu);
-		ra->len[slot] = got;
-		if (got > 0)
-			ra->count++;
-		ra->nread += got;
-		if (got < RA_SLOT_BYTES) {
-			ra->eof = true;
-			ra->rc = rc;
-			ra->err = err;
-		}
-		pthread_cond_broadcast(&ra->cv);
-		pthread_mutex_unlock(&ra->mu);
-		if (got < RA_SLOT_BYTES)
-			return;
+		while (!ra->stop && ra->filled - ra->released == ra->nslots)
+			pthread_cond_wait(&ra->cv, &r->mu);
+		if (ra->stop)
+			break;
+		sl = &ra->slot[ra->filled % ra->nslots];
+		pthread_mutex_unlock(&r->mu);
+		ra_fill(ra, sl);
+		pthread_mutex_lock(&r->mu);
+		ra->filled++;
+		ra->done = sl->last;
+		r->njobs = ra->filled;
+		pthread_cond_broadcast(&r->work_cv);
+		pthread_cond_broadcast(&r->done_cv);
+		if (ra->done)
+			break;
 	}
+	pthread_mutex_unlock(&r->mu);
+}
+
+/* Waits until slot s is filled (fills it here when no helper reads);
+ * returns it.  s is the first slot not released, or after it. */
+static struct csv_slot *
+ra_slot(struct core_csv_reader *r, size_t s)
+{
+	struct csv_readahead *ra = r->ra;
+
+	pthread_mutex_lock(&r->mu);
+	if (ra->threaded) {
+		while (ra->filled <= s)
+			pthread_cond_wait(&r->done_cv, &r->mu);
+	} else {
+		while (ra->filled <= s) {
+			struct csv_slot *sl = &ra->slot[ra->filled %
+			    ra->nslots];
+
+			pthread_mutex_unlock(&r->mu);
+			ra_fill(ra, sl);
+			pthread_mutex_lock(&r->mu);
+			ra->filled++;
+			ra->done = sl->last;
+			r->njobs = ra->filled;
+		}
+	}
+	pthread_mutex_unlock(&r->mu);
+	return &ra->slot[s % ra->nslots];
+}
+
+/* Gives slots before s back to be filled again. */
+static void
+ra_release(struct core_csv_reader *r, size_t s)
+{
+	struct csv_readahead *ra = r->ra;
+
+	pthread_mutex_lock(&r->mu);
+	if (s > ra->released) {
+		ra->released = s;
+		pthread_cond_broadcast(&ra->cv);
+	}
+	pthread_mutex_unlock(&r->mu);
 }
 
 static void
 ra_stop(struct core_csv_reader *r)
 {
 	struct csv_readahead *ra = r->ra;
-	bool eof;
-	int i;
+	bool done;
+	size_t i;
 
 	if (ra == NULL)
 		return;
-	pthread_mutex_lock(&ra->mu);
+	pthread_mutex_lock(&r->mu);
 	ra->stop = true;
-	eof = ra->eof;
+	done = ra->done;
 	pthread_cond_broadcast(&ra->cv);
-	pthread_mutex_unlock(&ra->mu);
-	/* Stopped before the end (only free does that): the task may sit in
-	 * a read from a pipe whose writer never ends; cut it short.  The
-	 * input is freed next, so its failing from now on is no loss. */
-	if (!eof)
-		core_input_interrupt(ra->in);
-	core_pool_wait(r->helpers, &ra->task);
-	for (i = 0; i < RA_SLOTS; i++)
-		free(ra->slot[i]);
-	pthread_mutex_destroy(&ra->mu);
+	pthread_mutex_unlock(&r->mu);
+	/* Stopped before the end (only free and a failure do that): the
+	 * task may sit in a read from a pipe whose writer never ends; cut
+	 * it short.  The input is freed next, so its failing from now on is
+	 * no loss. */
+	if (ra->threaded) {
+		if (!done)
+			core_input_interrupt(ra->in);
+		core_pool_wait(r->helpers, &ra->task);
+	}
+	for (i = 0; i < ra->nslots; i++)
+		free(ra->slot[i].buf);
+	free(ra->slot);
+	free(ra->carry);
 	pthread_cond_destroy(&ra->cv);
 	free(ra);
 	r->ra = NULL;
+	r->chunking = false;
+	r->vbuf = NULL;
 }
 
 static void
 ra_start(struct core_csv_reader *r)
 {
-	struct core_pool *p = helpers_get(r, 1);
+	struct core_pool *p = r->nthreads > 1 ?
+	    helpers_get(r, r->nthreads + 1) : NULL;
 	struct csv_readahead *ra;
-	int i;
 
-	/* No helper: reading on the caller's thread is slower, not wrong
-	 * (a NULL pool would run the task here, at once, and fill the
-	 * ring with no one to empty it). */
-	if (p == NULL)
-		return;
 	ra = core_xcalloc(1, sizeof(*ra));
+	ra->r = r;
 	ra->in = r->in;
-	pthread_mutex_init(&ra->mu, NULL);
 	pthread_cond_init(&ra->cv, NULL);
-	for (i = 0; i < RA_SLOTS; i++)
-		ra->slot[i] = core_xmalloc(RA_SLOT_BYTES);
+	/* The consumer's slot, the workers' window (as for a mapped
+	 * member) and one being filled. */
+	ra->nslots = (p != NULL ? r->nthreads + 2 : 1) + 1;
+	ra->slot = core_xcalloc(ra->nslots, sizeof(*ra->slot));
 	r->ra = ra;
-	core_pool_start(p, &ra->task, ra_main, ra);
-}
-
-/* Appends the next read-ahead slot to sbuf (room for it is there). */
-static ssize_t
-ra_take(struct core_csv_reader *r, char *dst, struct core_err *err)
-{
-	struct csv_readahead *ra = r->ra;
-	size_t len;
-
-	pthread_mutex_lock(&ra->mu);
-	while (ra->count == 0 && !ra->eof)
-		pthread_cond_wait(&ra->cv, &ra->mu);
-	if (ra->count == 0) {
-		int rc = ra->rc;
-
-		if (rc != 0 && err != NULL)
-			*err = ra->err;
-		pthread_mutex_unlock(&ra->mu);
-		return rc;
+	r->njobs = 0;
+	/* No helper: the caller fills each slot when it needs it
+	 * (ra_slot); slower, not different. */
+	if (p != NULL) {
+		ra->threaded = true;
+		core_pool_start(p, &ra->task, ra_main, ra);
 	}
-	len = ra->len[ra->head];
-	pthread_mutex_unlock(&ra->mu);
-	memcpy(dst, ra->slot[ra->head], len);
-	pthread_mutex_lock(&ra->mu);
-	ra->head = (ra->head + 1) % RA_SLOTS;
-	ra->count--;
-	pthread_cond_broadcast(&ra->cv);
-	pthread_mutex_unlock(&ra->mu);
-	return (ssize_t)len;
 }
 
-/* Reads more of the current member into sbuf, keeping sbuf[pos..slen). */
+/* Reads more of the current member into sbuf, keeping sbuf[pos..slen):
+ * the next slot's own bytes. */
 static int
 stream_fill(struct core_csv_reader *r, struct core_err *err)
 {
-	ssize_t n;
+	struct csv_slot *sl;
 
 	if (r->seof)
 		return 0;
@@ -350,23 +461,21 @@ stream_fill(struct core_csv_reader *r, struct core_err *err)
 		r->slen -= r->pos;
 		r->pos = 0;
 	}
-	if (r->ra != NULL) {
-		/* A whole slot must fit. */
-		r->sbuf = core_grow(r->sbuf, &r->scap,
-		    r->slen + RA_SLOT_BYTES, 1, CSV_STREAM_BUF);
-		n = ra_take(r, r->sbuf + r->slen, err);
-	} else {
-		r->sbuf = core_grow(r->sbuf, &r->scap, r->slen + 1, 1,
-		    CSV_STREAM_BUF);
-		n = core_input_read(r->in, r->sbuf + r->slen,
-		    r->scap - r->slen, err);
+	sl = ra_slot(r, r->ra->released);
+	if (sl->rc != 0) {
+		if (err != NULL)
+			*err = sl->err;
+		return sl->rc;
 	}
-	if (n < 0)
-		return (int)n;
-	if (n == 0)
-		r->seof = true;
-	r->slen += (size_t)n;
-	r->st.bytes += (size_t)n;
+	if (sl->cut > 0) {
+		r->sbuf = core_grow(r->sbuf, &r->scap, r->slen + sl->cut, 1,
+		    CSV_STREAM_BUF);
+		memcpy(r->sbuf + r->slen, sl->buf, sl->cut);
+		r->slen += sl->cut;
+	}
+	r->st.bytes += sl->cut;
+	r->seof = sl->last;
+	ra_release(r, r->ra->released + 1);
 	return 0;
 }
 
@@ -395,9 +504,12 @@ member_load(struct core_csv_reader *r)
 	r->slen = 0;
 	r->seof = false;
 	r->member_done = false;
+	r->vbuf = NULL;
+	r->chunking = false;
+	r->sfail = 0;
 	if (r->mapped)
 		r->st.bytes += len;
-	else if (r->nthreads > 1)
+	else
 		ra_start(r);
 }
 
@@ -408,6 +520,11 @@ view(const struct core_csv_reader *r, size_t *end, bool *at_eof)
 		*end = r->maplen;
 		*at_eof = true;
 		return r->map;
+	}
+	if (r->vbuf != NULL) {
+		*end = r->vlen;
+		*at_eof = r->seof;
+		return r->vbuf;
 	}
 	*end = r->slen;
 	*at_eof = r->seof;
@@ -1167,6 +1284,7 @@ out:
 /* ---- members ---- */
 
 static void jobs_setup(struct core_csv_reader *r);
+static void chunks_setup(struct core_csv_reader *r);
 static void workers_stop(struct core_csv_reader *r);
 
 /* Skips a BOM, blank lines and (with a header) the header row of the
@@ -1285,6 +1403,8 @@ member_begin(struct core_csv_reader *r, bool first, struct core_err *err)
 		r->member_done = true;	/* nothing but blank lines */
 	else if (r->mapped)
 		jobs_setup(r);
+	else if (!r->seof)
+		chunks_setup(r);
 	return 0;
 }
 
@@ -1319,8 +1439,10 @@ next_member(struct core_csv_reader *r, struct core_err *err)
 
 /* ---- chunks and workers ---- */
 
+/* Parses buf[start..) while before limit (rows run on to their end, up
+ * to end; at_eof says whether end is the member's). */
 static void
-parse_job(struct csv_parser *ps, const char *map, size_t maplen,
+parse_job(struct csv_parser *ps, const char *buf, size_t end, bool at_eof,
     size_t start, size_t limit, struct csv_result *res)
 {
 	size_t pos = start;
@@ -1328,7 +1450,7 @@ parse_job(struct csv_parser *ps, const char *map, size_t maplen,
 	ps->line = 0;
 	ps->nrejected = 0;
 	res->start = start;
-	(void)csv_parse(ps, map, &pos, limit, maplen, true, res);
+	(void)csv_parse(ps, buf, &pos, limit, end, at_eof, res);
 	csv_parser_flush(ps, res);
 	res->end = pos;
 }
@@ -1348,11 +1470,24 @@ worker_main(void *arg, unsigned who)
 			pthread_cond_wait(&r->work_cv, &r->mu);
 		if (r->quit)
 			break;
-		job = &r->jobs[r->wnext++];
-		job->state = JOB_RUNNING;
-		pthread_mutex_unlock(&r->mu);
-		parse_job(&w->ps, r->map, r->maplen, job->start, job->limit,
-		    &job->res);
+		if (r->mapped) {
+			job = &r->jobs[r->wnext++];
+			job->state = JOB_RUNNING;
+			pthread_mutex_unlock(&r->mu);
+			parse_job(&w->ps, r->map, r->maplen, true, job->start,
+			    job->limit, &job->res);
+		} else {
+			/* A slot: filled, and not released before the
+			 * consumer has waited for this job. */
+			struct csv_slot *sl = &r->ra->slot[r->wnext %
+			    r->ra->nslots];
+
+			job = &r->jobs[r->wnext++ % r->ra->nslots];
+			job->state = JOB_RUNNING;
+			pthread_mutex_unlock(&r->mu);
+			parse_job(&w->ps, sl->buf, sl->cut,
+			    sl->last && sl->rc == 0, 0, sl->cut, &job->res);
+		}
 		pthread_mutex_lock(&r->mu);
 		job->state = JOB_DONE;
 		pthread_cond_broadcast(&r->done_cv);
@@ -1413,7 +1548,7 @@ jobs_setup(struct core_csv_reader *r)
 	size_t end = r->maplen, start = r->pos, t, g, n = 0, i;
 	unsigned threads;
 
-	for (i = 0; i < r->njobs; i++)
+	for (i = 0; i < r->job_cap; i++)
 		csv_result_clear(&r->jobs[i].res, r->pool);
 	for (t = start + CSV_CHUNK_BYTES;; t += CSV_CHUNK_BYTES) {
 		if (n == r->job_cap) {
@@ -1464,6 +1599,48 @@ jobs_setup(struct core_csv_reader *r)
 	pthread_mutex_unlock(&r->mu);
 }
 
+/* Makes the slots of the streamed member not yet read into sbuf chunk
+ * jobs (sbuf keeps what the header and the sample left of the slots
+ * before) and lets workers go. */
+static void
+chunks_setup(struct core_csv_reader *r)
+{
+	struct csv_readahead *ra = r->ra;
+	size_t i, old;
+	unsigned threads = r->nthreads;
+
+	if (r->job_cap < ra->nslots) {
+		old = r->job_cap;
+		r->jobs = core_grow(r->jobs, &r->job_cap, ra->nslots,
+		    sizeof(*r->jobs), 16);
+		for (i = old; i < r->job_cap; i++)
+			csv_result_init(&r->jobs[i].res);
+	}
+	for (i = 0; i < r->job_cap; i++) {
+		csv_result_clear(&r->jobs[i].res, r->pool);
+		r->jobs[i].state = JOB_QUEUED;
+	}
+	r->ps.line = 0;
+	pthread_mutex_lock(&r->mu);
+	r->chunking = true;
+	r->lead = true;
+	r->chunk0 = ra->released;
+	r->ijob = ra->released;
+	r->wnext = ra->released;
+	r->window = ra->nslots - 1;
+	/* Workers need helpers beside the read-ahead's. */
+	if (ra->threaded && threads > 1 && r->workers == NULL &&
+	    core_pool_threads(r->helpers) > 2) {
+		pthread_mutex_unlock(&r->mu);
+		if (threads > core_pool_threads(r->helpers) - 2)
+			threads = core_pool_threads(r->helpers) - 2;
+		workers_start(r, threads);
+		pthread_mutex_lock(&r->mu);
+	}
+	pthread_cond_broadcast(&r->work_cv);
+	pthread_mutex_unlock(&r->mu);
+}
+
 /* Makes the next chunk's result current. */
 static void
 map_produce(struct core_csv_reader *r)
@@ -1501,8 +1678,8 @@ map_produce(struct core_csv_reader *r)
 			r->wnext = k + 1;
 		pthread_mutex_unlock(&r->mu);
 		job->start = r->prev_end;
-		parse_job(&r->ps, r->map, r->maplen, job->start, job->limit,
-		    &job->res);
+		parse_job(&r->ps, r->map, r->maplen, true, job->start,
+		    job->limit, &job->res);
 	} else {
 		while (job->state != JOB_DONE)
 			pthread_cond_wait(&r->done_cv, &r->mu);
@@ -1511,8 +1688,8 @@ map_produce(struct core_csv_reader *r)
 			/* The guess was inside a quoted field. */
 			csv_result_clear(&job->res, r->pool);
 			job->start = r->prev_end;
-			parse_job(&r->ps, r->map, r->maplen, job->start,
-			    job->limit, &job->res);
+			parse_job(&r->ps, r->map, r->maplen, true,
+			    job->start, job->limit, &job->res);
 		}
 	}
 	job->state = JOB_DONE;
@@ -1531,7 +1708,8 @@ map_produce(struct core_csv_reader *r)
 	pthread_mutex_unlock(&r->mu);
 }
 
-/* Parses more of a streamed member into r->res. */
+/* Parses more of a streamed member into r->res, on the caller alone:
+ * what is left when the member ended before its slots became jobs. */
 static int
 stream_produce(struct core_csv_reader *r, struct core_err *err)
 {
@@ -1561,6 +1739,142 @@ stream_produce(struct core_csv_reader *r, struct core_err *err)
 	r->st.comments += res->ncomments;
 	r->st.padded += res->npadded;
 	r->st.trailing += res->ntrailing;
+	return 0;
+}
+
+/*
+ * Makes the next slot's result current.  Its job parsed the slot from
+ * its start, which is right when everything before it was parsed up to
+ * its cut: sbuf then holds nothing.  Otherwise sbuf holds the start of a
+ * row that ran past the cut before (a line feed in a quoted field, or a
+ * row longer than a slot), and the slot's own bytes are parsed here
+ * after it, its job's result thrown away.  Either way, what the parse
+ * leaves of an unfinished row goes to sbuf for the next slot.
+ */
+static int
+chunk_produce(struct core_csv_reader *r, struct core_err *err)
+{
+	struct csv_readahead *ra = r->ra;
+	size_t k = r->ijob, n = ra->nslots;
+	struct csv_job *job = &r->jobs[k % n];
+	struct csv_slot *sl;
+	bool aligned = r->pos == r->slen, at_eof;
+
+	if (r->sfail) {
+		if (err != NULL)
+			*err = r->sferr;
+		return r->sfail;
+	}
+	if (r->lead) {
+		/* What the header and the sample read of the slots before
+		 * chunk0 (their own bytes, so it ends where a row probably
+		 * does): parsed here, before waiting for the next slot,
+		 * which a writer gone quiet may never send. */
+		struct csv_result *res = &r->res;
+
+		r->lead = false;
+		csv_result_clear(res, r->pool);
+		r->ps.line = 0;
+		r->ps.nrejected = 0;
+		res->start = r->pos;
+		(void)csv_parse(&r->ps, r->sbuf, &r->pos, r->slen, r->slen,
+		    false, res);
+		csv_parser_flush(&r->ps, res);
+		res->end = r->pos;
+		r->cur = res;
+		r->cur_base = r->line_next;
+		r->rec_next = 0;
+		r->line_next += res->nlines;
+		r->st.lines += res->nlines;
+		r->st.comments += res->ncomments;
+		r->st.padded += res->npadded;
+		r->st.trailing += res->ntrailing;
+		return 0;
+	}
+	if (k > r->chunk0) {
+		/* The slot before is done with: its result went out, and
+		 * its job is to be the job of the slot filled next there. */
+		csv_result_clear(&r->jobs[(k - 1) % n].res, r->pool);
+		r->vbuf = NULL;
+		pthread_mutex_lock(&r->mu);
+		r->jobs[(k - 1) % n].state = JOB_QUEUED;
+		pthread_mutex_unlock(&r->mu);
+		ra_release(r, k);
+	}
+	sl = ra_slot(r, k);
+	at_eof = sl->last && sl->rc == 0;
+	pthread_mutex_lock(&r->mu);
+	pthread_cond_broadcast(&r->work_cv);
+	if (job->state == JOB_QUEUED) {
+		/* No worker took it (or there are none). */
+		job->state = JOB_RUNNING;
+		if (r->wnext <= k)
+			r->wnext = k + 1;
+		pthread_mutex_unlock(&r->mu);
+		if (aligned)
+			parse_job(&r->ps, sl->buf, sl->cut, at_eof, 0,
+			    sl->cut, &job->res);
+	} else {
+		while (job->state != JOB_DONE)
+			pthread_cond_wait(&r->done_cv, &r->mu);
+		pthread_mutex_unlock(&r->mu);
+		if (!aligned)
+			csv_result_clear(&job->res, r->pool);
+	}
+	if (aligned) {
+		r->vbuf = sl->buf;
+		r->vlen = sl->cut;
+		r->pos = r->slen = 0;
+		if (job->res.end < sl->cut) {
+			size_t left = sl->cut - job->res.end;
+
+			r->sbuf = core_grow(r->sbuf, &r->scap, left, 1,
+			    CSV_STREAM_BUF);
+			memcpy(r->sbuf, sl->buf + job->res.end, left);
+			r->slen = left;
+		}
+	} else {
+		r->vbuf = NULL;
+		if (r->pos > 0) {
+			memmove(r->sbuf, r->sbuf + r->pos, r->slen - r->pos);
+			r->slen -= r->pos;
+			r->pos = 0;
+		}
+		if (sl->cut > 0) {
+			r->sbuf = core_grow(r->sbuf, &r->scap,
+			    r->slen + sl->cut, 1, CSV_STREAM_BUF);
+			memcpy(r->sbuf + r->slen, sl->buf, sl->cut);
+			r->slen += sl->cut;
+		}
+		r->ps.line = 0;
+		r->ps.nrejected = 0;
+		job->res.start = 0;
+		(void)csv_parse(&r->ps, r->sbuf, &r->pos, r->slen, r->slen,
+		    at_eof, &job->res);
+		csv_parser_flush(&r->ps, &job->res);
+		job->res.end = r->pos;
+	}
+	job->state = JOB_DONE;
+	r->st.bytes += sl->cut;
+	r->cur = &job->res;
+	r->cur_base = r->line_next;
+	r->rec_next = 0;
+	r->line_next += job->res.nlines;
+	r->st.lines += job->res.nlines;
+	r->st.comments += job->res.ncomments;
+	r->st.padded += job->res.npadded;
+	r->st.trailing += job->res.ntrailing;
+	if (sl->rc != 0) {
+		/* What was read before the failure goes out first. */
+		r->sfail = sl->rc;
+		r->sferr = sl->err;
+	} else if (sl->last) {
+		r->member_done = true;
+	}
+	pthread_mutex_lock(&r->mu);
+	r->ijob = k + 1;
+	pthread_cond_broadcast(&r->work_cv);
+	pthread_mutex_unlock(&r->mu);
 	return 0;
 }
 
@@ -1877,11 +2191,11 @@ core_csv_reader_next(struct core_csv_reader *r, struct core_batch *b,
 				return fail(r, rc, err);
 			continue;
 		}
-		if (r->mapped) {
+		if (r->mapped)
 			map_produce(r);
-		} else if ((rc = stream_produce(r, err)) != 0) {
+		else if ((rc = r->chunking ? chunk_produce(r, err) :
+		    stream_produce(r, err)) != 0)
 			return fail(r, rc, err);
-		}
 	}
 }
 

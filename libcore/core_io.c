@@ -491,6 +491,19 @@ core_input_interrupt(struct core_input *in)
 	}
 }
 
+bool
+core_input_idle(struct core_input *in, int ms)
+{
+	struct pollfd pf;
+
+	if (!in->wait_fd || atomic_load(&in->interrupted))
+		return false;
+	pf.fd = in->fd;
+	pf.events = POLLIN;
+	pf.revents = 0;
+	return poll(&pf, 1, ms) == 0;
+}
+
 const char *
 core_input_name(const struct core_input *in)
 {

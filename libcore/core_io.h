@@ -63,6 +63,15 @@ ssize_t core_input_read(struct core_input *in, void *buf, size_t cap,
     struct core_err *err);
 
 /*
+ * Whether a read would wait: the input may wait (a pipe, a terminal, a
+ * socket; not a regular file) and no byte arrives on it within ms
+ * milliseconds.  Bytes a decompressor holds already are not seen, so the
+ * answer may be yes where a read would not wait.  Read-ahead asks it to
+ * hand over what it has when its writer goes quiet.
+ */
+bool core_input_idle(struct core_input *in, int ms);
+
+/*
  * Makes a core_input_read waiting on another thread for input that may
  * never come (a pipe whose writer stays silent) return soon, and every
  * later read fail: CORE_EIO, "read interrupted".  The one call that may

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -511,7 +512,7 @@ test_threads_same(void)
 	for (iter = 0; iter < 4; iter++) {
 		struct unit_buf csv = { 0 }, want = { 0 };
 		struct core_csv_options o;
-		struct run one, two, gz;
+		struct run one, two, gz, gz2;
 		int ncols = 3 + iter;
 		char spec[512];
 		const char *path;
@@ -553,16 +554,27 @@ test_threads_same(void)
 		    two.bsizes, one.nbatches * sizeof(uint32_t)) == 0);
 		CHECK(one.st.lines == two.st.lines);
 		CHECK(one.nbatches > 2);
-		if (iter < 2) {
-			path = write_gz("big.csv.gz", csv.p, csv.len);
-			o.threads = 2;
-			run_one(path, &o, &gz);
-			CHECK_EQ_INT(gz.rc, CORE_EOF);
-			CHECK(gz.rows.len == want.len &&
-			    memcmp(gz.rows.p, want.p, want.len) == 0);
-			CHECK_EQ_INT(gz.st.lines, one.st.lines);
-			run_free(&gz);
-		}
+		/* Streamed (gzip): read ahead in slots that are parsed as
+		 * chunks, cut at a line feed that may be inside quotes.
+		 * One thread and two give the same batches. */
+		path = write_gz("big.csv.gz", csv.p, csv.len);
+		o.threads = 1;
+		run_one(path, &o, &gz);
+		o.threads = 2;
+		run_one(path, &o, &gz2);
+		CHECK_EQ_INT(gz.rc, CORE_EOF);
+		CHECK_EQ_INT(gz2.rc, CORE_EOF);
+		CHECK(gz.rows.len == want.len &&
+		    memcmp(gz.rows.p, want.p, want.len) == 0);
+		CHECK(gz2.rows.len == want.len &&
+		    memcmp(gz2.rows.p, want.p, want.len) == 0);
+		CHECK_EQ_INT(gz.st.lines, one.st.lines);
+		CHECK_EQ_INT(gz2.st.lines, one.st.lines);
+		CHECK_EQ_INT(gz.st.bytes, csv.len);
+		CHECK(gz.nbatches == gz2.nbatches && memcmp(gz.bsizes,
+		    gz2.bsizes, gz.nbatches * sizeof(uint32_t)) == 0);
+		run_free(&gz);
+		run_free(&gz2);
 		run_free(&one);
 		run_free(&two);
 		free(csv.p);
@@ -570,9 +582,10 @@ test_threads_same(void)
 	}
 }
 
-/* Errors far into a big file: one thread and two name the same line. */
+/* Errors far into a big file: one thread and two name the same line,
+ * mapped and streamed (gzip). */
 static void
-test_threads_errors(void)
+threads_errors(bool gz)
 {
 	struct unit_buf csv = { 0 };
 	struct core_csv_options o;
@@ -595,7 +608,8 @@ test_threads_errors(void)
 			snprintf(line, sizeof(line), "%d,%d,\"s\"\n", i, i);
 		unit_buf_str(&csv, line);
 	}
-	path = write_file("errs.csv", csv.p, csv.len);
+	path = gz ? write_gz("errs.csv.gz", csv.p, csv.len) :
+	    write_file("errs.csv", csv.p, csv.len);
 	core_csv_options_init(&o);
 	o.threads = 1;
 	run_one(path, &o, &one);
@@ -604,8 +618,9 @@ test_threads_errors(void)
 	CHECK_EQ_INT(one.rc, CORE_EDATA);
 	CHECK_EQ_INT(two.rc, CORE_EDATA);
 	CHECK_EQ_STR(one.msg, two.msg);
-	CHECK(strstr(one.msg, "errs.csv:79:2: row has 2 fields, expected 3 "
-	    "(77,bad)") != NULL);
+	CHECK(strstr(one.msg, gz ? "errs.csv.gz:79:2: row has 2 fields, "
+	    "expected 3 (77,bad)" : "errs.csv:79:2: row has 2 fields, "
+	    "expected 3 (77,bad)") != NULL);
 	run_free(&one);
 	run_free(&two);
 
@@ -634,6 +649,7 @@ test_threads_errors(void)
 	b1[n1 > 0 ? n1 : 0] = '\0';
 	/* Line numbers count the line breaks inside quotes before. */
 	CHECK(strstr(b1, "150080\t") != NULL);
+	CHECK(strstr(b1, "450083\t") != NULL);
 	run_free(&one);
 	run_free(&two);
 
@@ -652,6 +668,52 @@ test_threads_errors(void)
 	core_output_release(&rej2);
 	close(fd1);
 	close(fd2);
+	run_free(&one);
+	run_free(&two);
+	free(csv.p);
+}
+
+static void
+test_threads_errors(void)
+{
+	threads_errors(false);
+	threads_errors(true);
+}
+
+/* A compressed stream cut short far in: an error naming the input after
+ * the rows before it, the same with one thread and two, never EOF. */
+static void
+test_stream_truncated(void)
+{
+	struct unit_buf csv = { 0 };
+	struct core_csv_options o;
+	struct run one, two;
+	const char *path;
+	struct stat st;
+	int i;
+
+	for (i = 0; i < 700000; i++) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "%d,%d,\"s%d\"\n", i, i * 7, i);
+		unit_buf_str(&csv, line);
+	}
+	path = write_gz("cut.csv.gz", csv.p, csv.len);
+	CHECK_EQ_INT(stat(path, &st), 0);
+	CHECK_EQ_INT(truncate(path, st.st_size * 2 / 3), 0);
+	core_csv_options_init(&o);
+	o.threads = 1;
+	run_one(path, &o, &one);
+	o.threads = 2;
+	run_one(path, &o, &two);
+	CHECK(one.rc < 0 && one.rc != CORE_EOF);
+	CHECK_EQ_INT(two.rc, one.rc);
+	CHECK_EQ_STR(one.msg, two.msg);
+	CHECK(strstr(one.msg, "cut.csv.gz") != NULL);
+	/* The rows before the cut came out, some megabytes of them. */
+	CHECK(one.rows.len > (2u << 20));
+	CHECK(one.rows.len == two.rows.len &&
+	    memcmp(one.rows.p, two.rows.p, one.rows.len) == 0);
 	run_free(&one);
 	run_free(&two);
 	free(csv.p);
@@ -1375,8 +1437,9 @@ test_idle_pipe(void)
 		len += (size_t)sprintf(text + len, "%d,%d\n", i, i);
 	for (i = 0; i < 100; i++)
 		len += (size_t)sprintf(text + len, "%d,x\n", i);
-	/* The read-ahead hands over whole MiB: end the text on one, with
-	 * a last bad row stretched to fit. */
+	/* The read-ahead hands over what it has when the pipe goes
+	 * quiet, from 1 MiB on, up to its last line feed: end the text on
+	 * one, with a last bad row stretched to make it 3 MiB. */
 	len += (size_t)sprintf(text + len, "0,");
 	memset(text + len, 'x', (3u << 20) - 1 - len);
 	len = 3u << 20;
@@ -1393,7 +1456,9 @@ test_idle_pipe(void)
 		CHECK(pthread_create(&tid, NULL, write_then_idle, &w) == 0);
 		core_csv_options_init(&o);
 		o.threads = 2;
-		o.schema = "a:int64,b:int64";
+		/* Pass 0 takes every row (b a string), so a batch comes;
+		 * pass 1 rejects the x rows. */
+		o.schema = pass == 0 ? "a:int64,b:string" : "a:int64,b:int64";
 		if (pass == 1) {
 			core_output_init(&rej, open("/dev/null", O_WRONLY),
 			    "rejects", 4096);
@@ -1451,6 +1516,7 @@ main(void)
 	RUN(test_incremental_cuts);
 	RUN(test_threads_same);
 	RUN(test_threads_errors);
+	RUN(test_stream_truncated);
 	RUN(test_huge_row);
 	RUN(test_idle_pipe);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
