@@ -264,10 +264,14 @@ ra_fill(struct csv_readahead *ra, struct csv_slot *sl)
 	size_t want = ra->carry_len + RA_SLOT_BYTES, got, c;
 	ssize_t n = 0;
 
+	/* A carry is shorter than a slot (it has no line feed, and a slot
+	 * with none is not carried): room for both, made once, so pages
+	 * are not mapped and cleared again for every slot. */
 	if (sl->cap < want) {
 		free(sl->buf);
-		sl->buf = core_xmalloc(want);
-		sl->cap = want;
+		sl->cap = want > 2 * (size_t)RA_SLOT_BYTES ? want :
+		    2 * (size_t)RA_SLOT_BYTES;
+		sl->buf = core_xmalloc(sl->cap);
 	}
 	if (ra->carry_len > 0)
 		memcpy(sl->buf, ra->carry, ra->carry_len);

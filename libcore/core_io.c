@@ -108,6 +108,10 @@ struct core_input {
 	bool member_eof;	/* no current member (empty archive) */
 	char *rbuf;		/* owned; what libarchive reads into */
 	bool wait_fd;		/* not a regular file: a read may wait */
+	bool direct;		/* plain text: read past libarchive once it
+				   has handed out what it read ahead */
+	bool direct_fd;		/* and it has: read(2) into the caller's
+				   buffer */
 	int wake[2];		/* interrupt pipe, or -1 when none */
 	atomic_bool interrupted;
 	int guard;		/* map's SIGBUS guard slot, or -1 */
@@ -286,19 +290,18 @@ archive_next(struct core_input *in, struct core_err *err)
 	}
 }
 
-/* libarchive's read callback: one read(2) of up to a block, after
- * waiting for the descriptor or the wake pipe (a read interrupted). */
-static la_ssize_t
-input_fill(struct archive *a, void *v, const void **buf)
+/* One read(2) of up to cap bytes, after waiting for the descriptor or
+ * the wake pipe: the count, 0 at the end, or -1 with errno (ECANCELED: a
+ * read interrupted; read_errno is set when read itself failed). */
+static ssize_t
+fd_read(struct core_input *in, void *buf, size_t cap)
 {
-	struct core_input *in = v;
 	struct pollfd pf[2];
 	ssize_t n;
 
-	*buf = in->rbuf;
 	for (;;) {
 		if (atomic_load(&in->interrupted)) {
-			archive_set_error(a, ECANCELED, "read interrupted");
+			errno = ECANCELED;
 			return -1;
 		}
 		if (in->wait_fd && in->wake[0] >= 0) {
@@ -310,25 +313,46 @@ input_fill(struct archive *a, void *v, const void **buf)
 			if (poll(pf, 2, -1) < 0) {
 				if (errno == EINTR)
 					continue;
-				archive_set_error(a, errno, "%s",
-				    strerror(errno));
 				return -1;
 			}
 			if (pf[1].revents != 0)
 				continue;	/* interrupted: see above */
 		}
-		n = read(in->fd, in->rbuf, INPUT_BLOCK);
+		n = read(in->fd, buf, cap);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			in->read_errno = errno;
-			/* The errno's words: the message already names
-			 * the input, and "fd 8" would mean nothing. */
-			archive_set_error(a, errno, "%s", strerror(errno));
 			return -1;
 		}
 		return n;
 	}
+}
+
+/* libarchive's read callback: one read of up to a block.  Once an input
+ * is known to be plain text (direct), libarchive hands out what it read
+ * before and is then told the input ends: raw_read reads the rest
+ * itself, straight into the caller's buffer. */
+static la_ssize_t
+input_fill(struct archive *a, void *v, const void **buf)
+{
+	struct core_input *in = v;
+	ssize_t n;
+
+	*buf = in->rbuf;
+	if (in->direct)
+		return 0;
+	n = fd_read(in, in->rbuf, INPUT_BLOCK);
+	if (n < 0) {
+		if (errno == ECANCELED)
+			archive_set_error(a, ECANCELED, "read interrupted");
+		else
+			/* The errno's words: the message already names
+			 * the input, and "fd 8" would mean nothing. */
+			archive_set_error(a, errno, "%s", strerror(errno));
+		return -1;
+	}
+	return n;
 }
 
 static int
@@ -368,6 +392,11 @@ open_archive(struct core_input *in, const struct stat *st,
 		set_member_name(in, NULL);
 		return 0;
 	}
+	/* Plain text, neither compressed nor archived: libarchive would
+	 * only copy it once more. */
+	if (r == 0 && !in->is_tar && archive_filter_count(in->ar) == 1 &&
+	    archive_filter_code(in->ar, 0) == ARCHIVE_FILTER_NONE)
+		in->direct = true;
 	return r;
 }
 
@@ -638,6 +667,30 @@ core_input_read(struct core_input *in, void *buf, size_t cap,
 	return raw_read(in, buf, cap, err);
 }
 
+/* A direct input's read past libarchive: as archive_read_data, all of
+ * cap unless the input ends first. */
+static ssize_t
+direct_read(struct core_input *in, void *buf, size_t cap,
+    struct core_err *err)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < cap) {
+		n = fd_read(in, (char *)buf + got, cap - got);
+		if (n == 0)
+			break;
+		if (n < 0 && errno == ECANCELED)
+			return core_err_set(err, CORE_EIO,
+			    "%s: read interrupted", in->name);
+		if (n < 0)
+			return core_err_errno(err, CORE_EIO, errno, "%s",
+			    in->name);
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
 static ssize_t
 raw_read(struct core_input *in, void *buf, size_t cap, struct core_err *err)
 {
@@ -655,12 +708,24 @@ raw_read(struct core_input *in, void *buf, size_t cap, struct core_err *err)
 	}
 	if (in->member_eof)
 		return 0;
+	if (in->direct_fd)
+		return direct_read(in, buf, cap, err);
 	n = archive_read_data(in->ar, buf, cap);
 	if (n < 0 && atomic_load(&in->interrupted))
 		return core_err_set(err, CORE_EIO, "%s: read interrupted",
 		    in->name);
 	if (n < 0)
 		return archive_fail(in, err);
+	if (in->direct && (size_t)n < cap) {
+		/* libarchive's bytes are out: the rest from the descriptor. */
+		ssize_t m;
+
+		in->direct_fd = true;
+		m = direct_read(in, (char *)buf + n, cap - (size_t)n, err);
+		if (m < 0)
+			return m;
+		n += m;
+	}
 	return (ssize_t)n;
 }
 

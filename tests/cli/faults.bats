@@ -257,6 +257,23 @@ faulty() {
 	done
 }
 
+@test "EIO reading plain CSV from a pipe (read past libarchive): exit 5 naming stdin" {
+	local n sz
+	sz=$(filesize big.csv)
+	for n in 0 1 65536 1048576 $((sz / 2)) $((sz - 1)); do
+		rm -rf d fault.log && mkdir d
+		run --separate-stderr bash -c 'cat big.csv |
+		    LD_PRELOAD=$1 FAULT_LOG=$PWD/fault.log FAULT_PATH="pipe:*" \
+		    FAULT_EIO_AFTER=$2 csv2col -o "$PWD/d/out" -' - "$SHIM" "$n"
+		no_crash
+		fired eio || fail "N=$n: no read fault injected"
+		[ "$status" -eq 5 ] || fail "N=$n: status $status; $stderr"
+		stderr_has "stdin"
+		stderr_has "Input/output error"
+		[ -z "$(ls -A d)" ] || fail "N=$n left: $(ls -A d)"
+	done
+}
+
 @test "EINTR and short reads and writes change no byte, every tool" {
 	local t env kind in src
 	for t in $TOOLS7; do

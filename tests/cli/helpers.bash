@@ -132,7 +132,7 @@ flip_byte() {
 }
 
 filesize() {
-	stat -c %s "$1"
+	stat -L -c %s "$1"
 }
 
 # spill_empty: nothing is left in $TMPDIR (a budgeted stage's spill
