@@ -179,12 +179,13 @@
  * comma still look at every column, so the selected columns' types and
  * values are those of the same columns without opt->columns.
  *
- * Batches hold at most batch_rows rows.  A plain regular file is parsed in
- * chunks of 4 MiB (cut at row boundaries), possibly on several threads; a
- * batch never spans two chunks, so the batches are a function of the
- * input bytes and options only -- the same for any thread count.
- * Streamed input (pipes, compressed data, tar members) gives full batches
- * except a member's last.
+ * Batches hold at most batch_rows rows.  Input is parsed in chunks of
+ * about 4 MiB (cut at row boundaries), possibly on several threads: a
+ * plain regular file in place, streamed input (pipes, compressed data,
+ * tar members) as it is read ahead.  A batch never spans two chunks, so
+ * the batches are a function of the input bytes and options only -- the
+ * same for any thread count -- except where a pipe's writer pauses (a
+ * chunk of a stream is then parsed as far as it came: core_csv.c).
  */
 #ifndef CORE_CSV_H
 #define CORE_CSV_H

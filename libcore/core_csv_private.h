@@ -11,7 +11,7 @@
  * Only libcore/core_csv*.c include this header.
  *
  * Positions are byte offsets into one contiguous buffer (the mapped file,
- * or the stream buffer); a "step boundary" is a position where the serial
+ * a read-ahead slot of a stream, or the stream buffer); a "step boundary" is a position where the serial
  * parser starts a row or a blank line.  Parsing from a step boundary up to
  * a limit always stops at the first step boundary at or after the limit,
  * which is what lets chunks be parsed independently and checked against
