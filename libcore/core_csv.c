@@ -321,31 +321,38 @@ ra_fill(struct csv_readahead *ra, struct csv_slot *sl)
 	ra->carry_len = got - c;
 }
 
+/* Fills the next slot (free), with r->mu held but not across the read;
+ * tells the consumer and the workers. */
+static void
+ra_fill_next(struct core_csv_reader *r)
+{
+	struct csv_readahead *ra = r->ra;
+	struct csv_slot *sl = &ra->slot[ra->filled % ra->nslots];
+
+	pthread_mutex_unlock(&r->mu);
+	ra_fill(ra, sl);
+	pthread_mutex_lock(&r->mu);
+	ra->filled++;
+	ra->done = sl->last;
+	r->njobs = ra->filled;
+	pthread_cond_broadcast(&r->work_cv);
+	pthread_cond_broadcast(&r->done_cv);
+}
+
 static void
 ra_main(void *arg, unsigned who)
 {
 	struct csv_readahead *ra = arg;
 	struct core_csv_reader *r = ra->r;
-	struct csv_slot *sl;
 
 	(void)who;
 	pthread_mutex_lock(&r->mu);
-	for (;;) {
+	while (!ra->done) {
 		while (!ra->stop && ra->filled - ra->released == ra->nslots)
 			pthread_cond_wait(&ra->cv, &r->mu);
 		if (ra->stop)
 			break;
-		sl = &ra->slot[ra->filled % ra->nslots];
-		pthread_mutex_unlock(&r->mu);
-		ra_fill(ra, sl);
-		pthread_mutex_lock(&r->mu);
-		ra->filled++;
-		ra->done = sl->last;
-		r->njobs = ra->filled;
-		pthread_cond_broadcast(&r->work_cv);
-		pthread_cond_broadcast(&r->done_cv);
-		if (ra->done)
-			break;
+		ra_fill_next(r);
 	}
 	pthread_mutex_unlock(&r->mu);
 }
@@ -358,21 +365,11 @@ ra_slot(struct core_csv_reader *r, size_t s)
 	struct csv_readahead *ra = r->ra;
 
 	pthread_mutex_lock(&r->mu);
-	if (ra->threaded) {
-		while (ra->filled <= s)
+	while (ra->filled <= s) {
+		if (ra->threaded)
 			pthread_cond_wait(&r->done_cv, &r->mu);
-	} else {
-		while (ra->filled <= s) {
-			struct csv_slot *sl = &ra->slot[ra->filled %
-			    ra->nslots];
-
-			pthread_mutex_unlock(&r->mu);
-			ra_fill(ra, sl);
-			pthread_mutex_lock(&r->mu);
-			ra->filled++;
-			ra->done = sl->last;
-			r->njobs = ra->filled;
-		}
+		else
+			ra_fill_next(r);
 	}
 	pthread_mutex_unlock(&r->mu);
 	return &ra->slot[s % ra->nslots];
@@ -451,6 +448,23 @@ ra_start(struct core_csv_reader *r)
 	}
 }
 
+/* Appends p[0..n) to sbuf, keeping sbuf[pos..slen), moved to its start. */
+static void
+sbuf_append(struct core_csv_reader *r, const char *p, size_t n)
+{
+	if (r->pos > 0) {
+		memmove(r->sbuf, r->sbuf + r->pos, r->slen - r->pos);
+		r->slen -= r->pos;
+		r->pos = 0;
+	}
+	if (n == 0)
+		return;
+	r->sbuf = core_grow(r->sbuf, &r->scap, r->slen + n, 1,
+	    CSV_STREAM_BUF);
+	memcpy(r->sbuf + r->slen, p, n);
+	r->slen += n;
+}
+
 /* Reads more of the current member into sbuf, keeping sbuf[pos..slen):
  * the next slot's own bytes. */
 static int
@@ -460,23 +474,13 @@ stream_fill(struct core_csv_reader *r, struct core_err *err)
 
 	if (r->seof)
 		return 0;
-	if (r->pos > 0) {
-		memmove(r->sbuf, r->sbuf + r->pos, r->slen - r->pos);
-		r->slen -= r->pos;
-		r->pos = 0;
-	}
 	sl = ra_slot(r, r->ra->released);
 	if (sl->rc != 0) {
 		if (err != NULL)
 			*err = sl->err;
 		return sl->rc;
 	}
-	if (sl->cut > 0) {
-		r->sbuf = core_grow(r->sbuf, &r->scap, r->slen + sl->cut, 1,
-		    CSV_STREAM_BUF);
-		memcpy(r->sbuf + r->slen, sl->buf, sl->cut);
-		r->slen += sl->cut;
-	}
+	sbuf_append(r, sl->buf, sl->cut);
 	r->st.bytes += sl->cut;
 	r->seof = sl->last;
 	ra_release(r, r->ra->released + 1);
@@ -1645,6 +1649,20 @@ chunks_setup(struct core_csv_reader *r)
 	pthread_mutex_unlock(&r->mu);
 }
 
+/* Makes res, a chunk's result, the one handed out next. */
+static void
+use_result(struct core_csv_reader *r, struct csv_result *res)
+{
+	r->cur = res;
+	r->cur_base = r->line_next;
+	r->rec_next = 0;
+	r->line_next += res->nlines;
+	r->st.lines += res->nlines;
+	r->st.comments += res->ncomments;
+	r->st.padded += res->npadded;
+	r->st.trailing += res->ntrailing;
+}
+
 /* Makes the next chunk's result current. */
 static void
 map_produce(struct core_csv_reader *r)
@@ -1698,14 +1716,7 @@ map_produce(struct core_csv_reader *r)
 	}
 	job->state = JOB_DONE;
 	r->prev_end = job->res.end;
-	r->cur = &job->res;
-	r->cur_base = r->line_next;
-	r->rec_next = 0;
-	r->line_next += job->res.nlines;
-	r->st.lines += job->res.nlines;
-	r->st.comments += job->res.ncomments;
-	r->st.padded += job->res.npadded;
-	r->st.trailing += job->res.ntrailing;
+	use_result(r, &job->res);
 	pthread_mutex_lock(&r->mu);
 	r->ijob = k + 1;
 	pthread_cond_broadcast(&r->work_cv);
@@ -1778,21 +1789,10 @@ chunk_produce(struct core_csv_reader *r, struct core_err *err)
 
 		r->lead = false;
 		csv_result_clear(res, r->pool);
-		r->ps.line = 0;
-		r->ps.nrejected = 0;
-		res->start = r->pos;
-		(void)csv_parse(&r->ps, r->sbuf, &r->pos, r->slen, r->slen,
-		    false, res);
-		csv_parser_flush(&r->ps, res);
-		res->end = r->pos;
-		r->cur = res;
-		r->cur_base = r->line_next;
-		r->rec_next = 0;
-		r->line_next += res->nlines;
-		r->st.lines += res->nlines;
-		r->st.comments += res->ncomments;
-		r->st.padded += res->npadded;
-		r->st.trailing += res->ntrailing;
+		parse_job(&r->ps, r->sbuf, r->slen, false, r->pos, r->slen,
+		    res);
+		r->pos = res->end;
+		use_result(r, res);
 		return 0;
 	}
 	if (k > r->chunk0) {
@@ -1829,45 +1829,18 @@ chunk_produce(struct core_csv_reader *r, struct core_err *err)
 		r->vbuf = sl->buf;
 		r->vlen = sl->cut;
 		r->pos = r->slen = 0;
-		if (job->res.end < sl->cut) {
-			size_t left = sl->cut - job->res.end;
-
-			r->sbuf = core_grow(r->sbuf, &r->scap, left, 1,
-			    CSV_STREAM_BUF);
-			memcpy(r->sbuf, sl->buf + job->res.end, left);
-			r->slen = left;
-		}
+		sbuf_append(r, sl->buf + job->res.end,
+		    sl->cut - job->res.end);
 	} else {
 		r->vbuf = NULL;
-		if (r->pos > 0) {
-			memmove(r->sbuf, r->sbuf + r->pos, r->slen - r->pos);
-			r->slen -= r->pos;
-			r->pos = 0;
-		}
-		if (sl->cut > 0) {
-			r->sbuf = core_grow(r->sbuf, &r->scap,
-			    r->slen + sl->cut, 1, CSV_STREAM_BUF);
-			memcpy(r->sbuf + r->slen, sl->buf, sl->cut);
-			r->slen += sl->cut;
-		}
-		r->ps.line = 0;
-		r->ps.nrejected = 0;
-		job->res.start = 0;
-		(void)csv_parse(&r->ps, r->sbuf, &r->pos, r->slen, r->slen,
-		    at_eof, &job->res);
-		csv_parser_flush(&r->ps, &job->res);
-		job->res.end = r->pos;
+		sbuf_append(r, sl->buf, sl->cut);
+		parse_job(&r->ps, r->sbuf, r->slen, at_eof, r->pos, r->slen,
+		    &job->res);
+		r->pos = job->res.end;
 	}
 	job->state = JOB_DONE;
 	r->st.bytes += sl->cut;
-	r->cur = &job->res;
-	r->cur_base = r->line_next;
-	r->rec_next = 0;
-	r->line_next += job->res.nlines;
-	r->st.lines += job->res.nlines;
-	r->st.comments += job->res.ncomments;
-	r->st.padded += job->res.npadded;
-	r->st.trailing += job->res.ntrailing;
+	use_result(r, &job->res);
 	if (sl->rc != 0) {
 		/* What was read before the failure goes out first. */
 		r->sfail = sl->rc;
