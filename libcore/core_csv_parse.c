@@ -630,6 +630,8 @@ result_push(struct csv_result *res, struct core_batch *b)
 
 /* ---- rows into batches ---- */
 
+static int isa_pick(int isa);
+
 void
 csv_parser_init(struct csv_parser *ps, const struct csv_conf *conf,
     struct csv_pool *pool)
@@ -637,6 +639,7 @@ csv_parser_init(struct csv_parser *ps, const struct csv_conf *conf,
 	memset(ps, 0, sizeof(*ps));
 	ps->conf = conf;
 	ps->pool = pool;
+	ps->isa = isa_pick(conf->isa);
 	csv_tok_init(&ps->tok, conf->delim, conf->quote);
 }
 
@@ -1351,15 +1354,29 @@ enum {
  * LF), of the line ends and of the quote bytes; then every field end is a
  * count of trailing zeros, and whether it ends the row or a quoted field
  * starts are bit tests, not loads of bytes just scanned.  A row it is not
- * sure of (a field opening with the quote byte, another field count, a CR
- * that may be followed by an LF not yet there, bytes too near the end of
- * the data for whole windows) is left to tok_row, which gives the same
- * fields for the others.
+ * sure of (one with a quote byte, another field count, a CR that may be
+ * followed by an LF not yet there, bytes too near the end of the data for
+ * whole windows) is left to tok_row, which gives the same fields for the
+ * others.
+ *
+ * The masks come from 16-byte vectors (SSE2, every x86-64), or where the
+ * CPU has them from 32-byte (AVX2) or 64-byte ones (AVX-512BW): block_tok
+ * is compiled once for each (block_tok_sse2 and its siblings), chosen per
+ * parser (csv_conf.isa), and the three give the same masks.
  */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define CSV_WIDE 1
+#define TARGET_AVX2 __attribute__((target("avx2,bmi,bmi2,popcnt")))
+#define TARGET_AVX512 \
+	__attribute__((target("avx2,avx512f,avx512bw,bmi,bmi2,popcnt")))
+#endif
+
 struct plainscan {
 	size_t base;		/* the window: buf[base..base+64) */
 	uint64_t stop, eol, quote;	/* its masks */
 	bool quoting;
+	char delim, qbyte;	/* qbyte: the quote byte, or delim */
 	__m128i vd, vn, vr, vq;
 };
 
@@ -1369,22 +1386,22 @@ plain_init(struct plainscan *s, int delim, int quote)
 	s->base = SIZE_MAX - 64;	/* no window yet */
 	s->stop = s->eol = s->quote = 0;
 	s->quoting = quote >= 0;
-	s->vd = _mm_set1_epi8((char)delim);
+	s->delim = (char)delim;
+	s->qbyte = (char)(quote >= 0 ? quote : delim);
+	s->vd = _mm_set1_epi8(s->delim);
 	s->vn = _mm_set1_epi8('\n');
 	s->vr = _mm_set1_epi8('\r');
-	s->vq = _mm_set1_epi8((char)(quote >= 0 ? quote : delim));
+	s->vq = _mm_set1_epi8(s->qbyte);
 }
 
-/* Masks of buf[at..at+64), which must be there. */
 static inline void
-plain_window(struct plainscan *s, const char *buf, size_t at)
+plain_masks_sse2(struct plainscan *s, const char *p)
 {
 	uint64_t stop = 0, eol = 0, quote = 0;
 	int k;
 
 	for (k = 0; k < 4; k++) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(buf + at +
-		    16 * k));
+		__m128i v = _mm_loadu_si128((const __m128i *)(p + 16 * k));
 		__m128i n = _mm_or_si128(_mm_cmpeq_epi8(v, s->vn),
 		    _mm_cmpeq_epi8(v, s->vr));
 		__m128i d = _mm_cmpeq_epi8(v, s->vd);
@@ -1395,55 +1412,124 @@ plain_window(struct plainscan *s, const char *buf, size_t at)
 		quote |= (uint64_t)(unsigned)_mm_movemask_epi8(
 		    _mm_cmpeq_epi8(v, s->vq)) << (16 * k);
 	}
-	s->base = at;
 	s->stop = stop;
 	s->eol = eol;
-	s->quote = s->quoting ? quote : 0;
+	s->quote = quote;
+}
+
+#ifdef CSV_WIDE
+TARGET_AVX2 static inline void
+plain_masks_avx2(struct plainscan *s, const char *p)
+{
+	const __m256i vn = _mm256_set1_epi8('\n'), vr = _mm256_set1_epi8('\r');
+	const __m256i vd = _mm256_set1_epi8(s->delim);
+	const __m256i vq = _mm256_set1_epi8(s->qbyte);
+	uint64_t stop = 0, eol = 0, quote = 0;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(p + 32 * k));
+		__m256i n = _mm256_or_si256(_mm256_cmpeq_epi8(v, vn),
+		    _mm256_cmpeq_epi8(v, vr));
+		__m256i d = _mm256_cmpeq_epi8(v, vd);
+
+		eol |= (uint64_t)(uint32_t)_mm256_movemask_epi8(n) <<
+		    (32 * k);
+		stop |= (uint64_t)(uint32_t)_mm256_movemask_epi8(
+		    _mm256_or_si256(n, d)) << (32 * k);
+		quote |= (uint64_t)(uint32_t)_mm256_movemask_epi8(
+		    _mm256_cmpeq_epi8(v, vq)) << (32 * k);
+	}
+	s->stop = stop;
+	s->eol = eol;
+	s->quote = quote;
+}
+
+TARGET_AVX512 static inline void
+plain_masks_avx512(struct plainscan *s, const char *p)
+{
+	__m512i v = _mm512_loadu_si512((const void *)p);
+	uint64_t eol = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\n')) |
+	    _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\r'));
+
+	s->eol = eol;
+	s->stop = eol | _mm512_cmpeq_epi8_mask(v,
+	    _mm512_set1_epi8(s->delim));
+	s->quote = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(s->qbyte));
+}
+#endif
+
+/* Masks of buf[at..at+64), which must be there, with isa's vectors. */
+static inline __attribute__((always_inline)) void
+plain_window(struct plainscan *s, const char *buf, size_t at, int isa)
+{
+#ifdef CSV_WIDE
+	if (isa == CSV_ISA_AVX512)
+		plain_masks_avx512(s, buf + at);
+	else if (isa == CSV_ISA_AVX2)
+		plain_masks_avx2(s, buf + at);
+	else
+#endif
+		plain_masks_sse2(s, buf + at);
+	(void)isa;
+	s->base = at;
+	if (!s->quoting)
+		s->quote = 0;
 }
 
 /* Tokenizes the plain row at buf[*pos] into t->f[base..base+ncols), as
  * tok_row would; false when the row is not one for it (then only fields
- * at t->f[base] and on may have been written). */
-static bool
+ * at t->f[base] and on may have been written).  A window at a time: the
+ * stop bits from the row's first byte up to its line end are its field
+ * ends, all emitted in one loop; a quote byte anywhere among them, or
+ * more fields than ncols, sends the row to tok_row. */
+static inline __attribute__((always_inline)) bool
 plain_row(struct csv_tok *t, struct plainscan *s, size_t base,
-    size_t ncols, const char *buf, size_t *pos, size_t end)
+    size_t ncols, const char *buf, size_t *pos, size_t end, int isa)
 {
-	size_t i = *pos, row = i, e, nf = 0;
+	size_t i = *pos, row = i, start = i, nf = 0, e;
 	struct csv_field *f;
-	uint64_t m;
+	uint64_t m, el;
 
 	tok_grow_fields(t, base + ncols);
 	f = t->f + base;
+	if (i - s->base >= 64) {
+		if (end - i < 64)
+			return false;
+		plain_window(s, buf, i, isa);
+	}
+	m = ~(uint64_t)0 << (i - s->base);
 	for (;;) {
-		if (i - s->base >= 64) {
-			if (end - i < 64)
-				return false;
-			plain_window(s, buf, i);
-		}
-		if (s->quote >> (i - s->base) & 1)
+		el = s->eol & m;
+		/* Up to and including the first line end. */
+		if (el != 0)
+			m &= (el & (0 - el)) * 2 - 1;
+		if ((s->quote & m) != 0)
 			return false;
-		m = s->stop & (~(uint64_t)0 << (i - s->base));
-		while (m == 0) {
-			if (end - s->base < 128)
+		m &= s->stop;
+		while (m != 0) {
+			if (nf == ncols)
 				return false;
-			plain_window(s, buf, s->base + 64);
-			m = s->stop;
+			e = s->base + (size_t)__builtin_ctzll(m);
+			m &= m - 1;
+			f[nf].p = buf + start;
+			f[nf].len = (uint32_t)(e - start);
+			f[nf].flags = 0;
+			f[nf].raw = start - row;
+			nf++;
+			start = e + 1;
 		}
-		e = s->base + (size_t)__builtin_ctzll(m);
-		if (nf == ncols)
-			return false;
-		f[nf].p = buf + i;
-		f[nf].len = (uint32_t)(e - i);
-		f[nf].flags = 0;
-		f[nf].raw = i - row;
-		nf++;
-		if (s->eol >> (e - s->base) & 1)
+		if (el != 0)
 			break;
-		i = e + 1;
+		if (end - s->base < 128)
+			return false;
+		plain_window(s, buf, s->base + 64, isa);
+		m = ~(uint64_t)0;
 	}
 	/* The window is whole, so e + 1 <= end. */
 	if (nf != ncols)
 		return false;
+	e = start - 1;
 	if (buf[e] == '\r') {
 		if (e + 1 == end)
 			return false;
@@ -1471,10 +1557,11 @@ plain_init(struct plainscan *s, int delim, int quote)
 	(void)quote;
 }
 
-static bool
+static inline bool
 plain_row(struct csv_tok *t, struct plainscan *s, size_t base,
-    size_t ncols, const char *buf, size_t *pos, size_t end)
+    size_t ncols, const char *buf, size_t *pos, size_t end, int isa)
 {
+	(void)isa;
 	(void)t;
 	(void)s;
 	(void)base;
@@ -1487,10 +1574,11 @@ plain_row(struct csv_tok *t, struct plainscan *s, size_t base,
 #endif
 
 /* Tokenizes up to room rows from buf[*pos] into a block; leaves *pos at
- * the first byte it did not take. */
-static int
+ * the first byte it did not take.  Compiled once per isa, below. */
+static inline __attribute__((always_inline)) int
 block_tok(struct csv_parser *ps, const char *buf, size_t *posp,
-    size_t limit, size_t end, bool at_eof, uint32_t room, struct block *b)
+    size_t limit, size_t end, bool at_eof, uint32_t room, struct block *b,
+    int isa)
 {
 	const struct csv_conf *cf = ps->conf;
 	const size_t ncols = cf->ncols, maxraw = batch_bytes(cf);
@@ -1530,7 +1618,7 @@ block_tok(struct csv_parser *ps, const char *buf, size_t *posp,
 			continue;
 		}
 		if (!plain_row(t, &plain, b->nrows * ncols, ncols, buf, &pos,
-		    end) && tok_row(t, &bs, b->nrows * ncols, buf, &pos, end,
+		    end, isa) && tok_row(t, &bs, b->nrows * ncols, buf, &pos, end,
 		    at_eof) == CSV_ROW_MORE) {
 			pos = row;
 			rc = BLOCK_MORE;
@@ -1553,6 +1641,68 @@ block_tok(struct csv_parser *ps, const char *buf, size_t *posp,
 	b->to = pos;
 	*posp = pos;
 	return rc;
+}
+
+static int
+block_tok_sse2(struct csv_parser *ps, const char *buf, size_t *posp,
+    size_t limit, size_t end, bool at_eof, uint32_t room, struct block *b)
+{
+	return block_tok(ps, buf, posp, limit, end, at_eof, room, b,
+	    CSV_ISA_SSE2);
+}
+
+#ifdef CSV_WIDE
+TARGET_AVX2 static int
+block_tok_avx2(struct csv_parser *ps, const char *buf, size_t *posp,
+    size_t limit, size_t end, bool at_eof, uint32_t room, struct block *b)
+{
+	return block_tok(ps, buf, posp, limit, end, at_eof, room, b,
+	    CSV_ISA_AVX2);
+}
+
+TARGET_AVX512 static int
+block_tok_avx512(struct csv_parser *ps, const char *buf, size_t *posp,
+    size_t limit, size_t end, bool at_eof, uint32_t room, struct block *b)
+{
+	return block_tok(ps, buf, posp, limit, end, at_eof, room, b,
+	    CSV_ISA_AVX512);
+}
+#endif
+
+bool
+csv_isa_supported(int isa)
+{
+	switch (isa) {
+	case CSV_ISA_AUTO:
+	case CSV_ISA_SSE2:
+		return true;
+#ifdef CSV_WIDE
+	case CSV_ISA_AVX2:
+		return __builtin_cpu_supports("avx2") &&
+		    __builtin_cpu_supports("bmi") &&
+		    __builtin_cpu_supports("bmi2") &&
+		    __builtin_cpu_supports("popcnt");
+	case CSV_ISA_AVX512:
+		return csv_isa_supported(CSV_ISA_AVX2) &&
+		    __builtin_cpu_supports("avx512f") &&
+		    __builtin_cpu_supports("avx512bw");
+#endif
+	default:
+		return false;
+	}
+}
+
+/* The widest of isa's vectors this CPU has, isa AUTO being the widest of
+ * all. */
+static int
+isa_pick(int isa)
+{
+	int k = isa == CSV_ISA_AUTO || isa > CSV_ISA_AVX512 ?
+	    CSV_ISA_AVX512 : isa;
+
+	while (k > CSV_ISA_SSE2 && !csv_isa_supported(k))
+		k--;
+	return k;
 }
 
 static inline bool
@@ -1928,7 +2078,17 @@ csv_parse(struct csv_parser *ps, const char *buf, size_t *posp,
 		if (room > brows)
 			room = brows;
 		start = pos;
-		why = block_tok(ps, buf, &pos, limit, end, at_eof, room, &b);
+#ifdef CSV_WIDE
+		if (ps->isa == CSV_ISA_AVX512)
+			why = block_tok_avx512(ps, buf, &pos, limit, end,
+			    at_eof, room, &b);
+		else if (ps->isa == CSV_ISA_AVX2)
+			why = block_tok_avx2(ps, buf, &pos, limit, end,
+			    at_eof, room, &b);
+		else
+#endif
+			why = block_tok_sse2(ps, buf, &pos, limit, end,
+			    at_eof, room, &b);
 		if (b.nrows > 0 && !block_put(ps, &b, buf, buf + end, res)) {
 			/* Let the row path find the bad row and say why;
 			 * it parses exactly the block's bytes again.  Bad

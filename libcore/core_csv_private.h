@@ -208,7 +208,22 @@ struct csv_conf {
 	size_t batch_bytes;		/* raw row bytes that close a batch
 					   early; 0: INT32_MAX (the most
 					   int32 string offsets can hold) */
+	int isa;			/* the plain-row tokenizer's vectors
+					   (enum csv_isa); 0: the widest
+					   this CPU has */
 };
+
+/* Vector widths of the plain-row tokenizer (core_csv_parse.c), each
+ * giving exactly the same fields. */
+enum csv_isa {
+	CSV_ISA_AUTO = 0,
+	CSV_ISA_SSE2,		/* or no vectors at all */
+	CSV_ISA_AVX2,
+	CSV_ISA_AVX512,
+};
+
+/* Whether this CPU (and build) can run isa. */
+bool csv_isa_supported(int isa);
 
 /* One bad row: where, what, and (when rejecting) its bytes. */
 struct csv_rec {
@@ -271,6 +286,7 @@ struct csv_parser {
 					   of the block being converted */
 	uint32_t by_row_left;		/* rows to parse row by row before
 					   trying blocks again */
+	int isa;			/* enum csv_isa, never AUTO */
 };
 
 void csv_parser_init(struct csv_parser *ps, const struct csv_conf *conf,

@@ -55,6 +55,9 @@ struct setup {
 	struct core_schema *out;	/* the selected columns, or NULL */
 };
 
+/* The plain-row tokenizer's vectors the block path uses (enum csv_isa). */
+static int g_isa = CSV_ISA_AUTO;
+
 static void
 conf_fill(struct csv_conf *cf, const struct setup *su, bool by_row)
 {
@@ -76,6 +79,7 @@ conf_fill(struct csv_conf *cf, const struct setup *su, bool by_row)
 	cf->sel = su->sel;
 	cf->nsel = su->nsel;
 	cf->colno = su->colno;
+	cf->isa = g_isa;
 }
 
 /* True when column c of batches a and b would be stored alike. */
@@ -469,6 +473,8 @@ put_field(struct unit_buf *o, const char *v, size_t n, bool quote)
  * `broken` rows has a syntax error or the wrong field count (0: none). */
 struct mess {
 	unsigned bad, broken, nulls, blanks, quoted;
+	unsigned midquote;	/* one in midquote string values has a
+				   quote byte inside, unquoted (0: none) */
 };
 
 static void
@@ -520,6 +526,13 @@ gen_csv(struct unit_buf *o, const struct setup *su, unsigned nrows,
 			}
 			if (v.len == 0) {
 				/* An empty value would read as NULL. */
+				continue;
+			}
+			if (m->midquote && t.id == CORE_TYPE_STRING &&
+			    rnd(m->midquote) == 0) {
+				/* Plain data: the quote byte does not open
+				 * a field. */
+				unit_buf_str(o, rnd(2) ? "5'10\"" : "a\"b\"\"");
 				continue;
 			}
 			if (m->broken && rnd(m->broken * ncols) == 0) {
@@ -648,6 +661,7 @@ test_random_vs_rows(void)
 		m.nulls = rnd(3) ? 2 + rnd(20) : 0;
 		m.blanks = rnd(3) == 0 ? 1 + rnd(30) : 0;
 		m.quoted = rnd(2) ? 1 + rnd(10) : 0;
+		m.midquote = rnd(3) == 0 ? 1 + rnd(20) : 0;
 		gen_csv(&text, &su, 1 + rnd(iter % 8 == 0 ? 3000 : 400), &m);
 		drive = (int)(iter % DRIVE_N);
 		snprintf(tag, sizeof(tag), "iter %u (drive %d, %u cols, "
@@ -698,7 +712,7 @@ test_select_projects(void)
 
 	for (iter = 0; iter < 200; iter++) {
 		struct setup su, ref;
-		struct mess m = { 0, 0, 0, 0, 0 };
+		struct mess m = { 0, 0, 0, 0, 0, 0 };
 		struct unit_buf text = { 0 };
 		struct csv_pool *pr, *ps;
 		struct csv_result want, got;
@@ -712,6 +726,7 @@ test_select_projects(void)
 		m.nulls = rnd(3) ? 2 + rnd(20) : 0;
 		m.blanks = rnd(3) == 0 ? 1 + rnd(30) : 0;
 		m.quoted = rnd(2) ? 1 + rnd(10) : 0;
+		m.midquote = rnd(3) == 0 ? 1 + rnd(20) : 0;
 		gen_csv(&text, &su, 1 + rnd(iter % 8 == 0 ? 3000 : 400), &m);
 		ref = su;
 		ref.sel = NULL;
@@ -1038,7 +1053,7 @@ test_batch_bytes(void)
 
 	for (iter = 0; iter < 60; iter++) {
 		struct setup su;
-		struct mess m = { 0, 0, 5, 0, 4 };
+		struct mess m = { 0, 0, 5, 0, 4, 0 };
 		struct unit_buf text = { 0 };
 		char tag[64];
 		size_t nrecs;
@@ -1125,6 +1140,45 @@ test_string_blocks(void)
 	}
 }
 
+/* The random comparison again with each narrower width of the plain-row
+ * tokenizer's vectors (the runs above use the widest this CPU has): the
+ * fields, and so everything after, must not depend on it. */
+static void
+test_isa_widths(void)
+{
+	static const struct {
+		int isa;
+		const char *name;
+	} w[] = {
+		{ CSV_ISA_SSE2, "SSE2" },
+		{ CSV_ISA_AVX2, "AVX2" },
+		{ CSV_ISA_AVX512, "AVX-512BW" },
+	};
+	size_t k;
+	int before;
+
+	for (k = 0; k < sizeof(w) / sizeof(w[0]); k++) {
+		if (!csv_isa_supported(w[k].isa)) {
+			printf("# %s: not on this CPU, not tested\n",
+			    w[k].name);
+			continue;
+		}
+		if (k + 1 == sizeof(w) / sizeof(w[0]) ||
+		    !csv_isa_supported(w[k + 1].isa)) {
+			printf("# %s: the widest here, tested above\n",
+			    w[k].name);
+			continue;
+		}
+		before = unit_cur_failed;
+		g_isa = w[k].isa;
+		test_random_vs_rows();
+		test_cr_at_cut();
+		g_isa = CSV_ISA_AUTO;
+		if (unit_cur_failed != before)
+			printf("# with %s\n", w[k].name);
+	}
+}
+
 int
 main(void)
 {
@@ -1136,5 +1190,6 @@ main(void)
 	RUN(test_string_blocks);
 	RUN(test_cr_at_cut);
 	RUN(test_batch_bytes);
+	RUN(test_isa_widths);
 	return unit_done();
 }
