@@ -22,7 +22,9 @@
 # below SF 0.1 the two default to 256K and 2M), RECORDS (where the record
 # goes, default harness/records), BENCH_CACHE (where generated tables
 # and the files derived from them are kept between runs, default
-# $TMPDIR/colpipe-bench-cache; "none" keeps nothing), BENCH_EXTRA (a
+# $TMPDIR/colpipe-bench-cache; "none" keeps nothing), BENCH_CACHE_KEEP
+# (how many tables directories, and how many derived ones, the cache
+# keeps: the most recently used, default 2), BENCH_EXTRA (a
 # file of more case lines, sourced after the table: how
 # tests/cli/bench.bats adds a deliberately wrong peer), COLPIPE_SHARED,
 # TMPDIR (outputs and spill files: about twice the CSV; the cache holds
@@ -138,6 +140,9 @@ want() { case " $CASES " in *" $1 "*) return 0 ;; esac; return 1; }
 
 CACHE=${BENCH_CACHE:-${TMPDIR:-/tmp}/colpipe-bench-cache}
 [ "$CACHE" = none ] && CACHE=$tmp/cache
+KEEP=${BENCH_CACHE_KEEP:-2}
+case $KEEP in '' | *[!0-9]* | 0) die 2 "BENCH_CACHE_KEEP=$KEEP: want a" \
+    "count of 1 or more" ;; esac
 mkdir -p "$CACHE" "$tmp/cases" "$tmp/ans"
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 say "bench: families: $CASES; SF $SF; $RUNS runs ($LONG_RUNS for TPC-H)" \
@@ -166,7 +171,11 @@ if [ "$SF" = 0.1 ] && [ -r "$src/lineitem.csv.zst" ]; then
 	data_from="$src/*.csv.zst (decompressed)"
 else
 	[ -x "$tpchgen" ] || die 2 "$tpchgen: not built (make)"
-	gdir=$CACHE/gen-sf$SF-$(sha <"$tpchgen" | cut -c1-16)
+	# Keyed by tpchgen's sources, not its binary: relinking it with a
+	# changed libcore (every change to the tools) leaves its tables as
+	# they were.  The files are hashed below whatever the key says.
+	gdir=$CACHE/gen-sf$SF-$(cat "$top"/harness/tpchgen/*.[ch] | sha |
+	    cut -c1-16)
 	csvdir=$gdir/csv
 	if made "$gdir" csv; then
 		data_from="tpchgen -s $SF (kept in $gdir)"
@@ -198,6 +207,32 @@ dkey=$( {
 D=$CACHE/data-$dkey
 mkdir -p "$D/memo"
 ln -sfn "$csvdir" "$D/csv"
+# The cache keeps the KEEP most recently used directories of tables and
+# of derived files (at SF1 1.1 and up to 2.4 GB each); older ones of its
+# own naming go, nothing else in it is touched.  Two runs at once with
+# more than KEEP keys between them may remove each other's: run them
+# with separate caches.
+touch "$gdir" "$D"
+h=[0-9a-f]
+h16=$h$h$h$h$h$h$h$h$h$h$h$h$h$h$h$h
+cache_prune() {
+	ls -dt -- "$@" 2>/dev/null | tail -n +$((KEEP + 1)) |
+	    while IFS= read -r d; do
+		case ${d##*/} in
+		gen-sf*-$h16 | shared-$h16 | data-$h16)
+			if [ -d "$d" ] && [ ! -L "$d" ]; then
+				rm -rf -- "$d"
+				say "bench: cache: removed ${d##*/}" \
+				    "(least recently used)"
+			fi
+			;;
+		esac
+	done
+}
+if [ "${BENCH_CACHE:-}" != none ]; then
+	cache_prune "$CACHE"/gen-sf*-* "$CACHE"/shared-*
+	cache_prune "$CACHE"/data-*
+fi
 B=$bin H=$top/harness T=$tmp/w
 export B H D T MEM SMALL SORTMEM
 csv=$D/csv/lineitem.csv

@@ -90,10 +90,25 @@ EOF
 	assert_output --partial 'timing pipe/two'
 	refute_output --partial 'kept in'
 	first=$(ls rec/*.json)
-	# The tables tpchgen made and the files derived from them are kept.
-	BENCH_EXTRA=$PWD/extra CASES=pipe run bench
+	# The tables tpchgen made and the files derived from them are kept;
+	# older directories of the cache's own naming go, nothing else.
+	c=$TMPDIR/colpipe-bench-cache
+	mkdir -p "$c/data-0123456789abcdef/col" "$c/gen-sf1-fedcba9876543210" \
+	    "$c/data-not-a-key" "$c/mine"
+	touch -d '2 days ago' "$c/data-0123456789abcdef" \
+	    "$c/gen-sf1-fedcba9876543210" "$c/data-not-a-key" "$c/mine"
+	BENCH_CACHE_KEEP=1 BENCH_EXTRA=$PWD/extra CASES=pipe run bench
 	assert_success
 	assert_output --partial 'kept in'
+	assert_output --partial 'removed data-0123456789abcdef'
+	assert_output --partial 'removed gen-sf1-fedcba9876543210'
+	[ ! -e "$c/data-0123456789abcdef" ]
+	[ ! -e "$c/gen-sf1-fedcba9876543210" ]
+	[ -d "$c/data-not-a-key" ] && [ -d "$c/mine" ]
+	[ "$(ls -d "$c"/data-* | wc -l)" -eq 2 ]
+	BENCH_CACHE_KEEP=x CASES=pipe run bench
+	[ "$status" -eq 2 ]
+	assert_output --partial 'BENCH_CACHE_KEEP=x'
 	rec=$(ls rec/*.json | grep -vx "$first")
 	run node -e '
 	const r = JSON.parse(require("fs").readFileSync(process.argv[1]));
