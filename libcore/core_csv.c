@@ -28,7 +28,8 @@
  *
  * Streamed members (a pipe, a compressed file, a tar member) are read
  * (so decompressed) by a read-ahead task into a ring of slots of about 4
- * MiB, each cut after its last line feed (struct csv_readahead).  The
+ * MiB, each cut after its last line feed, or with none after its last
+ * CR (struct csv_readahead).  The
  * header and the sample are read from the first slots on the caller's
  * thread; after that each slot is a chunk job as above, parsed by the
  * workers from its start, in the window beyond the one being consumed.
@@ -61,6 +62,7 @@
 #include "core_alloc.h"
 #include "core_csv_enc.h"
 #include "core_csv_private.h"
+#include "core_debug.h"
 #include "core_names.h"
 #include "core_pool.h"
 #include "core_suggest.h"
@@ -103,6 +105,10 @@ enum { JOB_QUEUED, JOB_RUNNING, JOB_DONE };
 struct csv_slot {
 	char *buf;			/* owned */
 	size_t cap, len, cut;
+	size_t end;			/* what a parse of [0, cut) may look
+					   at: cut, or cut + 1 after a lone
+					   CR, whose next byte shows it is
+					   no CR LF */
 	bool last;			/* the member's last: its end is the
 					   member's, or a read failed */
 	int rc;				/* read failure, with err */
@@ -163,6 +169,10 @@ struct core_csv_reader {
 	size_t maplen;
 	char *sbuf;			/* owned stream buffer */
 	size_t slen, scap;
+	size_t slook;			/* bytes at sbuf[slen..) that follow
+					   it in the input: the byte after a
+					   slot's CR cut (struct csv_slot's
+					   end), or none */
 	bool seof;
 	size_t pos;			/* next byte to parse (map/sbuf) */
 	uint64_t line_next;		/* physical line of the next row */
@@ -264,9 +274,10 @@ ra_fill(struct csv_readahead *ra, struct csv_slot *sl)
 	size_t want = ra->carry_len + RA_SLOT_BYTES, got, c;
 	ssize_t n = 0;
 
-	/* A carry is shorter than a slot (it has no line feed, and a slot
-	 * with none is not carried): room for both, made once, so pages
-	 * are not mapped and cleared again for every slot. */
+	/* A carry is shorter than a slot (it follows the slot's last line
+	 * end, and a slot with none is not carried): room for both, made
+	 * once, so pages are not mapped and cleared again for every
+	 * slot. */
 	if (sl->cap < want) {
 		free(sl->buf);
 		sl->cap = want > 2 * (size_t)RA_SLOT_BYTES ? want :
@@ -302,18 +313,28 @@ ra_fill(struct csv_readahead *ra, struct csv_slot *sl)
 	if (n < 0)
 		sl->rc = (int)n;
 	ra->carry_len = 0;
-	sl->cut = got;
+	sl->cut = sl->end = got;
 	if (sl->last)
 		return;
 	/* A line feed in a quoted field makes a wrong cut; the consumer
 	 * finds that out (core_csv_reader_next's stream path) and parses
-	 * across it.  A slot with no line feed at all is cut at its end. */
+	 * across it.  A slot with no line feed is cut after its last CR
+	 * that has a byte after it (lines ending in a lone CR), the parse
+	 * seeing that byte; with neither, at its end. */
 	c = got;
 	while (c > 0 && sl->buf[c - 1] != '\n')
 		c--;
-	if (c == 0)
-		return;
-	sl->cut = c;
+	if (c > 0) {
+		sl->cut = sl->end = c;
+	} else {
+		c = got - 1;
+		while (c > 0 && sl->buf[c - 1] != '\r')
+			c--;
+		if (c == 0)
+			return;
+		sl->cut = c;
+		sl->end = c + 1;
+	}
 	if (c == got)
 		return;
 	ra->carry = core_grow(ra->carry, &ra->carry_cap, got - c, 1, 4096);
@@ -448,21 +469,27 @@ ra_start(struct core_csv_reader *r)
 	}
 }
 
-/* Appends p[0..n) to sbuf, keeping sbuf[pos..slen), moved to its start. */
+/* Appends slot sl's bytes [from, cut) to sbuf, keeping sbuf[pos..slen),
+ * moved to its start, and the slot's look-ahead after them (slook). */
 static void
-sbuf_append(struct core_csv_reader *r, const char *p, size_t n)
+sbuf_append(struct core_csv_reader *r, const struct csv_slot *sl,
+    size_t from)
 {
+	size_t n = sl->cut - from;
+
 	if (r->pos > 0) {
 		memmove(r->sbuf, r->sbuf + r->pos, r->slen - r->pos);
 		r->slen -= r->pos;
 		r->pos = 0;
 	}
-	if (n == 0)
-		return;
-	r->sbuf = core_grow(r->sbuf, &r->scap, r->slen + n, 1,
+	r->sbuf = core_grow(r->sbuf, &r->scap, r->slen + n + 1, 1,
 	    CSV_STREAM_BUF);
-	memcpy(r->sbuf + r->slen, p, n);
+	if (n > 0)
+		memcpy(r->sbuf + r->slen, sl->buf + from, n);
 	r->slen += n;
+	r->slook = sl->end - sl->cut;
+	if (r->slook > 0)
+		memcpy(r->sbuf + r->slen, sl->buf + sl->cut, r->slook);
 }
 
 /* Reads more of the current member into sbuf, keeping sbuf[pos..slen):
@@ -480,7 +507,7 @@ stream_fill(struct core_csv_reader *r, struct core_err *err)
 			*err = sl->err;
 		return sl->rc;
 	}
-	sbuf_append(r, sl->buf, sl->cut);
+	sbuf_append(r, sl, 0);
 	r->st.bytes += sl->cut;
 	r->seof = sl->last;
 	ra_release(r, r->ra->released + 1);
@@ -510,6 +537,7 @@ member_load(struct core_csv_reader *r)
 	r->dropped = 0;
 	r->pos = 0;
 	r->slen = 0;
+	r->slook = 0;
 	r->seof = false;
 	r->member_done = false;
 	r->vbuf = NULL;
@@ -1493,7 +1521,7 @@ worker_main(void *arg, unsigned who)
 			job = &r->jobs[r->wnext++ % r->ra->nslots];
 			job->state = JOB_RUNNING;
 			pthread_mutex_unlock(&r->mu);
-			parse_job(&w->ps, sl->buf, sl->cut,
+			parse_job(&w->ps, sl->buf, sl->end,
 			    sl->last && sl->rc == 0, 0, sl->cut, &job->res);
 		}
 		pthread_mutex_lock(&r->mu);
@@ -1789,8 +1817,8 @@ chunk_produce(struct core_csv_reader *r, struct core_err *err)
 
 		r->lead = false;
 		csv_result_clear(res, r->pool);
-		parse_job(&r->ps, r->sbuf, r->slen, false, r->pos, r->slen,
-		    res);
+		parse_job(&r->ps, r->sbuf, r->slen + r->slook, false, r->pos,
+		    r->slen, res);
 		r->pos = res->end;
 		use_result(r, res);
 		return 0;
@@ -1816,7 +1844,7 @@ chunk_produce(struct core_csv_reader *r, struct core_err *err)
 			r->wnext = k + 1;
 		pthread_mutex_unlock(&r->mu);
 		if (aligned)
-			parse_job(&r->ps, sl->buf, sl->cut, at_eof, 0,
+			parse_job(&r->ps, sl->buf, sl->end, at_eof, 0,
 			    sl->cut, &job->res);
 	} else {
 		while (job->state != JOB_DONE)
@@ -1826,16 +1854,18 @@ chunk_produce(struct core_csv_reader *r, struct core_err *err)
 			csv_result_clear(&job->res, r->pool);
 	}
 	if (aligned) {
+		/* A parse stops at the cut: the byte after a CR cut is
+		 * looked at, never taken (no row ends there). */
+		CORE_DCHECK(job->res.end <= sl->cut);
 		r->vbuf = sl->buf;
 		r->vlen = sl->cut;
 		r->pos = r->slen = 0;
-		sbuf_append(r, sl->buf + job->res.end,
-		    sl->cut - job->res.end);
+		sbuf_append(r, sl, job->res.end);
 	} else {
 		r->vbuf = NULL;
-		sbuf_append(r, sl->buf, sl->cut);
-		parse_job(&r->ps, r->sbuf, r->slen, at_eof, r->pos, r->slen,
-		    &job->res);
+		sbuf_append(r, sl, 0);
+		parse_job(&r->ps, r->sbuf, r->slen + r->slook, at_eof, r->pos,
+		    r->slen, &job->res);
 		r->pos = job->res.end;
 	}
 	job->state = JOB_DONE;

@@ -582,6 +582,65 @@ test_threads_same(void)
 	}
 }
 
+/* A stream whose lines end in a lone CR (old Mac files) and has no line
+ * feed at all: its slots are cut after a CR, which may be inside quotes
+ * or the last byte read (then maybe half a CR LF); one thread and two
+ * give the reference's rows, the same batches and lines. */
+static void
+test_stream_cr(void)
+{
+	struct unit_buf csv = { 0 }, want = { 0 };
+	struct core_csv_options o;
+	struct run one, two;
+	char spec[512];
+	const char *path;
+	size_t rn;
+	int i = 0;
+
+	while (csv.len < 11 * 1000 * 1000) {
+		char line[96];
+
+		if (i % 5000 == 4999) {
+			/* Long quoted CRs: cuts land inside quotes. */
+			unit_buf_str(&csv, "\"");
+			for (int k = 0; k < 30000; k++)
+				unit_buf_str(&csv, k % 5 ? "y" : "\r");
+			unit_buf_str(&csv, "\",z,\"\r\r\"\r");
+		} else if (i % 7 == 3) {
+			snprintf(line, sizeof(line), "%d,\"a\r%d\",b\r", i, i);
+			unit_buf_str(&csv, line);
+		} else {
+			snprintf(line, sizeof(line), "%d,%d,\"q\"\"%d\"\r", i,
+			    i * 7, i);
+			unit_buf_str(&csv, line);
+		}
+		i++;
+	}
+	CHECK(memchr(csv.p, '\n', csv.len) == NULL);
+	CHECK(ref_parse(csv.p, csv.len, ',', '"', &want, &rn));
+	path = write_gz("cr.csv.gz", csv.p, csv.len);
+	string_opts(&o, 3, spec, sizeof(spec));
+	o.threads = 1;
+	run_one(path, &o, &one);
+	o.threads = 2;
+	run_one(path, &o, &two);
+	CHECK_EQ_INT(one.rc, CORE_EOF);
+	CHECK_EQ_INT(two.rc, CORE_EOF);
+	CHECK(one.rows.len == want.len &&
+	    memcmp(one.rows.p, want.p, want.len) == 0);
+	CHECK(two.rows.len == want.len &&
+	    memcmp(two.rows.p, want.p, want.len) == 0);
+	CHECK(one.nbatches == two.nbatches && memcmp(one.bsizes,
+	    two.bsizes, one.nbatches * sizeof(uint32_t)) == 0);
+	CHECK_EQ_INT(one.st.lines, two.st.lines);
+	CHECK_EQ_INT(one.st.bytes, csv.len);
+	CHECK(one.nbatches > 2);
+	run_free(&one);
+	run_free(&two);
+	free(csv.p);
+	free(want.p);
+}
+
 /* Errors far into a big file: one thread and two name the same line,
  * mapped and streamed (gzip). */
 static void
@@ -1516,6 +1575,7 @@ main(void)
 	RUN(test_incremental_cuts);
 	RUN(test_threads_same);
 	RUN(test_threads_errors);
+	RUN(test_stream_cr);
 	RUN(test_stream_truncated);
 	RUN(test_huge_row);
 	RUN(test_idle_pipe);
