@@ -24,7 +24,7 @@
 # and the files derived from them are kept between runs, default
 # $TMPDIR/colpipe-bench-cache; "none" keeps nothing), BENCH_CACHE_KEEP
 # (how many tables directories, and how many derived ones, the cache
-# keeps: the most recently used, default 2), BENCH_EXTRA (a
+# keeps for each SF: the most recently used, default 2), BENCH_EXTRA (a
 # file of more case lines, sourced after the table: how
 # tests/cli/bench.bats adds a deliberately wrong peer), COLPIPE_SHARED,
 # TMPDIR (outputs and spill files: about twice the CSV; the cache holds
@@ -207,31 +207,46 @@ dkey=$( {
 D=$CACHE/data-$dkey
 mkdir -p "$D/memo"
 ln -sfn "$csvdir" "$D/csv"
-# The cache keeps the KEEP most recently used directories of tables and
-# of derived files (at SF1 1.1 and up to 2.4 GB each); older ones of its
-# own naming go, nothing else in it is touched.  Two runs at once with
-# more than KEEP keys between them may remove each other's: run them
-# with separate caches.
+# The cache keeps, for each SF, the KEEP most recently used directories
+# of tables and of derived files (at SF1 1.1 and up to 2.4 GB each; a
+# derived directory's SF is in its .sf, the shared files are SF 0.1's);
+# older ones of its own naming go, nothing else in it is touched.  Two
+# runs at once with more than KEEP keys between them may remove each
+# other's: run them with separate caches.
+[ -e "$D/.sf" ] || printf '%s\n' "$SF" >"$D/.sf"
 touch "$gdir" "$D"
 h=[0-9a-f]
 h16=$h$h$h$h$h$h$h$h$h$h$h$h$h$h$h$h
+# cache_prune: the directories named on stdin, one a line, but the KEEP
+# most recently used.
 cache_prune() {
-	ls -dt -- "$@" 2>/dev/null | tail -n +$((KEEP + 1)) |
+	while IFS= read -r d; do
+		[ -d "$d" ] && [ ! -L "$d" ] && stat -c '%Y %n' -- "$d"
+	done | sort -rn | tail -n +$((KEEP + 1)) | cut -d' ' -f2- |
 	    while IFS= read -r d; do
 		case ${d##*/} in
 		gen-sf*-$h16 | shared-$h16 | data-$h16)
-			if [ -d "$d" ] && [ ! -L "$d" ]; then
-				rm -rf -- "$d"
-				say "bench: cache: removed ${d##*/}" \
-				    "(least recently used)"
-			fi
+			rm -rf -- "$d"
+			say "bench: cache: removed ${d##*/}" \
+			    "(least recently used)"
 			;;
 		esac
 	done
 }
 if [ "${BENCH_CACHE:-}" != none ]; then
-	cache_prune "$CACHE"/gen-sf*-* "$CACHE"/shared-*
-	cache_prune "$CACHE"/data-*
+	for d in "$CACHE"/gen-sf"$SF"-*; do
+		printf '%s\n' "$d"
+	done | cache_prune
+	if [ "$SF" = 0.1 ]; then
+		for d in "$CACHE"/shared-*; do
+			printf '%s\n' "$d"
+		done | cache_prune
+	fi
+	# A derived directory without .sf predates it: any SF's.
+	for d in "$CACHE"/data-*; do
+		[ "$(cat "$d/.sf" 2>/dev/null || echo "$SF")" = "$SF" ] &&
+		    printf '%s\n' "$d"
+	done | cache_prune
 fi
 B=$bin H=$top/harness T=$tmp/w
 export B H D T MEM SMALL SORTMEM

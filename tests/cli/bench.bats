@@ -91,21 +91,28 @@ EOF
 	refute_output --partial 'kept in'
 	first=$(ls rec/*.json)
 	# The tables tpchgen made and the files derived from them are kept;
-	# older directories of the cache's own naming go, nothing else.
+	# older directories of this SF and of the cache's own naming go,
+	# nothing else (another SF's, a derived one from before .sf).
 	c=$TMPDIR/colpipe-bench-cache
-	mkdir -p "$c/data-0123456789abcdef/col" "$c/gen-sf1-fedcba9876543210" \
-	    "$c/data-not-a-key" "$c/mine"
-	touch -d '2 days ago' "$c/data-0123456789abcdef" \
+	mkdir -p "$c/data-0123456789abcdef/col" "$c/data-00000000000000aa" \
+	    "$c/data-00000000000000bb" "$c/gen-sf0.01-fedcba9876543210" \
 	    "$c/gen-sf1-fedcba9876543210" "$c/data-not-a-key" "$c/mine"
+	echo 0.01 >"$c/data-0123456789abcdef/.sf"
+	echo 1 >"$c/data-00000000000000bb/.sf"
+	touch -d '2 days ago' "$c"/data-* "$c"/gen-sf*-fedcba9876543210 \
+	    "$c/mine"
 	BENCH_CACHE_KEEP=1 BENCH_EXTRA=$PWD/extra CASES=pipe run bench
 	assert_success
 	assert_output --partial 'kept in'
 	assert_output --partial 'removed data-0123456789abcdef'
-	assert_output --partial 'removed gen-sf1-fedcba9876543210'
+	assert_output --partial 'removed data-00000000000000aa'
+	assert_output --partial 'removed gen-sf0.01-fedcba9876543210'
 	[ ! -e "$c/data-0123456789abcdef" ]
-	[ ! -e "$c/gen-sf1-fedcba9876543210" ]
+	[ ! -e "$c/data-00000000000000aa" ]
+	[ ! -e "$c/gen-sf0.01-fedcba9876543210" ]
+	[ -d "$c/gen-sf1-fedcba9876543210" ] && [ -d "$c/data-00000000000000bb" ]
 	[ -d "$c/data-not-a-key" ] && [ -d "$c/mine" ]
-	[ "$(ls -d "$c"/data-* | wc -l)" -eq 2 ]
+	[ "$(ls -d "$c"/data-* | wc -l)" -eq 3 ]
 	BENCH_CACHE_KEEP=x CASES=pipe run bench
 	[ "$status" -eq 2 ]
 	assert_output --partial 'BENCH_CACHE_KEEP=x'
