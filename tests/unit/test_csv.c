@@ -502,6 +502,38 @@ test_incremental_cuts(void)
 	}
 }
 
+/* Reads the streamed input path (bytes long once decompressed) with one
+ * thread and with two, o's other options as they are: both give want's
+ * rows, in the same batches (more than two), and the same lines, which
+ * are returned. */
+static uint64_t
+stream_one_two(const char *path, struct core_csv_options *o,
+    const struct unit_buf *want, size_t bytes)
+{
+	struct run one, two;
+	uint64_t lines;
+
+	o->threads = 1;
+	run_one(path, o, &one);
+	o->threads = 2;
+	run_one(path, o, &two);
+	CHECK_EQ_INT(one.rc, CORE_EOF);
+	CHECK_EQ_INT(two.rc, CORE_EOF);
+	CHECK(one.rows.len == want->len &&
+	    memcmp(one.rows.p, want->p, want->len) == 0);
+	CHECK(two.rows.len == want->len &&
+	    memcmp(two.rows.p, want->p, want->len) == 0);
+	CHECK(one.nbatches == two.nbatches && memcmp(one.bsizes,
+	    two.bsizes, one.nbatches * sizeof(uint32_t)) == 0);
+	CHECK(one.nbatches > 2);
+	CHECK_EQ_INT(one.st.lines, two.st.lines);
+	CHECK_EQ_INT(one.st.bytes, bytes);
+	lines = one.st.lines;
+	run_free(&one);
+	run_free(&two);
+	return lines;
+}
+
 /* Several MB: one thread and two threads give the same batches, and the
  * reference's rows; also through gzip (streamed). */
 static void
@@ -512,7 +544,7 @@ test_threads_same(void)
 	for (iter = 0; iter < 4; iter++) {
 		struct unit_buf csv = { 0 }, want = { 0 };
 		struct core_csv_options o;
-		struct run one, two, gz, gz2;
+		struct run one, two;
 		int ncols = 3 + iter;
 		char spec[512];
 		const char *path;
@@ -558,23 +590,8 @@ test_threads_same(void)
 		 * chunks, cut at a line feed that may be inside quotes.
 		 * One thread and two give the same batches. */
 		path = write_gz("big.csv.gz", csv.p, csv.len);
-		o.threads = 1;
-		run_one(path, &o, &gz);
-		o.threads = 2;
-		run_one(path, &o, &gz2);
-		CHECK_EQ_INT(gz.rc, CORE_EOF);
-		CHECK_EQ_INT(gz2.rc, CORE_EOF);
-		CHECK(gz.rows.len == want.len &&
-		    memcmp(gz.rows.p, want.p, want.len) == 0);
-		CHECK(gz2.rows.len == want.len &&
-		    memcmp(gz2.rows.p, want.p, want.len) == 0);
-		CHECK_EQ_INT(gz.st.lines, one.st.lines);
-		CHECK_EQ_INT(gz2.st.lines, one.st.lines);
-		CHECK_EQ_INT(gz.st.bytes, csv.len);
-		CHECK(gz.nbatches == gz2.nbatches && memcmp(gz.bsizes,
-		    gz2.bsizes, gz.nbatches * sizeof(uint32_t)) == 0);
-		run_free(&gz);
-		run_free(&gz2);
+		CHECK_EQ_INT(stream_one_two(path, &o, &want, csv.len),
+		    one.st.lines);
 		run_free(&one);
 		run_free(&two);
 		free(csv.p);
@@ -591,7 +608,6 @@ test_stream_cr(void)
 {
 	struct unit_buf csv = { 0 }, want = { 0 };
 	struct core_csv_options o;
-	struct run one, two;
 	char spec[512];
 	const char *path;
 	size_t rn;
@@ -620,23 +636,7 @@ test_stream_cr(void)
 	CHECK(ref_parse(csv.p, csv.len, ',', '"', &want, &rn));
 	path = write_gz("cr.csv.gz", csv.p, csv.len);
 	string_opts(&o, 3, spec, sizeof(spec));
-	o.threads = 1;
-	run_one(path, &o, &one);
-	o.threads = 2;
-	run_one(path, &o, &two);
-	CHECK_EQ_INT(one.rc, CORE_EOF);
-	CHECK_EQ_INT(two.rc, CORE_EOF);
-	CHECK(one.rows.len == want.len &&
-	    memcmp(one.rows.p, want.p, want.len) == 0);
-	CHECK(two.rows.len == want.len &&
-	    memcmp(two.rows.p, want.p, want.len) == 0);
-	CHECK(one.nbatches == two.nbatches && memcmp(one.bsizes,
-	    two.bsizes, one.nbatches * sizeof(uint32_t)) == 0);
-	CHECK_EQ_INT(one.st.lines, two.st.lines);
-	CHECK_EQ_INT(one.st.bytes, csv.len);
-	CHECK(one.nbatches > 2);
-	run_free(&one);
-	run_free(&two);
+	(void)stream_one_two(path, &o, &want, csv.len);
 	free(csv.p);
 	free(want.p);
 }
