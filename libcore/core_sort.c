@@ -110,6 +110,24 @@ struct msrc {
 	uint64_t csize;			/* its output bytes, or ENT_SIZE_MAX */
 };
 
+/*
+ * The last merge reads one frame ahead on the second thread, the one a
+ * run will need first (forecasting): of the runs' current frames, the
+ * one whose last row sorts first is used up first, so its run's next
+ * frame is read and its key words made while the caller merges.  Only
+ * when the budget has room for it beside a frame read in turn, and not
+ * with compressed spill frames (whose decoder is the spill set's one).
+ * The caller touches that run's cursor only after waiting for it.
+ */
+struct fahead {
+	struct core_pool_task task;
+	struct core_sort *s;
+	struct msrc *src;		/* whose next frame; NULL: none */
+	struct mframe *m;		/* it, no slot yet */
+	int rc;				/* 0, CORE_EOF or a failure */
+	struct core_err err;
+};
+
 struct core_sort {
 	struct core_sort_options o;
 	struct core_sort_plan plan;
@@ -163,6 +181,12 @@ struct core_sort {
 	struct core_gather_out out[2];
 	unsigned oset;			/* the one the next batch takes */
 	struct core_pool *workers;	/* owned: the second thread */
+	/* The last merge's read-ahead: on when ahead_on, over the merge's
+	 * sources mv[0..mk). */
+	bool ahead_on;
+	struct msrc *mv;
+	uint32_t mk;
+	struct fahead fa;
 	struct core_gather *gather;	/* owned: output batches */
 	struct core_gather *gather1;	/* owned: one thread, for the
 					   rows copied aside */
@@ -1272,7 +1296,7 @@ slot_get(struct core_sort *s)
 /* Frames are recycled within a merge with their buffers (and their
  * charge): a fresh buffer per frame would cost a page fault per 4 KiB. */
 static struct mframe *
-mframe_get(struct core_sort *s)
+mframe_new(struct core_sort *s)
 {
 	struct mframe *m;
 
@@ -1282,9 +1306,23 @@ mframe_get(struct core_sort *s)
 		m = core_xcalloc(1, sizeof(*m));
 		core_batch_init(&m->f.batch, s->schema);
 	}
+	return m;
+}
+
+static void
+mframe_slot(struct core_sort *s, struct mframe *m)
+{
 	m->slot = slot_get(s);
 	s->slots[m->slot] = &m->f.batch;
-	return m;
+}
+
+/* Keeps m, without a slot, for the next frame. */
+static void
+mframe_spare(struct core_sort *s, struct mframe *m)
+{
+	s->spares = core_grow(s->spares, &s->spares_cap, s->nspares + 1,
+	    sizeof(*s->spares), 16);
+	s->spares[s->nspares++] = m;
 }
 
 static void
@@ -1294,9 +1332,7 @@ mframe_put(struct core_sort *s, struct mframe *m)
 		return;
 	s->slots[m->slot] = NULL;
 	s->free_slots[s->nfree++] = m->slot;
-	s->spares = core_grow(s->spares, &s->spares_cap, s->nspares + 1,
-	    sizeof(*s->spares), 16);
-	s->spares[s->nspares++] = m;
+	mframe_spare(s, m);
 }
 
 static void
@@ -1324,6 +1360,119 @@ release_retired(struct core_sort *s)
 	s->nretired = 0;
 }
 
+/* Reads the next frame of cursor c into m and makes its key words: 0,
+ * CORE_EOF or a failure.  Touches nothing of s but the budget's merge
+ * part (charged atomically), so the read-ahead runs it on the second
+ * thread. */
+static int
+frame_load(struct core_sort *s, struct core_spill_cursor *c,
+    struct mframe *m, struct core_err *err)
+{
+	int rc;
+
+	rc = core_spill_read_frame(s->spill, c, &m->f, &s->p_merge, err);
+	if (rc != 0)
+		return rc;
+	if (m->f.batch.nrows > m->wrows) {
+		uint64_t more = (uint64_t)(m->f.batch.nrows - m->wrows) *
+		    s->plan.nw * 8;
+
+		core_mem_part_charge(&s->p_merge, more);
+		m->wcharge += more;
+		m->wrows = m->f.batch.nrows;
+		free(m->words);
+		m->words = core_xmalloc(core_mul_size(m->wrows,
+		    s->plan.nw * 8));
+	}
+	core_sort_encode(&s->plan, &m->f.batch, m->words, s->plan.nw);
+	return 0;
+}
+
+static void
+ahead_job(void *arg, unsigned who)
+{
+	struct fahead *a = arg;
+
+	(void)who;
+	a->rc = frame_load(a->s, &a->src->cur, a->m, &a->err);
+}
+
+/* Starts reading ahead the next frame of the run whose current frame
+ * ends first, unless one is read already or the budget has no room. */
+static void
+ahead_start(struct core_sort *s)
+{
+	struct fahead *a = &s->fa;
+	const size_t nw = s->plan.nw;
+	struct msrc *best = NULL;
+	const uint64_t *bw = NULL;
+	uint32_t i, br = 0;
+
+	if (!s->ahead_on || a->src != NULL ||
+	    core_mem_available(s->mem) < 2 * s->frame_est)
+		return;
+	for (i = 0; i < s->mk; i++) {
+		struct msrc *x = &s->mv[i];
+		uint32_t r;
+		const uint64_t *w;
+
+		if (x->mem || x->fr == NULL || x->cur.done)
+			continue;
+		r = x->fr->f.batch.nrows - 1;
+		w = x->fr->words + (size_t)r * nw;
+		if (best == NULL || core_sort_cmp(&s->plan, w, bw,
+		    &x->fr->f.batch, r, &best->fr->f.batch, br) < 0) {
+			best = x;
+			bw = w;
+			br = r;
+		}
+	}
+	if (best == NULL)
+		return;
+	a->s = s;
+	a->src = best;
+	a->m = mframe_new(s);
+	a->rc = 0;
+	memset(&a->err, 0, sizeof(a->err));
+	core_pool_start(s->workers, &a->task, ahead_job, a);
+}
+
+/* Waits for the read-ahead; its frame (NULL at the run's end) in *m,
+ * and 0 or its failure. */
+static int
+ahead_take(struct core_sort *s, struct mframe **m, struct core_err *err)
+{
+	struct fahead *a = &s->fa;
+	int rc;
+
+	core_pool_wait(s->workers, &a->task);
+	rc = a->rc;
+	*m = a->m;
+	a->src = NULL;
+	a->m = NULL;
+	if (rc != 0) {
+		mframe_spare(s, *m);
+		*m = NULL;
+		if (rc != CORE_EOF && err != NULL)
+			*err = a->err;
+	}
+	return rc;
+}
+
+/* Stops the read-ahead, its frame kept as a spare. */
+static void
+ahead_stop(struct core_sort *s)
+{
+	struct mframe *m;
+
+	if (s->fa.src != NULL) {
+		(void)ahead_take(s, &m, NULL);
+		if (m != NULL)
+			mframe_spare(s, m);
+	}
+	s->ahead_on = false;
+}
+
 /* Moves src to its run's next frame, keeping the used one alive while
  * output references point into it. */
 static int
@@ -1346,31 +1495,26 @@ next_frame(struct core_sort *s, struct msrc *src, struct core_err *err)
 	    core_mem_available(s->mem) < s->frame_est &&
 	    (rc = flush_out(s, err)) != 0)
 		return rc;
-	m = mframe_get(s);
-	rc = core_spill_read_frame(s->spill, &src->cur, &m->f, &s->p_merge,
-	    err);
-	if (rc != 0) {
-		mframe_put(s, m);
+	if (s->fa.src == src) {
+		rc = ahead_take(s, &m, err);
+	} else {
+		m = mframe_new(s);
+		rc = frame_load(s, &src->cur, m, err);
+		if (rc != 0) {
+			mframe_spare(s, m);
+			m = NULL;
+		}
+	}
+	if (rc != 0)
 		return rc == CORE_EOF ? 0 : rc;
-	}
-	if (m->f.batch.nrows > m->wrows) {
-		uint64_t more = (uint64_t)(m->f.batch.nrows - m->wrows) *
-		    s->plan.nw * 8;
-
-		core_mem_part_charge(&s->p_merge, more);
-		m->wcharge += more;
-		m->wrows = m->f.batch.nrows;
-		free(m->words);
-		m->words = core_xmalloc(core_mul_size(m->wrows,
-		    s->plan.nw * 8));
-	}
-	core_sort_encode(&s->plan, &m->f.batch, m->words, s->plan.nw);
+	mframe_slot(s, m);
 	if (m->f.charged + m->wcharge > s->frame_est)
 		s->frame_est = m->f.charged + m->wcharge;
 	src->fr = m;
 	src->row = 0;
 	if (s->mem->peak > s->st.peak_mem)
 		s->st.peak_mem = s->mem->peak;
+	ahead_start(s);
 	return 0;
 }
 
@@ -1463,6 +1607,10 @@ merge_runs(struct core_sort *s, size_t lo, size_t hi, bool with_mem,
 		}
 	}
 	sink_begin(s, s->to_spill, s->slots);
+	s->mv = v;
+	s->mk = k;
+	s->ahead_on = !s->to_spill && s->workers != NULL &&
+	    !s->o.compress_spill;
 	for (i = 0; i < k && rc == 0; i++) {
 		/* The buffer holds the input's last rows: the last run,
 		 * so ties still go to the earlier input. */
@@ -1516,6 +1664,7 @@ merge_runs(struct core_sort *s, size_t lo, size_t hi, bool with_mem,
 	if (rc == 0)
 		rc = flush_out(s, err);
 out:
+	ahead_stop(s);
 	save_prev(s);
 	for (i = 0; i < k; i++)
 		mframe_put(s, v[i].fr);
