@@ -1491,6 +1491,28 @@ parse_job(struct csv_parser *ps, const char *buf, size_t end, bool at_eof,
 	res->end = pos;
 }
 
+/* With r->mu held: lets the jobs up to k + window run, then takes job k
+ * for the caller when no worker took it (or there are none): true, the
+ * caller parses it; else waits for the worker's result: false.  Returns
+ * with r->mu released. */
+static bool
+job_claim(struct core_csv_reader *r, struct csv_job *job, size_t k)
+{
+	bool mine = job->state == JOB_QUEUED;
+
+	pthread_cond_broadcast(&r->work_cv);
+	if (mine) {
+		job->state = JOB_RUNNING;
+		if (r->wnext <= k)
+			r->wnext = k + 1;
+	} else {
+		while (job->state != JOB_DONE)
+			pthread_cond_wait(&r->done_cv, &r->mu);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return mine;
+}
+
 static void
 worker_main(void *arg, unsigned who)
 {
@@ -1719,28 +1741,16 @@ map_produce(struct core_csv_reader *r)
 		return;
 	}
 	job = &r->jobs[k];
-	/* Jobs up to k + window may run from now on. */
-	pthread_cond_broadcast(&r->work_cv);
-	if (job->state == JOB_QUEUED) {
-		/* No worker took it (or there are none): parse it here. */
-		job->state = JOB_RUNNING;
-		if (r->wnext <= k)
-			r->wnext = k + 1;
-		pthread_mutex_unlock(&r->mu);
+	if (job_claim(r, job, k)) {
 		job->start = r->prev_end;
 		parse_job(&r->ps, r->map, r->maplen, true, job->start,
 		    job->limit, &job->res);
-	} else {
-		while (job->state != JOB_DONE)
-			pthread_cond_wait(&r->done_cv, &r->mu);
-		pthread_mutex_unlock(&r->mu);
-		if (job->start != r->prev_end) {
-			/* The guess was inside a quoted field. */
-			csv_result_clear(&job->res, r->pool);
-			job->start = r->prev_end;
-			parse_job(&r->ps, r->map, r->maplen, true,
-			    job->start, job->limit, &job->res);
-		}
+	} else if (job->start != r->prev_end) {
+		/* The guess was inside a quoted field. */
+		csv_result_clear(&job->res, r->pool);
+		job->start = r->prev_end;
+		parse_job(&r->ps, r->map, r->maplen, true, job->start,
+		    job->limit, &job->res);
 	}
 	job->state = JOB_DONE;
 	r->prev_end = job->res.end;
@@ -1836,22 +1846,12 @@ chunk_produce(struct core_csv_reader *r, struct core_err *err)
 	sl = ra_slot(r, k);
 	at_eof = sl->last && sl->rc == 0;
 	pthread_mutex_lock(&r->mu);
-	pthread_cond_broadcast(&r->work_cv);
-	if (job->state == JOB_QUEUED) {
-		/* No worker took it (or there are none). */
-		job->state = JOB_RUNNING;
-		if (r->wnext <= k)
-			r->wnext = k + 1;
-		pthread_mutex_unlock(&r->mu);
+	if (job_claim(r, job, k)) {
 		if (aligned)
 			parse_job(&r->ps, sl->buf, sl->end, at_eof, 0,
 			    sl->cut, &job->res);
-	} else {
-		while (job->state != JOB_DONE)
-			pthread_cond_wait(&r->done_cv, &r->mu);
-		pthread_mutex_unlock(&r->mu);
-		if (!aligned)
-			csv_result_clear(&job->res, r->pool);
+	} else if (!aligned) {
+		csv_result_clear(&job->res, r->pool);
 	}
 	if (aligned) {
 		/* A parse stops at the cut: the byte after a CR cut is
