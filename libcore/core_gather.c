@@ -56,9 +56,11 @@ struct core_gather {
  * enough that many cache misses are in flight at once.  Strings take two
  * steps: their offsets AHEAD2 rows ahead, their bytes (whose address
  * needs the offset) AHEAD rows ahead, by which time the offset is cached.
+ * colsort's run formation at SF1 (a gather from 64 MB in sorted order)
+ * took 0.94 of the time with 96 as with 32; 64 and 160 were no better.
  */
-#define GATHER_AHEAD 32
-#define GATHER_AHEAD2 64
+#define GATHER_AHEAD 96
+#define GATHER_AHEAD2 192
 
 /* memcpy for the short strings most columns hold, inline: exact, with
  * overlapping word moves instead of a call and a size dispatch. */
