@@ -156,6 +156,12 @@ struct core_column {
 	size_t validity_cap;	/* bytes of validity_buf */
 	size_t values_cap;	/* bytes owned; 0 = values borrowed */
 	size_t offsets_cap;	/* bytes owned; 0 = offsets borrowed */
+	/* Fixed width only: the bytes from one row's value to the next
+	 * when values interleave with other columns' (core_sort packs a
+	 * row's non-key values into one record in its buffer, which only
+	 * core_gather reads); 0, the rule everywhere else: dense, the
+	 * type's width apart. */
+	uint32_t stride;
 };
 
 struct core_batch {

@@ -43,6 +43,7 @@ struct core_gather {
 	uint32_t *order;		/* owned: columns, costliest first */
 	const void **vals[CORE_GATHER_MAX_THREADS];	/* owned: per-source */
 	const int32_t **offs[CORE_GATHER_MAX_THREADS];	/* tables, per thread */
+	size_t *strs[CORE_GATHER_MAX_THREADS];	/* fixed width: strides */
 	size_t tcap;			/* sources the tables hold */
 	uint64_t *sel;			/* owned: core_gather_select's refs */
 	size_t sel_cap;
@@ -131,26 +132,22 @@ struct gather_w16 {
 	uint64_t w[2];
 };
 
-/* Copies the w-byte values of refs[0..n) (per-source table vals) to p. */
+/* Copies the w-byte values of refs[0..n) (per-source tables vals and
+ * strs, the bytes from one row's value to the next's) to p. */
 static void
-gather_fixed(const unsigned char *const *vals, const uint64_t *refs,
-    uint32_t n, size_t w, unsigned char *p)
+gather_fixed(const unsigned char *const *vals, const size_t *strs,
+    const uint64_t *refs, uint32_t n, size_t w, unsigned char *p)
 {
 	uint32_t j;
 
+#define AT(f) (vals[(f) >> 32] + (size_t)(uint32_t)(f) * strs[(f) >> 32])
 #define GATHER_LOOP(T) do {						\
 	for (j = 0; j < n && j < GATHER_AHEAD; j++)			\
-		__builtin_prefetch((const T *)vals[refs[j] >> 32] +	\
-		    (uint32_t)refs[j]);					\
+		__builtin_prefetch(AT(refs[j]));			\
 	for (j = 0; j < n; j++) {					\
-		if (j + GATHER_AHEAD < n) {				\
-			uint64_t f = refs[j + GATHER_AHEAD];		\
-									\
-			__builtin_prefetch((const T *)vals[f >> 32] +	\
-			    (uint32_t)f);				\
-		}							\
-		((T *)p)[j] = ((const T *)vals[refs[j] >> 32])		\
-		    [(uint32_t)refs[j]];				\
+		if (j + GATHER_AHEAD < n)				\
+			__builtin_prefetch(AT(refs[j + GATHER_AHEAD]));	\
+		memcpy((T *)p + j, AT(refs[j]), sizeof(T));		\
 	}								\
 } while (0)
 	switch (w) {
@@ -168,6 +165,7 @@ gather_fixed(const unsigned char *const *vals, const uint64_t *refs,
 		break;
 	}
 #undef GATHER_LOOP
+#undef AT
 }
 
 
@@ -279,10 +277,17 @@ copy_runs(const struct gjob *job, uint32_t i, enum core_type t,
 		size_t w = core_type_width(t);
 
 		for (k = 0; k < job->nruns; k++) {
-			const unsigned char *v = run_col(job, k, i)->values;
+			const struct core_column *c = run_col(job, k, i);
+			const unsigned char *v = c->values;
+			size_t st = c->stride != 0 ? c->stride : w;
 
-			memcpy(p + (size_t)at * w, v + (size_t)from[k] * w,
-			    (size_t)len[k] * w);
+			if (st == w)
+				memcpy(p + (size_t)at * w, v +
+				    (size_t)from[k] * w, (size_t)len[k] * w);
+			else
+				for (j = 0; j < len[k]; j++)
+					memcpy(p + (size_t)(at + j) * w, v +
+					    (size_t)(from[k] + j) * st, w);
 			at += len[k];
 		}
 		d->values = p;
@@ -301,6 +306,7 @@ gather_columns(void *arg, unsigned who)
 	const uint64_t *refs = job->refs;
 	const void **vals = g->vals[who];
 	const int32_t **offs = g->offs[who];
+	size_t *strs = g->strs[who];
 	uint32_t ncols = g->schema->ncols, n = job->n, i, j;
 	unsigned char *p = job->chunk[who];
 	size_t k;
@@ -354,6 +360,8 @@ gather_columns(void *arg, unsigned who)
 		for (k = 0; k < job->nsrcs; k++) {
 			vals[k] = srcs[k] ? srcs[k]->cols[i].values : NULL;
 			offs[k] = srcs[k] ? srcs[k]->cols[i].offsets : NULL;
+			strs[k] = srcs[k] && srcs[k]->cols[i].stride != 0 ?
+			    srcs[k]->cols[i].stride : w;
 		}
 		if (t == CORE_TYPE_STRING) {
 			int32_t *off = (int32_t *)p;
@@ -366,8 +374,8 @@ gather_columns(void *arg, unsigned who)
 			p = (unsigned char *)v + A8((uint64_t)at);
 			continue;
 		}
-		gather_fixed((const unsigned char *const *)vals, refs, n, w,
-		    p);
+		gather_fixed((const unsigned char *const *)vals, strs, refs,
+		    n, w, p);
 		d->values = p;
 		p += A8((uint64_t)n * w);
 	}
@@ -406,6 +414,9 @@ gather_tables(struct core_gather *g, size_t nsrcs)
 		cap = g->tcap;
 		g->offs[t] = core_grow(g->offs[t], &cap, nsrcs,
 		    sizeof(*g->offs[t]), 16);
+		cap = g->tcap;
+		g->strs[t] = core_grow(g->strs[t], &cap, nsrcs,
+		    sizeof(*g->strs[t]), 16);
 	}
 	g->tcap = cap;
 }
@@ -669,6 +680,7 @@ core_gather_free(struct core_gather *g)
 	for (t = 0; t < CORE_GATHER_MAX_THREADS; t++) {
 		free(g->vals[t]);
 		free(g->offs[t]);
+		free(g->strs[t]);
 	}
 	free(g->order);
 	free(g->sel);

@@ -190,6 +190,10 @@ struct core_sort {
 	struct core_gather *gather;	/* owned: output batches */
 	struct core_gather *gather1;	/* owned: one thread, for the
 					   rows copied aside */
+	uint32_t *pk_off;		/* owned: ncols; a packed column's
+					   place in its row's record, else
+					   UINT32_MAX */
+	uint32_t pk_bytes;		/* a record's bytes; 0: none packed */
 	uint32_t *strcols;		/* owned: indexes of string columns */
 	uint32_t nstrcols;
 	size_t nsrcs;			/* entries of srcs */
@@ -224,11 +228,48 @@ struct core_sort {
 /* ------------------------------------------------------------------ */
 /* chunks: a batch's buffers in one allocation */
 
+/*
+ * The fixed-width columns that are not keys, when there are two or more,
+ * are packed into one record a row (widest first, so each value is
+ * aligned), the rest of the chunk being columns: the gather after the
+ * sort reads rows in sorted order, at random, and a row's packed values
+ * then share one or two cache lines where as columns each was a line of
+ * its own.  A packed column is a view with a stride (core_col.h) that
+ * only the gather reads; the keys stay columns for the comparisons.
+ * Only the buffer is packed: runs, merge frames and the output are
+ * plain batches.
+ */
+static void
+pack_plan(struct core_sort *s)
+{
+	uint32_t n = s->schema->ncols, i, k = 0, at = 0;
+	size_t w;
+
+	s->pk_off = core_xcalloc(n ? n : 1, sizeof(*s->pk_off));
+	for (i = 0; i < n; i++) {
+		s->pk_off[i] = UINT32_MAX;
+		if (!s->keymask[i] &&
+		    core_type_width(s->schema->fields[i].type.id) != 0)
+			k++;
+	}
+	if (k < 2)
+		return;
+	for (w = 16; w >= 1; w /= 2)
+		for (i = 0; i < n; i++)
+			if (!s->keymask[i] && core_type_width(
+			    s->schema->fields[i].type.id) == w) {
+				s->pk_off[i] = at;
+				at += (uint32_t)w;
+			}
+	s->pk_bytes = (uint32_t)A8(at);
+}
+
 /* Bytes of rows [r0, r0 + n) of b laid out in a chunk. */
 static uint64_t
-slice_bytes(const struct core_batch *b, uint32_t r0, uint32_t n)
+slice_bytes(const struct core_sort *s, const struct core_batch *b,
+    uint32_t r0, uint32_t n)
 {
-	uint64_t t = 0;
+	uint64_t t = A8((uint64_t)n * s->pk_bytes);
 	uint32_t i;
 
 	for (i = 0; i < b->ncols; i++) {
@@ -236,6 +277,8 @@ slice_bytes(const struct core_batch *b, uint32_t r0, uint32_t n)
 
 		if (c->validity != NULL)
 			t += A8(core_bitmap_bytes(n));
+		if (s->pk_off[i] != UINT32_MAX)
+			continue;	/* in the records */
 		if (c->type.id == CORE_TYPE_STRING)
 			t += A8(((uint64_t)n + 1) * 4) +
 			    A8((uint64_t)(c->offsets[r0 + n] - c->offsets[r0]));
@@ -261,6 +304,34 @@ copy_bits(uint8_t *dst, const uint8_t *src, uint32_t from, uint32_t n)
 			dst[i >> 3] |= (uint8_t)(1u << (i & 7));
 }
 
+/* Stores the n values of width w at src every P bytes from q. */
+static void
+pack_column(unsigned char *q, uint32_t P, const unsigned char *src, size_t w,
+    uint32_t n)
+{
+	uint32_t j;
+
+	/* Fixed sizes: one move a value, no call. */
+	switch (w) {
+	case 1:
+		for (j = 0; j < n; j++)
+			q[(size_t)j * P] = src[j];
+		break;
+	case 4:
+		for (j = 0; j < n; j++)
+			memcpy(q + (size_t)j * P, src + (size_t)j * 4, 4);
+		break;
+	case 8:
+		for (j = 0; j < n; j++)
+			memcpy(q + (size_t)j * P, src + (size_t)j * 8, 8);
+		break;
+	default:
+		for (j = 0; j < n; j++)
+			memcpy(q + (size_t)j * P, src + (size_t)j * w, w);
+		break;
+	}
+}
+
 /* Copies rows [r0, r0 + n) of b into chunk into (at least size bytes),
  * or a new one when into is NULL; *out is a heap batch of views. */
 static void *
@@ -270,9 +341,11 @@ copy_slice(const struct core_sort *s, const struct core_batch *b, uint32_t r0,
 	unsigned char *chunk = into ? into : core_xmalloc_aligned((size_t)size);
 	unsigned char *p = chunk;
 	struct core_batch *nb = core_xmalloc(sizeof(*nb));
+	unsigned char *rec = p;		/* the records, first */
 	uint32_t i, j;
 
 	core_batch_init(nb, s->schema);
+	p += A8((uint64_t)n * s->pk_bytes);
 	for (i = 0; i < b->ncols; i++) {
 		const struct core_column *c = &b->cols[i];
 		struct core_column *d = &nb->cols[i];
@@ -283,7 +356,13 @@ copy_slice(const struct core_sort *s, const struct core_batch *b, uint32_t r0,
 			d->validity = p;
 			p += A8(core_bitmap_bytes(n));
 		}
-		if (c->type.id == CORE_TYPE_STRING) {
+		if (s->pk_off[i] != UINT32_MAX) {
+			d->values = rec + s->pk_off[i];
+			d->stride = s->pk_bytes;
+			pack_column(d->values, s->pk_bytes,
+			    (const unsigned char *)c->values + (size_t)r0 * w,
+			    w, n);
+		} else if (c->type.id == CORE_TYPE_STRING) {
 			int32_t base = c->offsets[r0];
 			int32_t *off = (int32_t *)p;
 
@@ -1126,7 +1205,7 @@ compact(struct core_sort *s)
 	core_gather_rows(s->gather1, (const struct core_batch *const *)s->bufs,
 	    s->nbufs, refs, n, CORE_GATHER_TEXT_UNKNOWN, NULL, &tmp);
 	free(refs);
-	size = slice_bytes(&tmp.batch, 0, n);
+	size = slice_bytes(s, &tmp.batch, 0, n);
 	cost = size + (uint64_t)n * s->stride * 16;
 	release_buffer(s);
 	while (s->npool > 0)
@@ -1203,7 +1282,7 @@ core_sort_add(struct core_sort *s, const struct core_batch *b,
 	s->st.rows_in += n;
 	if (n == 0 || (s->o.has_limit && s->o.limit == 0))
 		return 0;
-	per = slice_bytes(b, 0, n) / n + ent + 1;
+	per = slice_bytes(s, b, 0, n) / n + ent + 1;
 	if (!s->arena_tried)
 		arena_init(s, per, ent);
 	while (r0 < n) {
@@ -1233,7 +1312,7 @@ core_sort_add(struct core_sort *s, const struct core_batch *b,
 		}
 		if (take == 0)
 			take = 1;
-		size = slice_bytes(b, r0, take);
+		size = slice_bytes(s, b, r0, take);
 		chunk = arena_take(s, size, &cap);
 		if (chunk == NULL)
 			chunk = pool_take(s, size, &cap);
@@ -1925,6 +2004,7 @@ core_sort_new(const struct core_sort_options *o,
 	    sizeof(*s->keymask));
 	for (k = 0; k < o->nkeys; k++)
 		s->keymask[o->keys[k].col] = true;
+	pack_plan(s);
 	s->strcols = core_xcalloc(schema->ncols ? schema->ncols : 1,
 	    sizeof(*s->strcols));
 	for (i = 0; i < schema->ncols; i++)
@@ -1965,6 +2045,7 @@ core_sort_free(struct core_sort *s)
 	core_gather_free(s->gather1);
 	free(s->keymask);
 	free(s->strcols);
+	free(s->pk_off);
 	free(s->slots);
 	free(s->free_slots);
 	free(s->retired);
