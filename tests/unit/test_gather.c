@@ -11,7 +11,9 @@
  * Row counts 0, 1, 2, 3, 17, 4095, 4096, 4097 on one and on two
  * threads, with the text size known and unknown, with and without a
  * column mask, outputs reused call after call, and the budget back at
- * zero once every output is released.
+ * zero once every output is released.  Some sources come as a sort's
+ * buffer has them: their fixed-width values in one record a row, read
+ * with a stride (core_col.h), the reference reading their dense twins.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -195,6 +197,44 @@ same_batch(const struct core_batch *got, const struct core_batch *want,
 #define NSRCS_MAX 40
 
 /*
+ * A view of b with its fixed-width columns' values packed into records
+ * (*recs, owned by the caller) and read with a stride; the text, offsets
+ * and bitmaps are b's.  Records are the widths' sum plus a pad of 0 to
+ * 8 bytes, so strides and places are not always aligned.
+ */
+static void
+strided_view(struct core_batch *v, const struct core_batch *b,
+    unsigned char **recs)
+{
+	uint32_t i, r, at = 0, P;
+	size_t w;
+
+	core_batch_init(v, b->schema);
+	for (i = 0; i < b->ncols; i++)
+		at += (uint32_t)core_type_width(b->cols[i].type.id);
+	P = at + (uint32_t)(rnd() % 9);
+	*recs = core_xmalloc((size_t)P * b->nrows + 1);
+	at = 0;
+	for (i = 0; i < b->ncols; i++) {
+		const struct core_column *c = &b->cols[i];
+		struct core_column *d = &v->cols[i];
+
+		d->validity = c->validity;
+		d->offsets = c->offsets;
+		d->values = c->values;
+		if ((w = core_type_width(c->type.id)) == 0)
+			continue;
+		for (r = 0; r < b->nrows; r++)
+			memcpy(*recs + (size_t)r * P + at,
+			    (const char *)c->values + r * w, w);
+		d->values = *recs + at;
+		d->stride = P;
+		at += (uint32_t)w;
+	}
+	v->nrows = b->nrows;
+}
+
+/*
  * refs of a gather: random rows of random sources; or (runs) stretches
  * of consecutive rows of random sources, of random lengths, now and then
  * a single random row between them (the block path of core_gather_rows,
@@ -228,8 +268,9 @@ run_case(struct core_pool *pool, uint32_t n, size_t nsrcs, bool known,
     bool masked, bool runs)
 {
 	struct core_schema *schema = make_schema();
-	struct core_batch src[NSRCS_MAX], want;
-	const struct core_batch *srcs[NSRCS_MAX];
+	struct core_batch src[NSRCS_MAX], view[NSRCS_MAX], want;
+	const struct core_batch *srcs[NSRCS_MAX], *dense[NSRCS_MAX];
+	unsigned char *recs[NSRCS_MAX];
 	struct core_gather_out out;
 	struct core_gather *g;
 	struct core_mem mem;
@@ -252,7 +293,12 @@ run_case(struct core_pool *pool, uint32_t n, size_t nsrcs, bool known,
 			rows[k] = 1 + (uint32_t)(rnd() % 300);
 			fill_batch(&src[k], rows[k], (int)(rnd() % 3));
 			/* Sources no ref points at may be NULL. */
-			srcs[k] = k % 7 == 6 ? NULL : &src[k];
+			srcs[k] = dense[k] = k % 7 == 6 ? NULL : &src[k];
+			recs[k] = NULL;
+			if (k % 3 == 1 && srcs[k] != NULL) {
+				strided_view(&view[k], &src[k], &recs[k]);
+				srcs[k] = &view[k];
+			}
 		}
 		text = 0;
 		make_refs(refs, n, srcs, nsrcs, rows, runs);
@@ -267,14 +313,18 @@ run_case(struct core_pool *pool, uint32_t n, size_t nsrcs, bool known,
 			}
 		}
 		core_batch_init(&want, schema);
-		reference(&want, srcs, refs, n, masked ? mask : NULL);
+		reference(&want, dense, refs, n, masked ? mask : NULL);
 		core_gather_rows(g, srcs, nsrcs, refs, n,
 		    known ? text : CORE_GATHER_TEXT_UNKNOWN,
 		    masked ? mask : NULL, &out);
 		CHECK(same_batch(&out.batch, &want, masked ? mask : NULL));
 		core_batch_release(&want);
-		for (k = 0; k < nsrcs; k++)
+		for (k = 0; k < nsrcs; k++) {
+			if (recs[k] != NULL)
+				core_batch_release(&view[k]);
+			free(recs[k]);
 			core_batch_release(&src[k]);
+		}
 	}
 	core_gather_out_release(g, &out);
 	CHECK_EQ_INT(mem.used, 0);
