@@ -2,7 +2,8 @@
  * core_sort.c - the external merge sort (core_sort.h).
  *
  * Run formation: core_sort_add copies each input batch (or, when the
- * budget is nearly spent, a slice of it) into one charged chunk and
+ * budget is nearly spent, a slice of it) into one charged chunk (its
+ * non-key fixed-width values packed a record per row, see pack_plan) and
  * appends an entry per row: the row's normalized key words
  * (core_sort_private.h) and a reference (buffer, row, output bytes; see
  * ENT_MAKE).  Per row it charges the entry twice, the second for the
