@@ -146,6 +146,12 @@ struct col {
 	 * dictionary.  Owned, or NULL: every value is in slots. */
 	uint32_t *dmap;
 	uint64_t dbase;
+	/* Strings: the entries of strings of up to SHORT_MAX bytes by
+	 * their bytes and length packed into one word (short_key), open
+	 * addressing, skeys[i] 0 = empty; nshort of nsmap slots. */
+	uint64_t *skeys;	/* owned, or NULL */
+	uint32_t *sents;	/* owned */
+	uint32_t nsmap, nshort;
 
 	/* The chunk's finished data pages, headers included. */
 	struct buf chunk;
@@ -751,6 +757,9 @@ dict_clear(struct col *c)
 		if ((x = fixed_key(c, c->dict.p + (size_t)e * c->width) -
 		    c->dbase) < DMAP_N)
 			c->dmap[x] = 0;
+	if (c->nshort > 0)
+		memset(c->skeys, 0, (size_t)c->nsmap * sizeof(*c->skeys));
+	c->nshort = 0;
 	c->dict.len = 0;
 	c->ndict = 0;
 	c->nhash = 0;
@@ -828,11 +837,101 @@ dict_fixed(struct col *c, uint64_t limit, const uint8_t *p, uint32_t *out)
 	return true;
 }
 
+/*
+ * Short strings (codes, flags, modes: the low-cardinality columns a
+ * dictionary suits) are found by one word, their bytes and length, in a
+ * table of their own: no hash of the bytes and no compare of them.  The
+ * table doubles from SMAP_FIRST to SMAP_MAX slots and then takes no
+ * more strings (the rest are found through the hash table as before),
+ * so a column holds at most SMAP_MAX * 12 bytes of it.  The entries are
+ * the dictionary's, so the encoding is the same either way.
+ */
+#define SHORT_MAX 7
+#define SMAP_FIRST 64
+#define SMAP_MAX 4096
+
+static inline uint64_t
+short_key(const uint8_t *p, size_t n)
+{
+	uint64_t k = (uint64_t)(n + 1) << 56;
+	uint32_t a, b;
+
+	/* Overlapping loads, as copy_text's: no call, no loop. */
+	if (n >= 4) {
+		memcpy(&a, p, 4);
+		memcpy(&b, p + n - 4, 4);
+		k |= (uint64_t)a | (uint64_t)b << (8 * (n - 4));
+	} else if (n > 0) {
+		k |= (uint64_t)p[0] | (uint64_t)p[n / 2] << (8 * (n / 2)) |
+		    (uint64_t)p[n - 1] << (8 * (n - 1));
+	}
+	return k;
+}
+
+static inline uint32_t
+short_slot(uint64_t k, uint32_t nslots)
+{
+	k *= 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(k >> 32) & (nslots - 1);
+}
+
+static void
+smap_put(struct col *c, uint64_t k, uint32_t e)
+{
+	uint32_t i;
+
+	if ((c->nshort + 1) * 2 > c->nsmap) {
+		uint64_t *ok = c->skeys;
+		uint32_t *oe = c->sents, on = c->nsmap, j;
+
+		if (on >= SMAP_MAX)
+			return;
+		c->nsmap = on ? on * 2 : SMAP_FIRST;
+		c->skeys = core_xcalloc(c->nsmap, sizeof(*c->skeys));
+		c->sents = core_xreallocarray(NULL, c->nsmap,
+		    sizeof(*c->sents));
+		for (j = 0; j < on; j++) {
+			if (ok[j] == 0)
+				continue;
+			i = short_slot(ok[j], c->nsmap);
+			while (c->skeys[i] != 0)
+				i = (i + 1) & (c->nsmap - 1);
+			c->skeys[i] = ok[j];
+			c->sents[i] = oe[j];
+		}
+		free(ok);
+		free(oe);
+	}
+	i = short_slot(k, c->nsmap);
+	while (c->skeys[i] != 0)
+		i = (i + 1) & (c->nsmap - 1);
+	c->skeys[i] = k;
+	c->sents[i] = e;
+	c->nshort++;
+}
+
 /* dict_probe for one value. */
 static bool
 dict_lookup(struct col *c, uint64_t limit, const uint8_t *p, size_t n,
     uint32_t *out)
 {
+	if (c->kind == K_STR && n <= SHORT_MAX) {
+		uint64_t k = short_key(p, n);
+		uint32_t i;
+
+		if (c->nshort > 0)
+			for (i = short_slot(k, c->nsmap); c->skeys[i] != 0;
+			    i = (i + 1) & (c->nsmap - 1))
+				if (c->skeys[i] == k) {
+					*out = c->last = c->sents[i];
+					return true;
+				}
+		if (!dict_probe(c, limit, p, n, (uint32_t)(dict_hash(c, p,
+		    n) >> 32), out))
+			return false;
+		smap_put(c, k, *out);
+		return true;
+	}
 	/* Sorted and clustered columns repeat the previous value; its
 	 * entry is in cache, the hash table's slot likely is not. */
 	if (c->dmap != NULL)
@@ -1230,6 +1329,29 @@ stat_str(struct col *c, const uint8_t *p, size_t n)
 	}
 }
 
+/*
+ * A string chunk's statistics take the values its dictionary took from
+ * its entries, at the end of the chunk: every entry is one of the
+ * chunk's values, and every value put while the chunk was DICT is an
+ * entry, so the min and max are those of every value at one compare an
+ * entry instead of two a value.  Values put PLAIN, or during the trial
+ * (whose dictionary a lost trial drops), were counted as they came.
+ */
+static void
+stat_dict(struct col *c)
+{
+	const uint8_t *p;
+	size_t n;
+	uint32_t e;
+
+	if (c->kind != K_STR)
+		return;
+	for (e = 0; e < c->ndict; e++) {
+		dict_entry(c, e, &p, &n);
+		stat_str(c, p, n);
+	}
+}
+
 /* A decimal(p <= 9) value as the INT32 Parquet stores, or CORE_EDATA
  * when it does not fit. */
 static int
@@ -1491,7 +1613,10 @@ write_row(struct core_parquet_writer *w, struct enc *e, struct col *c,
 	case K_STR:
 		rc = put_value(w, e, c, sb + so[r], (size_t)(so[r + 1] -
 		    so[r]), err);
-		if (w->o.statistics)
+		/* Still DICT after put_value (which never enters DICT),
+		 * the dictionary took the value: it counts once the chunk
+		 * ends, as one of the entries (stat_dict). */
+		if (w->o.statistics && c->mode != M_DICT)
 			stat_str(c, sb + so[r], (size_t)(so[r + 1] - so[r]));
 		break;
 	}
@@ -1928,8 +2053,10 @@ flush_row_group(struct core_parquet_writer *w, struct core_err *err)
 		core_thrift_field_i64(t, 9, (int64_t)data_off);
 		if (has_dict)
 			core_thrift_field_i64(t, 11, (int64_t)dict_off);
-		if (w->o.statistics)
+		if (w->o.statistics) {
+			stat_dict(c);
 			encode_statistics(c, t);
+		}
 		nes = has_dict + (c->npages_dict > 0) +
 		    (c->npages_plain > 0);
 		core_thrift_field_list(t, 13, CORE_THRIFT_STRUCT, nes);
@@ -2373,6 +2500,8 @@ core_parquet_writer_free(struct core_parquet_writer *w)
 		free(c->dtag);
 		free(c->slots);
 		free(c->dmap);
+		free(c->skeys);
+		free(c->sents);
 		buf_free(&c->chunk);
 		free(c->pg);
 		buf_free(&c->smin);
