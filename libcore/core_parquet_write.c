@@ -39,6 +39,9 @@
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "core_alloc.h"
 #include "core_codec.h"
@@ -469,6 +472,40 @@ rle_lit_copy(struct core_parquet_rle *r, const uint32_t *v, size_t m)
 	}
 }
 
+/* The first i' >= i with v[i'] == v[i' + 1], or n - 1 (n > i): eight
+ * neighbour compares a step, without a branch between them, where
+ * dictionary indices of unsorted data rarely repeat. */
+static size_t
+rle_skip_singles(const uint32_t *v, size_t i, size_t n)
+{
+	unsigned m, k;
+
+	while (i + 9 <= n) {
+#ifdef __SSE2__
+		__m128i a0 = _mm_loadu_si128((const __m128i *)(v + i));
+		__m128i b0 = _mm_loadu_si128((const __m128i *)(v + i + 1));
+		__m128i a1 = _mm_loadu_si128((const __m128i *)(v + i + 4));
+		__m128i b1 = _mm_loadu_si128((const __m128i *)(v + i + 5));
+
+		m = (unsigned)_mm_movemask_ps(_mm_castsi128_ps(
+		    _mm_cmpeq_epi32(a0, b0))) |
+		    (unsigned)_mm_movemask_ps(_mm_castsi128_ps(
+		    _mm_cmpeq_epi32(a1, b1))) << 4;
+		(void)k;
+#else
+		m = 0;
+		for (k = 0; k < 8; k++)
+			m |= (unsigned)(v[i + k] == v[i + k + 1]) << k;
+#endif
+		if (m != 0)
+			return i + (unsigned)__builtin_ctz(m);
+		i += 8;
+	}
+	while (i + 1 < n && v[i] != v[i + 1])
+		i++;
+	return i;
+}
+
 void
 core_parquet_rle_put_array(struct core_parquet_rle *r, const uint32_t *v,
     size_t n)
@@ -494,6 +531,10 @@ core_parquet_rle_put_array(struct core_parquet_rle *r, const uint32_t *v,
 	 */
 	s = i;
 	while (i < n) {
+		/* A value unlike the next is a run of one, which stays in
+		 * the stretch: go straight to the next one like its next
+		 * (or to the last value). */
+		i = rle_skip_singles(v, i, n);
 		for (j = i + 1; j < n && v[j] == v[i]; j++)
 			;
 		if (j < n && j - i < 8) {
