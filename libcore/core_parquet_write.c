@@ -1082,24 +1082,28 @@ page_record(struct col *c, bool as_dict)
 	pg->all_null = nvalid == 0;
 	if (!page_minmax_kind(c) || nvalid == 0)
 		return pg;
-	for (k = 0; k < nvalid; k++) {
-		const uint8_t *p = as_dict ? c->dict.p + (size_t)c->idx[k] *
-		    c->width : c->plain.p + (size_t)k * c->width;
-		int64_t v;
-
-		if (c->width == 4) {
-			int32_t v32;
-
-			memcpy(&v32, p, 4);
-			v = v32;
-		} else {
-			memcpy(&v, p, 8);
-		}
-		if (k == 0 || v < pg->imin)
-			pg->imin = v;
-		if (k == 0 || v > pg->imax)
-			pg->imax = v;
-	}
+	/* In locals, a loop per width: no compare kept in memory, no
+	 * branch on the width per value. */
+#define PAGE_MINMAX(T) do {						\
+	const T *pv = (const T *)(const void *)(as_dict ? c->dict.p :	\
+	    c->plain.p);						\
+	T lo, hi, x;							\
+									\
+	memcpy(&lo, pv + (as_dict ? c->idx[0] : 0), sizeof(T));		\
+	hi = lo;							\
+	for (k = 1; k < nvalid; k++) {					\
+		memcpy(&x, pv + (as_dict ? c->idx[k] : k), sizeof(T));	\
+		lo = x < lo ? x : lo;					\
+		hi = x > hi ? x : hi;					\
+	}								\
+	pg->imin = lo;							\
+	pg->imax = hi;							\
+} while (0)
+	if (c->width == 4)
+		PAGE_MINMAX(int32_t);
+	else
+		PAGE_MINMAX(int64_t);
+#undef PAGE_MINMAX
 	return pg;
 }
 
