@@ -1687,8 +1687,50 @@ write_row(struct core_parquet_writer *w, struct enc *e, struct col *c,
 	return 0;
 }
 
+/*
+ * Adds up to k values of rows [r, r + k) of a string column without
+ * NULLs in this batch, DICT or PLAIN (not in its trial, whose window
+ * counts go value by value): write_row's result, without its per-value
+ * dispatch.  Stops after a value that fills the page, so that the
+ * caller ends the page where the row path would, and before a value
+ * the dictionary has no room for, which the row path then takes.
+ * Returns the values taken.
+ */
+static uint32_t
+write_str_block(struct core_parquet_writer *w, struct col *c,
+    const struct core_column *col, uint32_t r, uint32_t k)
+{
+	const int32_t *so = col->offsets + r;
+	const uint8_t *sb = col->values;
+	uint32_t j, ent;
+
+	for (j = 0; j < k; j++) {
+		const uint8_t *p = sb + so[j];
+		size_t n = (size_t)(so[j + 1] - so[j]);
+
+		if (c->mode == M_DICT) {
+			if (!dict_lookup(c, w->o.dict_bytes, p, n, &ent))
+				break;
+			idx_push(c, ent);
+		} else {
+			plain_put(c, p, n);
+			if (w->o.statistics)
+				stat_str(c, p, n);
+		}
+		c->page_plain += 4 + n;
+		if (++c->page_nvals >= CORE_PARQUET_PAGE_MAX_VALUES ||
+		    c->page_plain >= w->o.page_bytes) {
+			j++;
+			break;
+		}
+	}
+	core_parquet_rle_put_run(&c->def, 1, j);
+	return j;
+}
+
 /* Adds rows [off, off + n) of column col of a batch: numeric columns
- * without NULLs a block at a time, the rest a row at a time. */
+ * without NULLs a block at a time, strings without NULLs as a run of
+ * values, the rest a row at a time. */
 static int
 write_slice(struct core_parquet_writer *w, struct enc *e, struct col *c,
     const struct core_column *col, uint32_t off, uint32_t n,
@@ -1705,6 +1747,14 @@ write_slice(struct core_parquet_writer *w, struct enc *e, struct col *c,
 			    err)) != 0)
 				return rc;
 			r += done;
+		} else if (c->kind == K_STR && col->validity == NULL &&
+		    c->mode != M_TRIAL) {
+			k = end - r;
+			r += (done = write_str_block(w, c, col, r, k));
+			/* All taken, or the page is full: no row here. */
+			if (done == k || c->page_plain >= w->o.page_bytes ||
+			    c->page_nvals >= CORE_PARQUET_PAGE_MAX_VALUES)
+				k = done;
 		}
 		if (done < k || k == 0) {
 			if ((rc = write_row(w, e, c, col, r, err)) != 0)
