@@ -1578,20 +1578,37 @@ write_fixed_block(struct core_parquet_writer *w, struct col *c,
 		}
 	}
 	/* Statistics of the values taken: one the dictionary had no room
-	 * for goes to the row path, which counts it. */
+	 * for goes to the row path, which counts it.  Integers: the block's
+	 * min and max in locals, then into the chunk's, the same two
+	 * numbers as a value at a time gives. */
 	switch (c->kind) {
 	case K_I32:
 	case K_DEC32:
-		for (j = 0; j < *done; j++) {
-			int32_t v32;
+		if (*done > 0) {
+			int32_t lo, hi, x;
 
-			memcpy(&v32, v + (size_t)j * 4, 4);
-			stat_int(c, v32);
+			memcpy(&lo, v, 4);
+			hi = lo;
+			for (j = 1; j < *done; j++) {
+				memcpy(&x, v + (size_t)j * 4, 4);
+				lo = x < lo ? x : lo;
+				hi = x > hi ? x : hi;
+			}
+			stat_int(c, lo);
+			stat_int(c, hi);
 		}
 		break;
 	case K_I64:
-		for (j = 0; j < *done; j++)
-			stat_int(c, i64[j]);
+		if (*done > 0) {
+			int64_t lo = i64[0], hi = i64[0];
+
+			for (j = 1; j < *done; j++) {
+				lo = i64[j] < lo ? i64[j] : lo;
+				hi = i64[j] > hi ? i64[j] : hi;
+			}
+			stat_int(c, lo);
+			stat_int(c, hi);
+		}
 		break;
 	default:	/* K_DBL */
 		for (j = 0; j < *done; j++)
