@@ -8,7 +8,8 @@
  * files are read back by a minimal Parquet reader below (a generic Thrift
  * compact decoder, the page walk, PLAIN and dictionary decoding, every
  * codec) and must give back every value, NULL and statistic of the
- * batches that went in, for every codec, dictionary mode (global and per
+ * batches that went in (the ColumnIndex's null pages, min and max of
+ * each integer column's pages included), for every codec, dictionary mode (global and per
  * column), page size and row group size tried.  The bounds that stand in
  * for long string statistics are checked against a reference built on
  * Unicode's table of well-formed UTF-8 sequences, on edge cases and on
@@ -503,7 +504,19 @@ tparse(struct tcur *c, uint8_t type, struct tnode *n, int depth)
 		for (k = 0; k < size && !c->bad; k++) {
 			struct tnode e = { .id = (int16_t)k };
 
-			tparse(c, et, &e, depth + 1);
+			/* A bool element is a byte of its own: 1 true,
+			 * 2 false (a field's is in its type nibble). */
+			if (et == CORE_THRIFT_TRUE || et == CORE_THRIFT_FALSE) {
+				if (c->p >= c->end || (*c->p != 1 &&
+				    *c->p != 2)) {
+					c->bad = 1;
+					return;
+				}
+				e.type = et;
+				e.i = *c->p++ == 1;
+			} else {
+				tparse(c, et, &e, depth + 1);
+			}
 			tadd(n, &e);
 		}
 		break;
@@ -965,6 +978,80 @@ stat_match(int pt, const struct cell *c, const struct tnode *bin)
 
 /* Walks every page of the file and compares every value with fill_batch's;
  * returns the number of problems (each printed). */
+/* A data page's min and max, of its non-NULL integer values. */
+struct pmm {
+	bool any;
+	int64_t min, max;
+};
+
+static void
+pmm_add(struct pmm *m, const struct cell *c)
+{
+	if (c->null)
+		return;
+	if (!m->any || c->i < m->min)
+		m->min = c->i;
+	if (!m->any || c->i > m->max)
+		m->max = c->i;
+	m->any = true;
+}
+
+/* A PLAIN INT32 (pt 1) or INT64 bound, as the ColumnIndex holds it. */
+static bool
+bound_is(const struct tnode *b, int pt, int64_t v)
+{
+	int32_t v32;
+	int64_t v64;
+
+	if (b == NULL || b->len != (pt == 1 ? 4u : 8u))
+		return false;
+	if (pt == 1) {
+		memcpy(&v32, b->bin, 4);
+		return v32 == v;
+	}
+	memcpy(&v64, b->bin, 8);
+	return v64 == v;
+}
+
+/* The chunk's ColumnIndex against its data pages' values, pm[0..npm):
+ * a page with values is not a null page and has their min and max. */
+static int
+check_column_index(const struct file *f, const struct tnode *cc, int pt,
+    const struct pmm *pm, size_t npm)
+{
+	int64_t off = tint(cc, 6, -1), len = tint(cc, 7, -1);
+	struct tnode ci = { 0 };
+	struct tcur cur;
+	const struct tnode *np, *mins, *maxs;
+	int bad = 0;
+	size_t k;
+
+	if (off < 4 || len <= 0 || off + len > (int64_t)f->len - 8)
+		return 1;
+	cur.p = f->p + off;
+	cur.end = cur.p + len;
+	cur.bad = 0;
+	tparse(&cur, CORE_THRIFT_STRUCT, &ci, 0);
+	np = tget(&ci, 1);
+	mins = tget(&ci, 2);
+	maxs = tget(&ci, 3);
+	if (cur.bad || np == NULL || mins == NULL || maxs == NULL ||
+	    np->nkids != npm || mins->nkids != npm || maxs->nkids != npm) {
+		tfree(&ci);
+		return 1;
+	}
+	for (k = 0; k < npm; k++) {
+		if ((np->kids[k].i != 0) != !pm[k].any)
+			bad = 1;
+		else if (pm[k].any &&
+		    (!bound_is(&mins->kids[k], pt, pm[k].min) ||
+		    !bound_is(&maxs->kids[k], pt, pm[k].max)))
+			bad = 1;
+	}
+	tfree(&ci);
+	return bad;
+}
+
 static int
 check_file(const struct file *f, uint64_t nrows, int codec, bool stats,
     uint64_t rg_rows, int *ndict_chunks, int *col_dict_chunks)
@@ -1052,6 +1139,10 @@ check_file(const struct file *f, uint64_t nrows, int codec, bool stats,
 			size_t ndict = 0;
 			uint64_t r = 0;
 			int npage = 0;
+			/* Integer columns: each data page's min and max,
+			 * for the ColumnIndex. */
+			struct pmm *pm = NULL;
+			size_t npm = 0;
 
 			rg_comp += csize;
 			if (pt != tint(se, 1, -2))
@@ -1161,6 +1252,9 @@ check_file(const struct file *f, uint64_t nrows, int codec, bool stats,
 				} else if (enc != 0) {
 					FAIL("col %u: encoding %d", i, enc);
 				}
+				pm = core_xreallocarray(pm, npm + 1,
+				    sizeof(*pm));
+				memset(&pm[npm++], 0, sizeof(*pm));
 				for (k = 0, bit = 0; k < nv; k++, r++) {
 					memset(&got, 0, sizeof(got));
 					got.null = lv[k] == 0;
@@ -1184,6 +1278,7 @@ check_file(const struct file *f, uint64_t nrows, int codec, bool stats,
 						    (unsigned long long)(row0 +
 						    r));
 					stat_add(&st, pt, &got);
+					pmm_add(&pm[npm - 1], &got);
 				}
 				free(ix);
 				free(lv);
@@ -1231,6 +1326,11 @@ next_page:
 					FAIL("col %u: is_max/min_value_exact",
 					    i);
 			}
+			if (stats && (pt == 1 || pt == 2) &&
+			    check_column_index(f, &cols->kids[i], pt, pm,
+			    npm) != 0)
+				FAIL("col %u: ColumnIndex", i);
+			free(pm);
 			if (dict != NULL)
 				free((void *)(uintptr_t)dict[ndict].s);
 			free(dict);
