@@ -931,11 +931,21 @@ short_slot(uint64_t k, uint32_t nslots)
 	return (uint32_t)(k >> 32) & (nslots - 1);
 }
 
+/* Puts key k with entry e in the first free slot from its own. */
+static void
+smap_insert(struct col *c, uint64_t k, uint32_t e)
+{
+	uint32_t i = short_slot(k, c->nsmap);
+
+	while (c->skeys[i] != 0)
+		i = (i + 1) & (c->nsmap - 1);
+	c->skeys[i] = k;
+	c->sents[i] = e;
+}
+
 static void
 smap_put(struct col *c, uint64_t k, uint32_t e)
 {
-	uint32_t i;
-
 	if ((c->nshort + 1) * 2 > c->nsmap) {
 		uint64_t *ok = c->skeys;
 		uint32_t *oe = c->sents, on = c->nsmap, j;
@@ -946,23 +956,13 @@ smap_put(struct col *c, uint64_t k, uint32_t e)
 		c->skeys = core_xcalloc(c->nsmap, sizeof(*c->skeys));
 		c->sents = core_xreallocarray(NULL, c->nsmap,
 		    sizeof(*c->sents));
-		for (j = 0; j < on; j++) {
-			if (ok[j] == 0)
-				continue;
-			i = short_slot(ok[j], c->nsmap);
-			while (c->skeys[i] != 0)
-				i = (i + 1) & (c->nsmap - 1);
-			c->skeys[i] = ok[j];
-			c->sents[i] = oe[j];
-		}
+		for (j = 0; j < on; j++)
+			if (ok[j] != 0)
+				smap_insert(c, ok[j], oe[j]);
 		free(ok);
 		free(oe);
 	}
-	i = short_slot(k, c->nsmap);
-	while (c->skeys[i] != 0)
-		i = (i + 1) & (c->nsmap - 1);
-	c->skeys[i] = k;
-	c->sents[i] = e;
+	smap_insert(c, k, e);
 	c->nshort++;
 }
 
@@ -1076,6 +1076,45 @@ page_minmax_kind(const struct col *c)
 	return c->kind == K_I32 || c->kind == K_I64 || c->kind == K_DEC32;
 }
 
+/*
+ * The min and max of n >= 1 integers of width w (4, else 8) at base,
+ * the k-th at index idx[k] (idx NULL: k).  In locals, a loop per width
+ * and addressing: no bound kept in memory, no branch per value.
+ */
+static void
+int_range(const uint8_t *base, size_t w, const uint32_t *idx, uint32_t n,
+    int64_t *min, int64_t *max)
+{
+	uint32_t k;
+
+#define INT_RANGE(T, AT) do {						\
+	T lo, hi, x;							\
+									\
+	memcpy(&lo, base + (AT(0)) * sizeof(T), sizeof(T));		\
+	hi = lo;							\
+	for (k = 1; k < n; k++) {					\
+		memcpy(&x, base + (AT(k)) * sizeof(T), sizeof(T));	\
+		lo = x < lo ? x : lo;					\
+		hi = x > hi ? x : hi;					\
+	}								\
+	*min = lo;							\
+	*max = hi;							\
+} while (0)
+#define AT_IDX(k) (size_t)idx[k]
+#define AT_SEQ(k) (size_t)(k)
+	if (w == 4 && idx != NULL)
+		INT_RANGE(int32_t, AT_IDX);
+	else if (w == 4)
+		INT_RANGE(int32_t, AT_SEQ);
+	else if (idx != NULL)
+		INT_RANGE(int64_t, AT_IDX);
+	else
+		INT_RANGE(int64_t, AT_SEQ);
+#undef AT_SEQ
+#undef AT_IDX
+#undef INT_RANGE
+}
+
 /* Appends the record of the open page, about to be put at the end of the
  * chunk buffer, with its min and max read from its values (from the
  * dictionary entries its indices name, or from its PLAIN values): one
@@ -1084,7 +1123,7 @@ static struct pgrec *
 page_record(struct col *c, bool as_dict)
 {
 	struct pgrec *pg;
-	uint32_t nvalid = c->page_nvals - c->page_nnulls, k;
+	uint32_t nvalid = c->page_nvals - c->page_nnulls;
 
 	if (c->npg == c->pg_cap)
 		c->pg = core_grow(c->pg, &c->pg_cap, c->npg + 1,
@@ -1097,28 +1136,8 @@ page_record(struct col *c, bool as_dict)
 	pg->all_null = nvalid == 0;
 	if (!page_minmax_kind(c) || nvalid == 0)
 		return pg;
-	/* In locals, a loop per width: no compare kept in memory, no
-	 * branch on the width per value. */
-#define PAGE_MINMAX(T) do {						\
-	const T *pv = (const T *)(const void *)(as_dict ? c->dict.p :	\
-	    c->plain.p);						\
-	T lo, hi, x;							\
-									\
-	memcpy(&lo, pv + (as_dict ? c->idx[0] : 0), sizeof(T));		\
-	hi = lo;							\
-	for (k = 1; k < nvalid; k++) {					\
-		memcpy(&x, pv + (as_dict ? c->idx[k] : k), sizeof(T));	\
-		lo = x < lo ? x : lo;					\
-		hi = x > hi ? x : hi;					\
-	}								\
-	pg->imin = lo;							\
-	pg->imax = hi;							\
-} while (0)
-	if (c->width == 4)
-		PAGE_MINMAX(int32_t);
-	else
-		PAGE_MINMAX(int64_t);
-#undef PAGE_MINMAX
+	int_range(as_dict ? c->dict.p : c->plain.p, c->width,
+	    as_dict ? c->idx : NULL, nvalid, &pg->imin, &pg->imax);
 	return pg;
 }
 
@@ -1584,28 +1603,11 @@ write_fixed_block(struct core_parquet_writer *w, struct col *c,
 	switch (c->kind) {
 	case K_I32:
 	case K_DEC32:
-		if (*done > 0) {
-			int32_t lo, hi, x;
-
-			memcpy(&lo, v, 4);
-			hi = lo;
-			for (j = 1; j < *done; j++) {
-				memcpy(&x, v + (size_t)j * 4, 4);
-				lo = x < lo ? x : lo;
-				hi = x > hi ? x : hi;
-			}
-			stat_int(c, lo);
-			stat_int(c, hi);
-		}
-		break;
 	case K_I64:
 		if (*done > 0) {
-			int64_t lo = i64[0], hi = i64[0];
+			int64_t lo, hi;
 
-			for (j = 1; j < *done; j++) {
-				lo = i64[j] < lo ? i64[j] : lo;
-				hi = i64[j] > hi ? i64[j] : hi;
-			}
+			int_range(v, wd, NULL, *done, &lo, &hi);
 			stat_int(c, lo);
 			stat_int(c, hi);
 		}
@@ -1704,6 +1706,14 @@ write_row(struct core_parquet_writer *w, struct enc *e, struct col *c,
 	return 0;
 }
 
+/* Whether the open page is to be written before another value. */
+static inline bool
+page_full(const struct core_parquet_writer *w, const struct col *c)
+{
+	return c->page_plain >= w->o.page_bytes ||
+	    c->page_nvals >= CORE_PARQUET_PAGE_MAX_VALUES;
+}
+
 /*
  * Adds up to k values of rows [r, r + k) of a string column without
  * NULLs in this batch, DICT or PLAIN (not in its trial, whose window
@@ -1735,8 +1745,8 @@ write_str_block(struct core_parquet_writer *w, struct col *c,
 				stat_str(c, p, n);
 		}
 		c->page_plain += 4 + n;
-		if (++c->page_nvals >= CORE_PARQUET_PAGE_MAX_VALUES ||
-		    c->page_plain >= w->o.page_bytes) {
+		c->page_nvals++;
+		if (page_full(w, c)) {
 			j++;
 			break;
 		}
@@ -1769,8 +1779,7 @@ write_slice(struct core_parquet_writer *w, struct enc *e, struct col *c,
 			k = end - r;
 			r += (done = write_str_block(w, c, col, r, k));
 			/* All taken, or the page is full: no row here. */
-			if (done == k || c->page_plain >= w->o.page_bytes ||
-			    c->page_nvals >= CORE_PARQUET_PAGE_MAX_VALUES)
+			if (done == k || page_full(w, c))
 				k = done;
 		}
 		if (done < k || k == 0) {
@@ -1778,8 +1787,7 @@ write_slice(struct core_parquet_writer *w, struct enc *e, struct col *c,
 				return rc;
 			r++;
 		}
-		if (c->page_plain >= w->o.page_bytes ||
-		    c->page_nvals >= CORE_PARQUET_PAGE_MAX_VALUES) {
+		if (page_full(w, c)) {
 			if ((rc = flush_page(w, e, c, err)) != 0)
 				return rc;
 		}
