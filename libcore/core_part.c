@@ -24,28 +24,33 @@
  * partition is likely to fill again), after a flush for room it is
  * freed.
  *
- * Written behind (core_part_async), a full buffer is swapped with a
- * spare (an emptied buffer that kept its memory, or one with none) and
- * queued; once the queue holds a group's worth of bytes (GROUP_BYTES,
- * so that small frames, of a small budget over many partitions, are
- * handed over by the dozen and not one at a time) it is handed to a
- * helper, which computes the frames' checksums and writes them, in
- * order, while the caller routes on.  One group is in flight at a time:
- * the next hand-over waits for it, and its buffers become spares.  When
- * the budget refuses growth, spares are freed first, then the queue is
- * written out and its buffers freed, and only then is a partition's
- * buffer written early (on the caller, nothing being in flight).  The
- * spill set is touched by one thread at a time: the helper while a
- * group is in flight, the caller only for reads of runs already
- * complete, or for writes once nothing is in flight.
+ * Written behind (core_part_async), a full buffer is swapped into the
+ * next slot of a ring (taking the slot's memory: an emptied buffer's,
+ * or none) and a helper writes the ring's frames in order, computing
+ * their checksums, while the caller routes on.  The helper takes the
+ * next frame itself as soon as it has written one, so that while there
+ * is a backlog no hand-over waits for a thread to wake; once it has
+ * written everything it stops, and the caller starts it again when
+ * START_BYTES are pending (small frames, of a small budget over many
+ * partitions, then go by the dozen and not one start each).  The caller
+ * waits only when PENDING_MAX bytes in two frames or more, or the whole
+ * ring, are pending, until half of that is written.  Written slots keep their memory for the
+ * next partitions to write one.  When the budget refuses growth, the
+ * written slots' memory is freed first, then everything pending is
+ * written and freed, and only then is a partition's buffer written
+ * early (on the caller, nothing being pending).  The spill set is
+ * touched by one thread at a time: the helper while frames are
+ * pending, the caller only for reads of runs already complete, or for
+ * writes once nothing is pending.  The ring's counters are under mu.
  *
  * Invariants: buf[k].charged == the bytes of buf[k]'s capacities, and
- * their sum with the charges of the queued, in-flight and spare buffers
- * is what the set holds of mem; each buffer's rows are the partition's
- * latest, not yet in its run (those queued or in flight for partition
- * k, in queue order, come before buf[k]'s); rows[k] counts partition k's
+ * their sum with the charges of the ring's buffers is what the set
+ * holds of mem; each buffer's rows are the partition's latest, not yet
+ * in its run (those pending for partition k, in ring order, come before
+ * buf[k]'s); rows[k] counts partition k's
  * rows routed, written or not.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,10 +63,11 @@
 #define SCAP_MIN 1024
 /* Strings this long or shorter are copied as this many bytes. */
 #define SHORT_COPY 32
-/* Write-behind: a group is handed over at this many bytes of frames, or
- * at QUEUE_MAX frames. */
-#define GROUP_BYTES ((uint64_t)256 << 10)
-#define QUEUE_MAX 32u
+/* Write-behind: a ring of RING slots; the helper is started at
+ * START_BYTES pending, and the caller waits at PENDING_MAX. */
+#define RING 64u
+#define START_BYTES ((uint64_t)256 << 10)
+#define PENDING_MAX ((uint64_t)512 << 10)
 
 /* What became of a partition's space. */
 enum gone {
@@ -94,17 +100,20 @@ struct core_part {
 	/* Writes behind the caller (core_part_async). */
 	struct core_pool *pool;		/* borrowed, or NULL */
 	struct core_pool_task task;
-	struct buf *q;			/* owned, QUEUE_MAX: queued frames */
-	uint32_t *q_k;			/* their partitions */
-	uint32_t nq;
-	uint64_t q_bytes;		/* rows' bytes queued */
-	struct buf *fly;		/* owned, QUEUE_MAX: the group in
-					   flight when wr_busy */
-	uint32_t *fly_k;
-	uint32_t nfly;
-	struct buf *spare;		/* owned, 2 * QUEUE_MAX: emptied */
-	uint32_t nspare;
-	bool wr_busy;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;		/* a frame written, or the helper
+					   stopped */
+	struct buf *ring;		/* owned, RING slots */
+	uint32_t *ring_k;		/* their partitions */
+	uint64_t tail;			/* slots filled, ever */
+	uint64_t wr;			/* slots written (or, after a
+					   failure, given up), ever */
+	uint64_t pending;		/* rows' bytes in slots [wr, tail) */
+	bool running;			/* the helper has work, or has not
+					   yet seen that it has none */
+	bool started;			/* started and not yet waited for */
+	bool waiting;			/* the caller waits on cv */
+	bool stop;			/* core_part_free: write no more */
 	int wr_rc;			/* the helper's writes: 0 or failed */
 	uint64_t wr_bytes;		/* bytes the writes added */
 	uint64_t wr_frames;		/* frames they wrote */
@@ -190,30 +199,20 @@ buf_free(struct core_part *p, struct buf *bf)
 	bf->charged = 0;
 }
 
-/* n buffer slots of the write-behind, each a batch of the schema owning
- * nothing (a buffer's memory travels with it from slot to slot). */
-static struct buf *
-slots_new(const struct core_part *p, uint32_t n)
-{
-	struct buf *b = core_xcalloc(n, sizeof(*b));
-	uint32_t k;
-
-	for (k = 0; k < n; k++)
-		core_batch_init(&b[k].b, p->schema);
-	return b;
-}
-
-/* Frees slots b (n of them, the first used holding buffers). */
+/* Frees the ring's slots with whatever memory their buffers hold. */
 static void
-slots_free(struct core_part *p, struct buf *b, uint32_t used, uint32_t n)
+ring_free(struct core_part *p)
 {
-	uint32_t k;
+	uint32_t i;
 
-	for (k = 0; k < used; k++)
-		buf_free(p, &b[k]);
-	for (k = 0; k < n; k++)
-		core_batch_release(&b[k].b);
-	free(b);
+	for (i = 0; i < RING; i++) {
+		buf_free(p, &p->ring[i]);
+		core_batch_release(&p->ring[i].b);
+	}
+	free(p->ring);
+	free(p->ring_k);
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mu);
 }
 
 void
@@ -223,14 +222,15 @@ core_part_free(struct core_part *p)
 
 	if (p == NULL)
 		return;
-	if (p->wr_busy)
-		core_pool_wait(p->pool, &p->task);
 	if (p->pool != NULL) {
-		slots_free(p, p->q, p->nq, QUEUE_MAX);
-		slots_free(p, p->fly, p->nfly, QUEUE_MAX);
-		slots_free(p, p->spare, p->nspare, 2 * QUEUE_MAX);
-		free(p->q_k);
-		free(p->fly_k);
+		/* Only after finish or a failure: nothing pending is
+		 * wanted any more. */
+		pthread_mutex_lock(&p->mu);
+		p->stop = true;
+		pthread_mutex_unlock(&p->mu);
+		if (p->started)
+			core_pool_wait(p->pool, &p->task);
+		ring_free(p);
 	}
 	for (k = 0; k < p->nparts; k++) {
 		buf_free(p, &p->buf[k]);
@@ -253,16 +253,18 @@ core_part_free(struct core_part *p)
 void
 core_part_async(struct core_part *p, struct core_pool *pool)
 {
+	uint32_t i;
 
 	CORE_DCHECK(p->pool == NULL && p->st.frames == 0);
 	if (core_pool_threads(pool) < 2)
 		return;
 	p->pool = pool;
-	p->q = slots_new(p, QUEUE_MAX);
-	p->fly = slots_new(p, QUEUE_MAX);
-	p->spare = slots_new(p, 2 * QUEUE_MAX);
-	p->q_k = core_xcalloc(QUEUE_MAX, sizeof(*p->q_k));
-	p->fly_k = core_xcalloc(QUEUE_MAX, sizeof(*p->fly_k));
+	p->ring = core_xcalloc(RING, sizeof(*p->ring));
+	for (i = 0; i < RING; i++)
+		core_batch_init(&p->ring[i].b, p->schema);
+	p->ring_k = core_xcalloc(RING, sizeof(*p->ring_k));
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
 }
 
 static uint64_t held(const struct core_part *p, const struct buf *bf);
@@ -283,24 +285,50 @@ buf_reset(struct buf *bf)
 	}
 }
 
-/* The helper: writes the group in flight, in order, up to a failure. */
+/* The helper: writes the ring's pending frames in order, taking the next
+ * as soon as one is written, until none is left, a write fails or the
+ * set is being freed.  The slots [wr, tail) are the helper's alone. */
 static void
 write_job(void *arg, unsigned who)
 {
 	struct core_part *p = arg;
-	uint64_t before = core_spill_bytes(p->sp);
-	uint32_t i;
+	uint64_t at, bytes, before, added;
+	struct core_err e;
+	struct buf *bf;
+	int rc;
 
 	(void)who;
-	p->wr_frames = 0;
-	for (i = 0; i < p->nfly; i++) {
-		p->wr_rc = core_spill_chain_write(p->sp,
-		    &p->runs[p->fly_k[i]], &p->fly[i].b, &p->wr_err);
-		if (p->wr_rc != 0)
+	pthread_mutex_lock(&p->mu);
+	while (p->wr < p->tail && p->wr_rc == 0 && !p->stop) {
+		at = p->wr;
+		pthread_mutex_unlock(&p->mu);
+		bf = &p->ring[at % RING];
+		bytes = held(p, bf);
+		before = core_spill_bytes(p->sp);
+		rc = core_spill_chain_write(p->sp,
+		    &p->runs[p->ring_k[at % RING]], &bf->b, &e);
+		added = core_spill_bytes(p->sp) - before;
+		if (rc == 0)
+			buf_reset(bf);
+		pthread_mutex_lock(&p->mu);
+		p->wr_bytes += added;
+		if (rc != 0) {
+			p->wr_rc = rc;
+			p->wr_err = e;
 			break;
+		}
 		p->wr_frames++;
+		p->wr = at + 1;
+		p->pending -= bytes;
+		/* The caller, waiting for room, goes on at half. */
+		if (p->waiting && (p->pending <= PENDING_MAX / 2 ||
+		    p->tail - p->wr <= 1) && p->tail - p->wr <= RING / 2)
+			pthread_cond_signal(&p->cv);
 	}
-	p->wr_bytes = core_spill_bytes(p->sp) - before;
+	p->running = false;
+	if (p->waiting)
+		pthread_cond_signal(&p->cv);
+	pthread_mutex_unlock(&p->mu);
 }
 
 /* Swaps buffers a and b (their memory and charges). */
@@ -313,60 +341,42 @@ buf_swap(struct buf *a, struct buf *b)
 	*b = t;
 }
 
-/* Waits for the group in flight, if any; its buffers, emptied, become
- * spares.  A failed write, once seen, is every later call's. */
-static int
-write_wait(struct core_part *p, struct core_err *err)
+/* With mu held: starts the helper on the pending frames unless it is on
+ * them already (or a write failed). */
+static void
+kick(struct core_part *p)
 {
-	uint32_t i;
-
-	if (p->wr_busy) {
+	if (p->running || p->wr == p->tail || p->wr_rc != 0)
+		return;
+	if (p->started) {
+		/* The last run has seen nothing left (running is false)
+		 * and is returning: nothing changes meanwhile. */
+		pthread_mutex_unlock(&p->mu);
 		core_pool_wait(p->pool, &p->task);
-		p->wr_busy = false;
-		p->st.bytes += p->wr_bytes;
-		p->st.frames += p->wr_frames;
-		if (p->wr_rc == 0) {
-			for (i = 0; i < p->nfly; i++) {
-				buf_reset(&p->fly[i]);
-				CORE_DCHECK(p->nspare < 2 * QUEUE_MAX);
-				buf_swap(&p->fly[i], &p->spare[p->nspare++]);
-			}
-			p->nfly = 0;
-		}
+		pthread_mutex_lock(&p->mu);
 	}
-	if (p->wr_rc != 0) {
-		if (err != NULL)
-			*err = p->wr_err;
-		return p->wr_rc;
-	}
-	return 0;
-}
-
-/* Hands the queue to the helper, once the group before is written. */
-static int
-dispatch(struct core_part *p, struct core_err *err)
-{
-	uint32_t i;
-	int rc;
-
-	if ((rc = write_wait(p, err)) != 0)
-		return rc;
-	if (p->nq == 0)
-		return 0;
-	for (i = 0; i < p->nq; i++) {
-		buf_swap(&p->fly[i], &p->q[i]);
-		p->fly_k[i] = p->q_k[i];
-	}
-	p->nfly = p->nq;
-	p->nq = 0;
-	p->q_bytes = 0;
-	p->wr_busy = true;
+	p->running = true;
+	p->started = true;
 	core_pool_start(p->pool, &p->task, write_job, p);
-	return 0;
 }
 
-/* Writes out everything queued and waits for it: nothing in flight after
- * (the caller may write), and the buffers are spares. */
+/* With mu held: counts what the helper wrote; its failure, once seen, is
+ * every later call's. */
+static int
+collect(struct core_part *p, struct core_err *err)
+{
+	p->st.bytes += p->wr_bytes;
+	p->st.frames += p->wr_frames;
+	p->wr_bytes = 0;
+	p->wr_frames = 0;
+	if (p->wr_rc != 0 && err != NULL)
+		*err = p->wr_err;
+	return p->wr_rc;
+}
+
+/* Writes out everything pending and waits for it: the helper stopped
+ * after (the caller may write), and the written slots keep their
+ * memory. */
 static int
 drain(struct core_part *p, struct core_err *err)
 {
@@ -374,20 +384,68 @@ drain(struct core_part *p, struct core_err *err)
 
 	if (p->pool == NULL)
 		return 0;
-	if ((rc = dispatch(p, err)) != 0)
-		return rc;
-	return write_wait(p, err);
+	pthread_mutex_lock(&p->mu);
+	kick(p);
+	while (p->running) {
+		p->waiting = true;
+		pthread_cond_wait(&p->cv, &p->mu);
+	}
+	p->waiting = false;
+	rc = collect(p, err);
+	pthread_mutex_unlock(&p->mu);
+	if (p->started) {
+		core_pool_wait(p->pool, &p->task);
+		p->started = false;
+	}
+	return rc;
 }
 
-static void
-spares_free(struct core_part *p)
+/* Something is pending, or the helper has not been waited for. */
+static bool
+ring_busy(struct core_part *p)
 {
-	while (p->nspare > 0)
-		buf_free(p, &p->spare[--p->nspare]);
+	bool busy;
+
+	if (p->pool == NULL)
+		return false;
+	pthread_mutex_lock(&p->mu);
+	busy = p->started || p->wr != p->tail;
+	pthread_mutex_unlock(&p->mu);
+	return busy;
+}
+
+/* Frees the memory of written slots, of one only when one: whether any
+ * was freed.  The latest written go first: the oldest are the next
+ * slots to be filled, whose memory the partitions then take. */
+static bool
+spares_free(struct core_part *p, bool one)
+{
+	uint64_t j, wr, lo;
+	bool freed = false;
+
+	if (p->pool == NULL)
+		return false;
+	pthread_mutex_lock(&p->mu);
+	wr = p->wr;
+	pthread_mutex_unlock(&p->mu);
+	/* Slots before wr, back to a ring's length before tail, are the
+	 * written ones; the helper only touches those from wr on. */
+	lo = p->tail > RING ? p->tail - RING : 0;
+	for (j = wr; j > lo; j--) {
+		struct buf *bf = &p->ring[(j - 1) % RING];
+
+		if (bf->charged == 0)
+			continue;
+		buf_free(p, bf);
+		freed = true;
+		if (one)
+			break;
+	}
+	return freed;
 }
 
 /* Writes partition k's buffered rows as one frame of its run, here,
- * after whatever is queued. */
+ * after whatever is pending. */
 static int
 flush_now(struct core_part *p, uint32_t k, struct core_err *err)
 {
@@ -411,12 +469,13 @@ flush_now(struct core_part *p, uint32_t k, struct core_err *err)
 }
 
 /* Writes partition k's buffered rows as one frame of its run: behind the
- * caller when there is a helper (queued; buffer k then taking a spare's
- * memory, or none), else here. */
+ * caller when there is a helper (into the ring, buffer k then taking
+ * the slot's memory, or none), else here. */
 static int
 flush(struct core_part *p, uint32_t k, struct core_err *err)
 {
-	struct buf *bf = &p->buf[k];
+	struct buf *bf = &p->buf[k], *slot;
+	uint64_t h;
 	int rc;
 
 	if (bf->b.nrows == 0)
@@ -424,15 +483,41 @@ flush(struct core_part *p, uint32_t k, struct core_err *err)
 	if (p->pool == NULL)
 		return flush_now(p, k, err);
 	CORE_DCHECK_BATCH(&bf->b);
-	if (p->nq == QUEUE_MAX && (rc = dispatch(p, err)) != 0)
+	h = held(p, bf);
+	pthread_mutex_lock(&p->mu);
+	/* Big frames (of a big budget) still go two at a time. */
+	while (p->wr_rc == 0 && (p->tail - p->wr == RING ||
+	    (p->pending >= PENDING_MAX && p->tail - p->wr >= 2))) {
+		kick(p);
+		p->waiting = true;
+		pthread_cond_wait(&p->cv, &p->mu);
+		p->waiting = false;
+	}
+	if (p->wr_rc != 0) {
+		rc = collect(p, err);
+		pthread_mutex_unlock(&p->mu);
 		return rc;
-	p->q_bytes += held(p, bf);
-	p->q_k[p->nq] = k;
-	buf_swap(&p->q[p->nq++], bf);
-	if (p->nspare > 0)
-		buf_swap(bf, &p->spare[--p->nspare]);
-	if (p->q_bytes >= GROUP_BYTES)
-		return dispatch(p, err);
+	}
+	slot = &p->ring[p->tail % RING];
+	if (slot->charged == 0) {
+		/* Buffer k takes a written slot's memory, the latest
+		 * written's first, so that no more buffers hold memory
+		 * than the partitions and the pending frames need. */
+		uint64_t j, lo = p->tail >= RING ? p->tail - RING + 1 : 0;
+
+		for (j = p->wr; j > lo; j--)
+			if (p->ring[(j - 1) % RING].charged != 0) {
+				buf_swap(&p->ring[(j - 1) % RING], slot);
+				break;
+			}
+	}
+	p->ring_k[p->tail % RING] = k;
+	buf_swap(slot, bf);
+	p->tail++;
+	p->pending += h;
+	if (p->pending >= START_BYTES)
+		kick(p);
+	pthread_mutex_unlock(&p->mu);
 	return 0;
 }
 
@@ -621,16 +706,14 @@ make_room(struct core_part *p, uint32_t k, const struct core_batch *src,
 		if (p->mem == NULL ||
 		    core_mem_part_try_charge(p->mem, bytes - bf->charged) == 0)
 			break;
-		/* Spares first, then what the queue holds, once written;
-		 * then a partition's buffer. */
-		if (p->nspare > 0) {
-			buf_free(p, &p->spare[--p->nspare]);
+		/* Written slots' memory first, then what is pending,
+		 * once written; then a partition's buffer. */
+		if (spares_free(p, true))
 			continue;
-		}
-		if (p->nq > 0 || p->wr_busy) {
+		if (ring_busy(p)) {
 			if ((rc = drain(p, err)) != 0)
 				return rc;
-			spares_free(p);
+			spares_free(p, false);
 			continue;
 		}
 		if ((j = victim(p)) == p->nparts) {
@@ -884,7 +967,7 @@ core_part_finish(struct core_part *p, struct core_err *err)
 	}
 	if ((rc = drain(p, err)) != 0)
 		return rc;
-	spares_free(p);
+	spares_free(p, false);
 	p->finished = true;
 	return 0;
 }

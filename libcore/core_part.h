@@ -59,14 +59,16 @@ struct core_part *core_part_new_in(struct core_spill *sp, uint32_t nparts,
 
 /*
  * From now on writes full buffers on a helper of pool (borrowed, must
- * outlive the set) while the caller routes the next rows: queued, and
- * handed over by the group (256 KiB of frames, or 32 frames), one group
- * in flight at a time; their memory stays charged until written (their
- * buffers then serve the next partitions to write one), and is the
- * first given back when the budget refuses growth.  A write's failure
- * is returned by a later add or by finish.  NULL, or a pool of one
- * thread, keeps writes on the caller.  Call before the first add; no
- * other set on the same spill set may be written meanwhile.
+ * outlive the set) while the caller routes the next rows: they go into a
+ * ring that the helper writes in order, taking the next frame as soon
+ * as one is written; the caller waits only when 512 KiB in two frames
+ * or more (or the whole ring) are pending.  Their memory stays charged
+ * until written (their buffers then serve the next partitions to write
+ * one), and is the first given back when the budget refuses growth.  A
+ * write's failure is returned by a later add or by finish.  NULL, or a
+ * pool of one thread, keeps writes on the caller.  Call before the
+ * first add; no other set on the same spill set may be written
+ * meanwhile.
  */
 void core_part_async(struct core_part *p, struct core_pool *pool);
 
