@@ -1905,6 +1905,14 @@ keep_resident(struct join *J, const struct core_batch *b, uint32_t m)
 	S->n++;
 }
 
+/* What a build side of a file of hint bytes is reckoned to take in
+ * memory, its table included. */
+static uint64_t
+build_estimate(uint64_t hint)
+{
+	return hint + hint / 4;
+}
+
 /*
  * The hybrid hash join, for a build side known (from its file's size)
  * not to fit: both sides are partitioned from the start, but the first
@@ -1918,7 +1926,7 @@ hybrid(struct join *J, uint64_t hint)
 {
 	const struct core_join_options *o = J->o;
 	int zl = o->compress_spill ? 1 : 0;
-	uint64_t est = hint + hint / 4, per, room;
+	uint64_t est = build_estimate(hint), per, room;
 	uint32_t n = fanout(J, est), k, m;
 	struct core_part *bp, *pp = NULL;
 	const struct core_batch *b;
@@ -2072,7 +2080,12 @@ run(struct join *J)
 
 	uint64_t hint = J->in[J->bside]->size_hint;
 
-	if (J->build_cap != CORE_MEM_UNLIMITED && hint > J->build_cap)
+	/* The store takes more than the file (its table, its copies'
+	 * alignment: hybrid() reckons a quarter more).  Reading it in
+	 * first and finding late that it does not fit would write the
+	 * whole of both sides out; hybrid keeps what it can. */
+	if (J->build_cap != CORE_MEM_UNLIMITED &&
+	    build_estimate(hint) > J->build_cap)
 		return hybrid(J, hint);
 	phase(J, "building", 0, 0);
 	while ((rc = read_input(J, J->bside, &b)) == 0) {
