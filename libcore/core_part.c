@@ -25,30 +25,29 @@
  * freed.
  *
  * Written behind (core_part_async), a full buffer is swapped into the
- * next slot of a ring (taking the slot's memory: an emptied buffer's,
- * or none) and a helper writes the ring's frames in order, computing
- * their checksums, while the caller routes on.  The helper takes the
- * next frame itself as soon as it has written one, so that while there
- * is a backlog no hand-over waits for a thread to wake; once it has
- * written everything it stops, and the caller starts it again when
- * START_BYTES are pending (small frames, of a small budget over many
- * partitions, then go by the dozen and not one start each).  The caller
- * waits only when PENDING_MAX bytes in two frames or more, or the whole
- * ring, are pending, until half of that is written.  Written slots keep their memory for the
- * next partitions to write one.  When the budget refuses growth, the
- * written slots' memory is freed first, then everything pending is
- * written and freed, and only then is a partition's buffer written
- * early (on the caller, nothing being pending).  The spill set is
- * touched by one thread at a time: the helper while frames are
- * pending, the caller only for reads of runs already complete, or for
- * writes once nothing is pending.  The ring's counters are under mu.
+ * next slot of a ring (taking the memory of the latest written slot
+ * that has some, or none) and a helper writes the ring's frames in
+ * order, computing their checksums, while the caller routes on.  The
+ * helper takes the next frame itself as soon as it has written one, so
+ * that while there is a backlog no hand-over waits for a thread to
+ * wake; once it has written everything it stops, and the caller starts
+ * it again when START_BYTES are pending (small frames, of a small
+ * budget over many partitions, then go by the dozen and not one start
+ * each).  The caller waits only when PENDING_MAX bytes in two frames or
+ * more, or the whole ring, are pending, until half of that is written.
+ * When the budget refuses growth, the written slots' memory is freed
+ * first, then everything pending is written and freed, and only then
+ * is a partition's buffer written early (on the caller, nothing being
+ * pending).  The spill set is touched by one thread at a time: the
+ * helper while frames are pending, the caller only for reads of runs
+ * already complete, or for writes once nothing is pending.  The ring's
+ * counters are under mu.
  *
  * Invariants: buf[k].charged == the bytes of buf[k]'s capacities, and
  * their sum with the charges of the ring's buffers is what the set
  * holds of mem; each buffer's rows are the partition's latest, not yet
  * in its run (those pending for partition k, in ring order, come before
- * buf[k]'s); rows[k] counts partition k's
- * rows routed, written or not.
+ * buf[k]'s); rows[k] counts partition k's rows routed, written or not.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -414,13 +413,27 @@ ring_busy(struct core_part *p)
 	return busy;
 }
 
+/* The latest written slot holding memory among the written slots
+ * [lo, wr), or NULL.  Written slots are the helper's no more. */
+static struct buf *
+spare_latest(struct core_part *p, uint64_t lo, uint64_t wr)
+{
+	uint64_t j;
+
+	for (j = wr; j > lo; j--)
+		if (p->ring[(j - 1) % RING].charged != 0)
+			return &p->ring[(j - 1) % RING];
+	return NULL;
+}
+
 /* Frees the memory of written slots, of one only when one: whether any
  * was freed.  The latest written go first: the oldest are the next
  * slots to be filled, whose memory the partitions then take. */
 static bool
 spares_free(struct core_part *p, bool one)
 {
-	uint64_t j, wr, lo;
+	uint64_t wr, lo;
+	struct buf *bf;
 	bool freed = false;
 
 	if (p->pool == NULL)
@@ -429,13 +442,9 @@ spares_free(struct core_part *p, bool one)
 	wr = p->wr;
 	pthread_mutex_unlock(&p->mu);
 	/* Slots before wr, back to a ring's length before tail, are the
-	 * written ones; the helper only touches those from wr on. */
+	 * written ones. */
 	lo = p->tail > RING ? p->tail - RING : 0;
-	for (j = wr; j > lo; j--) {
-		struct buf *bf = &p->ring[(j - 1) % RING];
-
-		if (bf->charged == 0)
-			continue;
+	while ((bf = spare_latest(p, lo, wr)) != NULL) {
 		buf_free(p, bf);
 		freed = true;
 		if (one)
@@ -469,12 +478,12 @@ flush_now(struct core_part *p, uint32_t k, struct core_err *err)
 }
 
 /* Writes partition k's buffered rows as one frame of its run: behind the
- * caller when there is a helper (into the ring, buffer k then taking
- * the slot's memory, or none), else here. */
+ * caller when there is a helper (into the ring, buffer k then taking a
+ * written slot's memory, or none), else here. */
 static int
 flush(struct core_part *p, uint32_t k, struct core_err *err)
 {
-	struct buf *bf = &p->buf[k], *slot;
+	struct buf *bf = &p->buf[k], *slot, *spare;
 	uint64_t h;
 	int rc;
 
@@ -499,18 +508,12 @@ flush(struct core_part *p, uint32_t k, struct core_err *err)
 		return rc;
 	}
 	slot = &p->ring[p->tail % RING];
-	if (slot->charged == 0) {
-		/* Buffer k takes a written slot's memory, the latest
-		 * written's first, so that no more buffers hold memory
-		 * than the partitions and the pending frames need. */
-		uint64_t j, lo = p->tail >= RING ? p->tail - RING + 1 : 0;
-
-		for (j = p->wr; j > lo; j--)
-			if (p->ring[(j - 1) % RING].charged != 0) {
-				buf_swap(&p->ring[(j - 1) % RING], slot);
-				break;
-			}
-	}
+	/* Buffer k takes a written slot's memory, the latest written's
+	 * first (slot itself, the oldest, aside), so that no more buffers
+	 * hold memory than the partitions and the pending frames need. */
+	if (slot->charged == 0 && (spare = spare_latest(p, p->tail >= RING ?
+	    p->tail - RING + 1 : 0, p->wr)) != NULL)
+		buf_swap(spare, slot);
 	p->ring_k[p->tail % RING] = k;
 	buf_swap(slot, bf);
 	p->tail++;
