@@ -108,6 +108,9 @@ struct sbatch {
 	unsigned char *chunk;		/* owned, or NULL for a frame */
 	struct core_spill_frame *f;	/* owned, or NULL for a copy */
 	struct core_gather_out *go;	/* owned, or NULL: rows gathered */
+	uint32_t part;			/* go: the resident partition */
+	size_t blk;			/* copy: the store's blocks when it
+					   was made (it is in the last) */
 	uint64_t bytes;			/* charged for chunk */
 	uint8_t *flag;			/* owned: per row 0 unmatched, 1
 					   matched, 2 NULL key; or NULL */
@@ -225,6 +228,10 @@ struct join {
 	const struct core_batch *ring[RING_MAX + 1];
 	uint32_t nring, cur;
 	uint64_t ring_rows;		/* rows of ring[1..nring] */
+	/* Their bytes (copy_bytes, each and in all), and the most the
+	 * ring may hold before its pairs go (a probe frame is as big as
+	 * the partition buffers made it). */
+	uint64_t ring_b[RING_MAX + 1], ring_bytes, ring_cap;
 	/* Output assembled behind (struct outjob): allowed while the probe
 	 * sources are spill frames the pass holds (async_out), with a
 	 * helper to do it. */
@@ -246,7 +253,9 @@ struct join {
 	struct core_gather *g_build, *g_probe;
 	struct core_gather_out probe_go;
 	uint32_t *rsel;			/* rows of a batch kept resident */
-	size_t rsel_cap;
+	uint32_t *rpart;		/* their partitions */
+	uint32_t *rsort;		/* rsel by partition */
+	size_t rsel_cap, rpart_cap, rsort_cap;
 };
 
 /* ---- sides and key conversion ---- */
@@ -720,9 +729,11 @@ flush(struct join *J)
 		J->ring[1] = J->ring[J->cur];
 		J->cur = J->nring = 1;
 		J->ring_rows = J->ring[1]->nrows;
+		J->ring_bytes = J->ring_b[1] = J->ring_b[J->cur];
 	} else {
 		J->nring = 0;
 		J->ring_rows = 0;
+		J->ring_bytes = 0;
 	}
 	return rc;
 }
@@ -737,6 +748,8 @@ add_pair(struct join *J, uint64_t pref, uint64_t bref)
 	return 0;
 }
 
+static uint64_t copy_bytes(const struct core_batch *b);
+
 /* Probe batch pb joins the ring as the one being probed. */
 static void
 ring_push(struct join *J, const struct core_batch *pb)
@@ -745,6 +758,7 @@ ring_push(struct join *J, const struct core_batch *pb)
 	J->ring[++J->nring] = pb;
 	J->cur = J->nring;
 	J->ring_rows += pb->nrows;
+	J->ring_bytes += J->ring_b[J->cur] = copy_bytes(pb);
 }
 
 /* Row i of the batch being probed, as a pair's probe reference. */
@@ -761,7 +775,8 @@ static int
 ring_done(struct join *J, bool keep)
 {
 	J->cur = 0;
-	if (keep && J->nring < RING_MAX && J->ring_rows < J->out_rows)
+	if (keep && J->nring < RING_MAX && J->ring_rows < J->out_rows &&
+	    J->ring_bytes < J->ring_cap)
 		return 0;
 	return flush(J);
 }
@@ -938,6 +953,7 @@ store_copy(struct join *J, const struct core_batch *b, uint64_t bytes)
 	store_slot(J);
 	sb = &S->b[S->n];
 	sb_copy(sb, b, bytes, bytes ? store_alloc(J, bytes) : NULL);
+	sb->blk = S->nblk;
 	core_mem_part_charge(&J->p_build, bytes);
 	S->bytes += bytes;
 	S->ptrs[S->n] = &sb->b;
@@ -1044,6 +1060,8 @@ store_index(struct join *J)
 		if (J->build_flags) {
 			uint8_t *f = S->b[i].flag = core_xmalloc(n ? n : 1);
 
+			core_mem_part_charge(&J->p_build, n);
+			S->bytes += n;
 			for (r = 0; r < n; r++)
 				f[r] = (uint8_t)(J->isnull[r] << 1);
 		}
@@ -1413,6 +1431,7 @@ psrc_close(struct join *J, struct psrc *s)
 	J->async_out = false;
 	J->nring = J->cur = 0;
 	J->ring_rows = 0;
+	J->ring_bytes = 0;
 	for (k = 0; k < PSRC_FRAMES; k++) {
 		core_spill_frame_release(&s->f[k], &J->p_probe);
 		core_batch_release(&s->f[k].batch);
@@ -1494,20 +1513,23 @@ out:
 
 /* ---- partitions ---- */
 
-/* Bytes the store needs for rows more rows of bytes more bytes, with its
- * table and flags. */
+/* Whether the store has room for rows more rows of bytes more bytes,
+ * with its table and flags. */
 static bool
 store_fits(const struct join *J, uint64_t rows, uint64_t bytes)
 {
 	const struct store *S = &J->st_b;
 	uint64_t r = S->rows + rows;
-	uint64_t need = S->bytes + bytes + ht_bytes(r) +
+	/* Everything build rows holds is the store's: its copies, the
+	 * frames it read, the rows it gathered, its table and flags. */
+	uint64_t held = J->p_build.used;
+	uint64_t need = held - S->ht_charged + bytes + ht_bytes(r) +
 	    (J->build_flags ? r : 0);
 
 	/* Within the store's cap, and what is not charged yet within
 	 * what the whole budget has left. */
-	return need <= J->build_cap && (need <= S->bytes + S->ht_charged ||
-	    need - S->bytes - S->ht_charged <= core_mem_available(J->mem));
+	return need <= J->build_cap && (need <= held ||
+	    need - held <= core_mem_available(J->mem));
 }
 
 /* Partition of each row of b under the level's seed, into J->part_of. */
@@ -1785,60 +1807,6 @@ sets_free(struct join *J, struct core_part *bp, struct core_part *pp)
 	core_part_free(pp);
 }
 
-/* The build side does not fit: partition it (the store first, then the
- * rest of the input) and the probe side, and join partition by
- * partition. */
-static int
-grace(struct join *J, const struct core_batch *pending)
-{
-	const struct core_join_options *o = J->o;
-	int zl = o->compress_spill ? 1 : 0;
-	uint64_t hint = J->in[J->bside]->size_hint;
-	uint32_t n = fanout(J, hint > J->st_b.bytes ? hint : 0), k;
-	struct core_part *bp, *pp = NULL;
-	const struct core_batch *b;
-	size_t i;
-	int rc;
-
-	phase(J, "partitioning", 0, 0);
-	J->st->levels = 1;
-	J->st->partitions += 2 * n;
-	bp = core_part_new(side_schema(&J->side[J->bside]), n, o->tmpdirs,
-	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
-	part_async(J, bp);
-	for (i = 0; i < J->st_b.n; i++)
-		if ((rc = part_add(J, bp, J->bside, J->st_b.ptrs[i], n, 1)) !=
-		    0)
-			goto out;
-	store_clear(J);
-	if ((rc = part_add(J, bp, J->bside, pending, n, 1)) != 0)
-		goto out;
-	while ((rc = read_input(J, J->bside, &b)) == 0)
-		if ((rc = part_add(J, bp, J->bside, b, n, 1)) != 0)
-			goto out;
-	if (rc != CORE_EOF || (rc = core_part_finish(bp, J->err)) != 0)
-		goto out;
-	pp = core_part_new(side_schema(&J->side[J->pside]), n, o->tmpdirs,
-	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
-	part_async(J, pp);
-	while ((rc = read_input(J, J->pside, &b)) == 0)
-		if ((rc = part_add(J, pp, J->pside, b, n, 1)) != 0)
-			goto out;
-	if (rc != CORE_EOF || (rc = core_part_finish(pp, J->err)) != 0)
-		goto out;
-	if ((rc = spill_cap(J, bp, pp)) != 0)
-		goto out;
-	if (J->null_aware && J->nulls[1] > 0)
-		goto out;	/* NOT IN with a NULL: no row */
-	for (k = 0; k < n && rc == 0; k++) {
-		phase(J, "joining", k + 1, n);
-		rc = join_partition(J, bp, pp, k, 1);
-	}
-out:
-	sets_free(J, bp, pp);
-	return rc;
-}
-
 /*
  * Splits the routed rows of b (J->part_of, nparts) between the resident
  * partitions (their rows in J->rsel, returned count; J->part_of says
@@ -1850,11 +1818,13 @@ split_resident(struct join *J, uint32_t n)
 	uint32_t i, m = 0, r = J->resident;
 
 	for (i = 0; i < n; i++) {
-		bool res = J->part_of[i] < r;
+		uint32_t p = J->part_of[i];
+		bool res = p < r;
 
 		J->rsel[m] = i;
+		J->rpart[m] = p;
 		m += res;
-		J->part_of[i] = res ? CORE_PART_SKIP : J->part_of[i];
+		J->part_of[i] = res ? CORE_PART_SKIP : p;
 	}
 	return m;
 }
@@ -1868,41 +1838,157 @@ route_split(struct join *J, int s, const struct core_batch *b,
 	route(J, s, b, nparts, 1);
 	J->rsel = core_grow(J->rsel, &J->rsel_cap, b->nrows, sizeof(*J->rsel),
 	    4096);
+	J->rpart = core_grow(J->rpart, &J->rpart_cap, b->nrows,
+	    sizeof(*J->rpart), 4096);
 	return J->resident ? split_resident(J, b->nrows) : 0;
 }
 
-/* The resident partitions do not fit after all: every row of the store
- * goes to its partition, and none stays from now on. */
+/*
+ * The resident partitions do not fit after all: the last of them is
+ * written to its partition of bp and no longer resident.  Its batches
+ * leave the store, which keeps the others in their order.  J->part_of is
+ * scratch (the caller routes its batch again).
+ */
 static int
-evict(struct join *J, struct core_part *bp, uint32_t nparts)
+evict_last(struct join *J, struct core_part *bp)
 {
-	size_t i;
-	int rc;
+	struct store *S = &J->st_b;
+	uint32_t last = --J->resident, r;
+	size_t i, k = 0;
+	int rc = 0;
 
-	J->resident = 0;
-	for (i = 0; i < J->st_b.n; i++)
-		if ((rc = part_add(J, bp, J->bside, J->st_b.ptrs[i], nparts,
-		    1)) != 0)
-			return rc;
-	store_clear(J);
-	return 0;
+	for (i = 0; i < S->n; i++) {
+		struct sbatch *sb = &S->b[i];
+		uint32_t n = sb->go->batch.nrows;
+
+		if (sb->part != last) {
+			S->b[k] = *sb;
+			S->ptrs[k] = &S->b[k].go->batch;
+			k++;
+			continue;
+		}
+		if (rc == 0) {
+			scratch(J, n);
+			for (r = 0; r < n; r++)
+				J->part_of[r] = last;
+			rc = core_part_add(bp, &sb->go->batch, J->part_of,
+			    J->err);
+		}
+		S->rows -= n;
+		core_gather_out_release(J->g_build, sb->go);
+		free(sb->go);
+	}
+	S->n = k;
+	return rc;
 }
 
-/* Keeps rows rsel[0..m) of build batch b in the store, gathered. */
+/* Keeps rows rsel[0..m) of build batch b (of partitions rpart[0..m)) in
+ * the store, gathered, a batch per partition (so that one can be
+ * evicted on its own). */
 static void
 keep_resident(struct join *J, const struct core_batch *b, uint32_t m)
 {
 	struct store *S = &J->st_b;
-	struct sbatch *sb;
+	uint32_t end[PARTS_MAX], i, p, start;
 
-	store_slot(J);
-	sb = &S->b[S->n];
-	sb->go = core_xcalloc(1, sizeof(*sb->go));
-	core_gather_out_init(sb->go, b->schema);
-	core_gather_select(J->g_build, b, J->rsel, m, NULL, sb->go);
-	S->ptrs[S->n] = &sb->go->batch;
-	S->rows += m;
-	S->n++;
+	J->rsort = core_grow(J->rsort, &J->rsort_cap, m, sizeof(*J->rsort),
+	    4096);
+	memset(end, 0, J->resident * sizeof(end[0]));
+	for (i = 0; i < m; i++)
+		end[J->rpart[i]]++;
+	for (p = 0, start = 0; p < J->resident; p++) {
+		uint32_t c = end[p];
+
+		end[p] = start;
+		start += c;
+	}
+	/* end[p]: where partition p's next row goes, then where it ends. */
+	for (i = 0; i < m; i++)
+		J->rsort[end[J->rpart[i]]++] = J->rsel[i];
+	for (p = 0, start = 0; p < J->resident; start = end[p], p++) {
+		struct sbatch *sb;
+
+		if (end[p] == start)
+			continue;
+		store_slot(J);
+		sb = &S->b[S->n];
+		sb->part = p;
+		sb->go = core_xcalloc(1, sizeof(*sb->go));
+		core_gather_out_init(sb->go, b->schema);
+		core_gather_select(J->g_build, b, J->rsort + start,
+		    end[p] - start, NULL, sb->go);
+		S->ptrs[S->n] = &sb->go->batch;
+		S->rows += end[p] - start;
+		S->n++;
+	}
+}
+
+/*
+ * Partitions build batch b among n: the rows of the resident partitions
+ * stay in the store, the others go to bp.  Resident partitions that
+ * outgrow the store are written out, the last first, as few as make
+ * room (b is routed again after each: its rows of it are no longer
+ * kept).
+ */
+static int
+hybrid_add(struct join *J, struct core_part *bp, const struct core_batch *b,
+    uint32_t n)
+{
+	uint32_t m;
+	int rc;
+
+	if (b->nrows == 0)
+		return 0;
+	m = route_split(J, J->bside, b, n);
+	while (m > 0 && !store_fits(J, m, copy_bytes(b) / b->nrows * m +
+	    PART_BUF_MIN)) {
+		if ((rc = evict_last(J, bp)) != 0)
+			return rc;
+		m = route_split(J, J->bside, b, n);
+	}
+	if (m > 0)
+		keep_resident(J, b, m);
+	if (m < b->nrows)
+		return core_part_add(bp, b, J->part_of, J->err);
+	return 0;
+}
+
+/*
+ * The store's copies (run's, of a build side that outgrew it) go
+ * through hybrid_add one at a time, each given back first (its resident
+ * rows take no more than it does) and freed after, and each of their
+ * blocks freed once its last copy is: the store is rebuilt in place, no
+ * more than a block over what it held.
+ */
+static int
+hybrid_restore(struct join *J, struct core_part *bp, uint32_t n)
+{
+	struct store *S = &J->st_b, old = *S;
+	size_t i, bi = 0;
+	int rc = 0;
+
+	S->b = NULL;
+	S->ptrs = NULL;
+	S->blk = NULL;
+	S->n = S->cap = S->ptrs_cap = S->nblk = S->blk_cap = S->left = 0;
+	S->at = NULL;
+	S->rows = S->bytes = 0;
+	for (i = 0; i < old.n; i++) {
+		struct sbatch *sb = &old.b[i];
+
+		core_mem_part_release(&J->p_build, sb->bytes);
+		if (rc == 0)
+			rc = hybrid_add(J, bp, &sb->b, n);
+		free(sb->b.cols);
+		/* Blocks before the next copy's are done with. */
+		while (bi < old.nblk && (i + 1 == old.n ||
+		    bi + 1 < old.b[i + 1].blk))
+			core_free_aligned(old.blk[bi++]);
+	}
+	free(old.b);
+	free(old.ptrs);
+	free(old.blk);
+	return rc;
 }
 
 /* What a build side of a file of hint bytes is reckoned to take in
@@ -1914,27 +2000,33 @@ build_estimate(uint64_t hint)
 }
 
 /*
- * The hybrid hash join, for a build side known (from its file's size)
- * not to fit: both sides are partitioned from the start, but the first
+ * The hybrid hash join, for a build side that does not fit, reckoned at
+ * est bytes in memory: both sides are partitioned, but the first
  * partitions, as many as the budget is expected to hold with the other
  * partitions' buffers, are kept in memory and joined as the probe side
- * streams past, so only the rest is written and read back.  If the kept
- * partitions turn out too big they are written out too (plain Grace).
+ * streams past, so only the rest is written and read back.  Kept
+ * partitions that turn out too big are written out too, the last
+ * first (hybrid_add); with none kept it is a Grace hash join.  The
+ * store's copies, if any, and then pending (NULL: none), are the build
+ * side's first rows.
  */
 static int
-hybrid(struct join *J, uint64_t hint)
+hybrid(struct join *J, uint64_t est, const struct core_batch *pending)
 {
 	const struct core_join_options *o = J->o;
 	int zl = o->compress_spill ? 1 : 0;
-	uint64_t est = build_estimate(hint), per, room;
+	uint64_t per, room;
 	uint32_t n = fanout(J, est), k, m;
 	struct core_part *bp, *pp = NULL;
 	const struct core_batch *b;
-	int rc;
+	int rc = 0;
 
-	/* Smaller partitions keep more of the budget's worth in memory. */
-	if (n < 16 && J->build_cap / PART_BUF_MIN >= 64)
-		n = 16;
+	/* Smaller partitions keep more of the budget's worth in memory;
+	 * and fewer would make frames (a share of the buffers' room) too
+	 * big for the probe passes' share of a small budget. */
+	if (n < 16)
+		n = fanout(J, UINT64_MAX / 2) < 16 ? fanout(J, UINT64_MAX / 2) :
+		    16;
 	per = est / n + 1;
 	room = J->build_cap > 2 * n * PART_BUF_MIN ?
 	    J->build_cap - 2 * n * PART_BUF_MIN : 0;
@@ -1943,7 +2035,6 @@ hybrid(struct join *J, uint64_t hint)
 		J->resident = n - 1;
 	phase(J, "partitioning", 0, 0);
 	J->st->levels = 1;
-	J->st->partitions += 2 * (n - J->resident);
 	J->g_build = core_gather_new(side_schema(&J->side[J->bside]), NULL,
 	    &J->p_build);
 	J->g_probe = core_gather_new(side_schema(&J->side[J->pside]), NULL,
@@ -1952,28 +2043,16 @@ hybrid(struct join *J, uint64_t hint)
 	bp = core_part_new(side_schema(&J->side[J->bside]), n, o->tmpdirs,
 	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
 	part_async(J, bp);
-	while ((rc = read_input(J, J->bside, &b)) == 0) {
-		if (b->nrows == 0)
-			continue;
-		m = route_split(J, J->bside, b, n);
-		if (m > 0 && !store_fits(J, m, copy_bytes(b) / b->nrows * m +
-		    PART_BUF_MIN)) {
-			/* These rows go to their partitions with the
-			 * store's (evicting routes the store's batches
-			 * through J->part_of, so b is routed after). */
-			m = 0;
-			if ((rc = evict(J, bp, n)) != 0)
-				goto out;
-			route(J, J->bside, b, n, 1);
-		}
-		if (m > 0)
-			keep_resident(J, b, m);
-		if (m < b->nrows &&
-		    (rc = core_part_add(bp, b, J->part_of, J->err)) != 0)
-			goto out;
-	}
+	if (J->st_b.n > 0)
+		rc = hybrid_restore(J, bp, n);
+	if (rc == 0 && pending != NULL)
+		rc = hybrid_add(J, bp, pending, n);
+	while (rc == 0 && (rc = read_input(J, J->bside, &b)) == 0)
+		rc = hybrid_add(J, bp, b, n);
 	if (rc != CORE_EOF || (rc = core_part_finish(bp, J->err)) != 0)
 		goto out;
+	J->st->partitions += 2 * (n - J->resident);
+	J->st->kept += J->resident;
 	store_index(J);
 	pp = core_part_new(side_schema(&J->side[J->pside]), n, o->tmpdirs,
 	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
@@ -2070,8 +2149,24 @@ read_ahead(struct join *J, uint64_t cap, bool *build_left)
 	return 0;
 }
 
+/* What a build side that outgrew the store (its file hint bytes, or 0:
+ * not known) is reckoned to take in memory: an eighth more than it took
+ * so far, or what its size says if more; from a pipe, twice what it took
+ * so far (partitions kept that do not fit are written out in turn). */
+static uint64_t
+outgrown(const struct join *J, uint64_t hint)
+{
+	const struct store *S = &J->st_b;
+	uint64_t now = J->p_build.used + ht_bytes(S->rows);
+
+	if (hint == 0)
+		return 2 * now;
+	now += now / 8;
+	return build_estimate(hint) > now ? build_estimate(hint) : now;
+}
+
 /* Reads the build input into the store; then, if it all fit, probes it
- * with the probe input; else Grace. */
+ * with the probe input; else hybrid. */
 static int
 run(struct join *J)
 {
@@ -2086,7 +2181,7 @@ run(struct join *J)
 	 * whole of both sides out; hybrid keeps what it can. */
 	if (J->build_cap != CORE_MEM_UNLIMITED &&
 	    build_estimate(hint) > J->build_cap)
-		return hybrid(J, hint);
+		return hybrid(J, build_estimate(hint), NULL);
 	phase(J, "building", 0, 0);
 	while ((rc = read_input(J, J->bside, &b)) == 0) {
 		uint64_t bytes = copy_bytes(b);
@@ -2094,7 +2189,7 @@ run(struct join *J)
 		if (b->nrows == 0)
 			continue;
 		if (!store_fits(J, b->nrows, bytes))
-			return grace(J, b);
+			return hybrid(J, outgrown(J, hint), b);
 		store_copy(J, b, bytes);
 	}
 	if (rc != CORE_EOF)
@@ -2154,6 +2249,7 @@ core_join_hash(const struct core_join_options *o, struct core_mem *mem,
 		reserve = limit < (128u << 10) ? limit / 2 : 64u << 10;
 	J->build_cap = limit == CORE_MEM_UNLIMITED ? CORE_MEM_UNLIMITED :
 	    limit - reserve;
+	J->ring_cap = limit == CORE_MEM_UNLIMITED ? UINT64_MAX : reserve / 4;
 	core_mem_part_init(&J->p_build, mem, "build rows", J->build_cap);
 	core_mem_part_init(&J->p_part, mem, "partitions", J->build_cap);
 	core_mem_part_init(&J->p_probe, mem, "probe frames",
@@ -2232,6 +2328,8 @@ out:
 	core_gather_free(J->g_build);
 	core_gather_free(J->g_probe);
 	free(J->rsel);
+	free(J->rpart);
+	free(J->rsort);
 	core_pool_free(J->pool);
 	core_mem_part_release(&J->p_probe, J->pflag_cap);
 	free(J->pflag);

@@ -204,6 +204,8 @@ struct core_join_stats {
 					   re-partitioned */
 	uint64_t chunked;		/* partitions joined in chunks (one
 					   key too big for the budget) */
+	uint64_t kept;			/* partitions of a hybrid join kept
+					   in memory, never written */
 	uint64_t spill_bytes;		/* bytes written to spill files */
 	uint64_t peak_mem;		/* most bytes charged at once */
 	bool build_left;		/* the left side was hashed */

@@ -550,13 +550,13 @@ big_inner() {
 	run --separate-stderr sh -c 'coljoin --stats -m 512K --on k=rk big.col bigr.col > /dev/null'
 	status_is 0
 	stderr_matches "200000 left rows, $(($(wc -l <bigr.csv) - 1)) right rows, [0-9]+ rows out"
-	stderr_matches "[0-9]+ partitions, [0-9]+ levels, [0-9]+ chunked, [0-9.]+ MB spilled"
+	stderr_matches "[0-9]+ partitions, [0-9]+ levels, [0-9]+ chunked, [0-9]+ kept, [0-9.]+ MB spilled"
 	stderr_matches "memory budget 512K, peak charged [0-9.]+ MB, peak resident [0-9.]+ MB"
 	[[ $stderr != *" 0 partitions"* ]] || fail "-m 512K did not partition: $stderr"
 	run --separate-stderr sh -c 'coljoin --stats --on k=rk left.col right.col > /dev/null'
 	status_is 0
 	stderr_matches "6 left rows, 5 right rows, 5 rows out"
-	stderr_has "0 partitions, 0 levels, 0 chunked, 0.0 MB spilled"
+	stderr_has "0 partitions, 0 levels, 0 chunked, 0 kept, 0.0 MB spilled"
 }
 
 @test "--build auto on pipes hashes the input that ends first" {

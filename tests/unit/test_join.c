@@ -1146,6 +1146,9 @@ struct jrun {
 	 * their MLSPILL3 files would take), which picks the fan-out and
 	 * lets a build side known not to fit go straight to partitions. */
 	bool size_hint;
+	/* Bytes a row is said to take when sizes are given (0: 100); a
+	 * wrong figure must cost time, never the answer or the budget. */
+	uint32_t hint_mul;
 	/* Narrow the plan to these output columns (core_join_plan_select)
 	 * and join views of the columns it keeps; NULL: every column. */
 	const char *select;
@@ -1218,6 +1221,7 @@ run_join(const struct table *lt, const struct table *rt,
 	struct core_join_input li, ri;
 	struct core_join_options o;
 	struct core_mem mem;
+	uint64_t mul;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -1233,10 +1237,11 @@ run_join(const struct table *lt, const struct table *rt,
 	res->lf.fail_at = jr->lfail_at < 0 ? FAIL_END : jr->lfail_at - 1;
 	res->rf.fail_at = jr->rfail_at < 0 ? FAIL_END : jr->rfail_at - 1;
 	res->lf.fail_rc = res->rf.fail_rc = jr->fail_rc;
+	mul = jr->hint_mul ? jr->hint_mul : 100;
 	li = (struct core_join_input){ lt->schema, feed_next, &res->lf,
-	    jr->size_hint ? lt->n * 100 : 0 };
+	    jr->size_hint ? lt->n * mul : 0 };
 	ri = (struct core_join_input){ rt->schema, feed_next, &res->rf,
-	    jr->size_hint ? rt->n * 100 : 0 };
+	    jr->size_hint ? rt->n * mul : 0 };
 	if (jr->select != NULL) {
 		rc = core_join_plan_select(res->plan, lt->schema, rt->schema,
 		    jr->select, &res->proj, &res->err);
@@ -1304,6 +1309,9 @@ describe(char *buf, size_t cap, const struct table *lt,
 	    (unsigned long long)jr->limit,
 	    jr->batch_rows, jr->threads, jr->drop ? ", right keys dropped" :
 	    "", jr->size_hint ? ", sizes given" : "");
+	if (jr->size_hint && jr->hint_mul != 0)
+		snprintf(buf + strlen(buf), cap - strlen(buf), " (%u bytes a "
+		    "row)", jr->hint_mul);
 }
 
 /* The reference's sorted output rows for jr (nested: cross-checked with
@@ -1854,6 +1862,72 @@ test_budget_sweep(void)
 }
 
 /*
+ * Sizes that are wrong: far too small (the build side looks as if it
+ * fits, or as if a few partitions of it did) or far too large.  The
+ * same multiset, and the peak charge within the budget, at each.
+ */
+static void
+test_hint_sweep(void)
+{
+	static const uint64_t budgets[] = { 256 << 10, 1 << 20, 4 << 20 };
+	static const uint32_t muls[] = { 2, 30, 1000 };
+	static const enum core_join_type stypes[] = { CORE_JOIN_INNER,
+	    CORE_JOIN_FULL, CORE_JOIN_ANTI };
+	static const enum kind skinds[] = { K_I64, K_STR, K_WIDE };
+	unsigned kd, t, b, bl, m;
+
+	for (kd = 0; kd < sizeof(skinds) / sizeof(skinds[0]); kd++) {
+		struct table *lt = table_new(skinds[kd], 0);
+		struct table *rt = table_new(skinds[kd], 1);
+
+		fill_table(lt, 30000 / SCALE, 120000 / SCALE, 2);
+		fill_table(rt, 100000 / SCALE, 120000 / SCALE, 2);
+		for (t = 0; t < sizeof(stypes) / sizeof(stypes[0]); t++)
+			for (bl = 0; bl < (t < 2 ? 2u : 1u); bl++) {
+				struct jrun jr = { 0 };
+				struct rows want;
+
+				jr.type = stypes[t];
+				jr.build_left = bl;
+				jr.size_hint = true;
+				CHECK(expected_rows(lt, rt, &jr, &want));
+				for (b = 0; b < sizeof(budgets) /
+				    sizeof(budgets[0]); b++)
+					for (m = 0; m < sizeof(muls) /
+					    sizeof(muls[0]); m++) {
+						struct result res;
+						char what[300];
+
+						jr.limit = budgets[b];
+						jr.hint_mul = muls[m];
+						jr.threads = 1 + m % 2;
+						describe(what, sizeof(what), lt,
+						    rt, &jr, "hint");
+						run_join(lt, rt, &jr, &res);
+						CHECK(check_result(&res, lt, rt,
+						    &jr, &want, what));
+						/* A size too small leaves the join
+						 * hybrid, not all on disk: the
+						 * partitions that fit stay. */
+						if (budgets[b] >= (4 << 20) &&
+						    muls[m] <= 30 &&
+						    res.st.spill_bytes > 0 &&
+						    res.st.kept == 0) {
+							printf("# %s: nothing "
+							    "kept in memory\n",
+							    what);
+							CHECK(false);
+						}
+						result_free(&res);
+					}
+				rows_free(&want);
+			}
+		table_free(lt);
+		table_free(rt);
+	}
+}
+
+/*
  * --build auto without sizes: both inputs are read ahead and the one
  * that ends first is hashed, when it ends within the read-ahead's cap
  * (an eighth of the budget); else the fallback side.  The same rows
@@ -2159,6 +2233,7 @@ main(int argc, char **argv)
 	RUN_IF(test_giant_key);
 	RUN_IF(test_too_wide);
 	RUN_IF(test_budget_sweep);
+	RUN_IF(test_hint_sweep);
 	RUN_IF(test_build_auto);
 	RUN_IF(test_errors);
 	RUN_IF(test_select);

@@ -353,10 +353,10 @@ print_stats(const struct fe_common *c, const struct core_join_stats *st,
 	    (unsigned long long)st->rows_out,
 	    st->build_left ? "left" : "right", fe_elapsed());
 	fprintf(stderr, "%s: %llu partitions, %llu levels, %llu chunked, "
-	    "%.1f MB spilled\n", fe_prog(),
+	    "%llu kept, %.1f MB spilled\n", fe_prog(),
 	    (unsigned long long)st->partitions,
 	    (unsigned long long)st->levels, (unsigned long long)st->chunked,
-	    (double)st->spill_bytes / 1e6);
+	    (unsigned long long)st->kept, (double)st->spill_bytes / 1e6);
 	fe_budget_text(c, mem->limit, budget, sizeof(budget));
 	fprintf(stderr, "%s: memory budget %s, peak charged %.1f MB, "
 	    "peak resident %.1f MB\n", fe_prog(), budget,
