@@ -232,6 +232,7 @@ struct join {
 	 * ring may hold before its pairs go (a probe frame is as big as
 	 * the partition buffers made it). */
 	uint64_t ring_b[RING_MAX + 1], ring_bytes, ring_cap;
+	uint64_t frame_cap;		/* a partition frame's most bytes */
 	/* Output assembled behind (struct outjob): allowed while the probe
 	 * sources are spill frames the pass holds (async_out), with a
 	 * helper to do it. */
@@ -794,11 +795,13 @@ null_bref(const struct join *J)
 	return (uint64_t)J->st_b.n << 32;
 }
 
-/* Spill frames are written behind the caller (core_part_async), small
- * ones handed over by the group. */
+/* A new partition set's frames are kept to frame_cap, and written
+ * behind the caller (core_part_async), small ones handed over by the
+ * group. */
 static void
-part_async(struct join *J, struct core_part *p)
+part_setup(struct join *J, struct core_part *p)
 {
+	core_part_frame_cap(p, J->frame_cap);
 	core_part_async(p, J->pool);
 }
 
@@ -1570,7 +1573,7 @@ repartition(struct join *J, int s, struct core_part *from, uint32_t k,
 	int rc;
 
 	*out = p;
-	part_async(J, p);
+	part_setup(J, p);
 	if ((rc = psrc_open(J, &src, sp, core_part_run(from, k))) != 0)
 		goto out;
 	while ((rc = psrc_next(J, &src, &b)) == 0)
@@ -2042,7 +2045,7 @@ hybrid(struct join *J, uint64_t est, const struct core_batch *pending)
 	core_gather_out_init(&J->probe_go, side_schema(&J->side[J->pside]));
 	bp = core_part_new(side_schema(&J->side[J->bside]), n, o->tmpdirs,
 	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
-	part_async(J, bp);
+	part_setup(J, bp);
 	if (J->st_b.n > 0)
 		rc = hybrid_restore(J, bp, n);
 	if (rc == 0 && pending != NULL)
@@ -2056,7 +2059,7 @@ hybrid(struct join *J, uint64_t est, const struct core_batch *pending)
 	store_index(J);
 	pp = core_part_new(side_schema(&J->side[J->pside]), n, o->tmpdirs,
 	    o->ntmpdirs, o->max_spill, zl, &J->p_part);
-	part_async(J, pp);
+	part_setup(J, pp);
 	if (J->null_aware && J->bside == 1 && J->nulls[1] > 0) {
 		/* NOT IN with a NULL on the right: no row. */
 		while ((rc = read_input(J, 0, &b)) == 0)
@@ -2250,6 +2253,10 @@ core_join_hash(const struct core_join_options *o, struct core_mem *mem,
 	J->build_cap = limit == CORE_MEM_UNLIMITED ? CORE_MEM_UNLIMITED :
 	    limit - reserve;
 	J->ring_cap = limit == CORE_MEM_UNLIMITED ? UINT64_MAX : reserve / 4;
+	/* A probe pass holds a few frames (one probed, one the output
+	 * job's, one read into; each with its decompressed copy) in the
+	 * reserve beside the output. */
+	J->frame_cap = limit == CORE_MEM_UNLIMITED ? UINT64_MAX : reserve / 8;
 	core_mem_part_init(&J->p_build, mem, "build rows", J->build_cap);
 	core_mem_part_init(&J->p_part, mem, "partitions", J->build_cap);
 	core_mem_part_init(&J->p_probe, mem, "probe frames",

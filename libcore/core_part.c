@@ -126,6 +126,19 @@ struct core_part {
 	struct core_part_stats st;
 };
 
+/* A buffer is written at bytes (within FRAME_MIN and the most), and
+ * holds as many rows of fixed bytes. */
+static void
+frame_set(struct core_part *p, uint64_t bytes)
+{
+	if (bytes > CORE_PART_FRAME_MAX)
+		bytes = CORE_PART_FRAME_MAX;
+	if (bytes < FRAME_MIN)
+		bytes = FRAME_MIN;
+	p->frame_bytes = bytes;
+	p->frame_rows = (size_t)(bytes / (p->row_bytes + 1)) + 1;
+}
+
 static struct core_part *
 part_new(struct core_spill *sp, bool own, uint32_t nparts,
     struct core_mem_part *mem)
@@ -142,19 +155,14 @@ part_new(struct core_spill *sp, bool own, uint32_t nparts,
 	p->own_sp = own;
 	p->mem = mem;
 	room = mem != NULL ? core_mem_part_available(mem) : CORE_MEM_UNLIMITED;
-	/* Capacities run up to twice what a frame holds (fixed columns
-	 * and text are sized apart), and every buffer may be full at once. */
-	p->frame_bytes = room / nparts / 2;
-	if (p->frame_bytes > CORE_PART_FRAME_MAX)
-		p->frame_bytes = CORE_PART_FRAME_MAX;
-	if (p->frame_bytes < FRAME_MIN)
-		p->frame_bytes = FRAME_MIN;
 	for (i = 0; i < s->ncols; i++) {
 		size_t w = core_type_width(s->fields[i].type.id);
 
 		p->row_bytes += w != 0 ? w : sizeof(int32_t);
 	}
-	p->frame_rows = (size_t)(p->frame_bytes / (p->row_bytes + 1)) + 1;
+	/* Capacities run up to twice what a frame holds (fixed columns
+	 * and text are sized apart), and every buffer may be full at once. */
+	frame_set(p, room / nparts / 2);
 	p->buf = core_xcalloc(nparts, sizeof(*p->buf));
 	p->runs = core_xcalloc(nparts, sizeof(*p->runs));
 	p->rows = core_xcalloc(nparts, sizeof(*p->rows));
@@ -999,6 +1007,13 @@ uint64_t
 core_part_frame_bytes(const struct core_part *p)
 {
 	return p->frame_bytes;
+}
+
+void
+core_part_frame_cap(struct core_part *p, uint64_t bytes)
+{
+	if (bytes < p->frame_bytes)
+		frame_set(p, bytes);
 }
 
 struct core_spill *

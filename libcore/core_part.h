@@ -109,6 +109,11 @@ uint64_t core_part_rows(const struct core_part *p, uint32_t k);
  * creation from the budget's room and the partition count). */
 uint64_t core_part_frame_bytes(const struct core_part *p);
 
+/* Keeps p's frames to at most bytes (16 KiB at least), for a reader
+ * that holds a few of them at once in a small share of its budget.
+ * Call before the first add. */
+void core_part_frame_cap(struct core_part *p, uint64_t bytes);
+
 /* The spill set the runs are in (borrowed). */
 struct core_spill *core_part_spill(struct core_part *p);
 

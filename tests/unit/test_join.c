@@ -2020,6 +2020,8 @@ test_errors(void)
 	run_join(lt, rt, &jr, &res);
 	CHECK_EQ_INT(res.rc, 0);
 	CHECK(res.st.levels >= 1);
+	/* Compressed frames are held twice while probed: still within. */
+	CHECK(peak_ok(jr.limit, res.peak));
 	result_free(&res);
 	jr.compress = false;
 	jr.max_spill = 0;

@@ -347,6 +347,68 @@ test_round_trip(void)
 	core_schema_free(s);
 }
 
+/* core_part_frame_cap: frames no bigger than the cap (but for one add's
+ * rows of a partition) and well below those of no cap, never below
+ * 16 KiB, never raised; the rows all read back. */
+static void
+test_frame_cap(void)
+{
+	static const uint64_t caps[] = { UINT64_MAX, 20000, 1000 };
+	static const uint64_t want[] = { CORE_PART_FRAME_MAX, 20000, 16384 };
+	struct core_schema *s = make_schema();
+	struct core_batch srcs[NLENS];
+	uint64_t batch_bytes = 0, uncapped = 0;
+	uint32_t i, k, n = 3;
+	unsigned c;
+
+	for (i = 0; i < NLENS; i++) {
+		random_batch(&srcs[i], s, lens[i]);
+		if (bytes_of(&srcs[i]) > batch_bytes)
+			batch_bytes = bytes_of(&srcs[i]);
+	}
+	for (c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
+		struct list *ref = core_xcalloc(n, sizeof(*ref));
+		struct core_mem rmem;
+		struct core_mem_part rpart;
+		struct core_part *p = core_part_new(s, n, NULL, 0, 0, 0, NULL);
+		struct core_err err;
+		uint64_t biggest = 0;
+
+		core_mem_init(&rmem, CORE_MEM_UNLIMITED);
+		core_mem_part_init(&rpart, &rmem, "frames", CORE_MEM_UNLIMITED);
+		core_part_frame_cap(p, caps[c]);
+		CHECK_EQ_INT(core_part_frame_bytes(p), want[c]);
+		route_all(p, n, srcs, NLENS, 0, false, ref, NULL);
+		CHECK_EQ_INT(core_part_finish(p, &err), 0);
+		for (k = 0; k < n; k++) {
+			const struct core_spill_run *run = core_part_run(p, k);
+
+			for (i = 0; i < run->nframes; i++)
+				if (run->frames[i].len > biggest)
+					biggest = run->frames[i].len;
+			CHECK_EQ_INT(check_run(core_part_spill(p), run,
+			    &ref[k], srcs, &rpart), 0);
+			free(ref[k].ref);
+		}
+		if (c == 0) {
+			uncapped = biggest;
+		} else if (biggest > want[c] + batch_bytes ||
+		    2 * biggest >= uncapped) {
+			printf("# cap %llu: a frame of %llu bytes (%llu with "
+			    "none)\n", (unsigned long long)want[c],
+			    (unsigned long long)biggest,
+			    (unsigned long long)uncapped);
+			CHECK(false);
+		}
+		core_part_free(p);
+		core_mem_part_fini(&rpart);
+		free(ref);
+	}
+	for (i = 0; i < NLENS; i++)
+		core_batch_release(&srcs[i]);
+	core_schema_free(s);
+}
+
 /* A partition read back and routed again, into a set on the same spill
  * set, with a contiguous run written in between; every run of both
  * sets (and the contiguous one) reads back right afterwards. */
@@ -654,6 +716,7 @@ int
 main(void)
 {
 	RUN(test_round_trip);
+	RUN(test_frame_cap);
 	RUN(test_repartition);
 	RUN(test_errors);
 	RUN(test_wrong_chains);
