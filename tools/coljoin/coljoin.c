@@ -563,6 +563,10 @@ main(int argc, char **argv)
 	 * time, slower than -m 8M).  From the heap they are reused, and
 	 * the peak resident size moves by a few MiB at most. */
 	mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024);
+	/* One heap: the helpers' own arenas kept what the main thread's
+	 * buffers freed into them (SF1 -m 64M: peak resident 94 MiB with
+	 * them, 82 MiB without, the same time). */
+	mallopt(M_ARENA_MAX, 1);
 	fe_init(&tool);
 	fe_out_zero(&out);
 	memset(inputs, 0, sizeof(inputs));
