@@ -2019,7 +2019,7 @@ hybrid(struct join *J, uint64_t est, const struct core_batch *pending)
 	const struct core_join_options *o = J->o;
 	int zl = o->compress_spill ? 1 : 0;
 	uint64_t per, room;
-	uint32_t n = fanout(J, est), k, m;
+	uint32_t n = fanout(J, est), most = fanout(J, UINT64_MAX / 2), k, m;
 	struct core_part *bp, *pp = NULL;
 	const struct core_batch *b;
 	int rc = 0;
@@ -2028,8 +2028,7 @@ hybrid(struct join *J, uint64_t est, const struct core_batch *pending)
 	 * and fewer would make frames (a share of the buffers' room) too
 	 * big for the probe passes' share of a small budget. */
 	if (n < 16)
-		n = fanout(J, UINT64_MAX / 2) < 16 ? fanout(J, UINT64_MAX / 2) :
-		    16;
+		n = most < 16 ? most : 16;
 	per = est / n + 1;
 	room = J->build_cap > 2 * n * PART_BUF_MIN ?
 	    J->build_cap - 2 * n * PART_BUF_MIN : 0;
