@@ -728,9 +728,9 @@ flush(struct join *J)
 	}
 	if (J->cur != 0) {
 		J->ring[1] = J->ring[J->cur];
+		J->ring_bytes = J->ring_b[1] = J->ring_b[J->cur];
 		J->cur = J->nring = 1;
 		J->ring_rows = J->ring[1]->nrows;
-		J->ring_bytes = J->ring_b[1] = J->ring_b[J->cur];
 	} else {
 		J->nring = 0;
 		J->ring_rows = 0;
