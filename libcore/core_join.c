@@ -1970,12 +1970,9 @@ hybrid_restore(struct join *J, struct core_part *bp, uint32_t n)
 	size_t i, bi = 0;
 	int rc = 0;
 
-	S->b = NULL;
-	S->ptrs = NULL;
-	S->blk = NULL;
-	S->n = S->cap = S->ptrs_cap = S->nblk = S->blk_cap = S->left = 0;
-	S->at = NULL;
-	S->rows = S->bytes = 0;
+	/* A new store in its place, with the table (not built yet). */
+	memset(S, 0, sizeof(*S));
+	S->ht = old.ht;
 	for (i = 0; i < old.n; i++) {
 		struct sbatch *sb = &old.b[i];
 

@@ -1795,20 +1795,20 @@ test_too_wide(void)
 	}
 }
 
-/*
- * The same multiset at every budget over inputs of many batches; the
- * small budgets partition, the unlimited one does not, and the peak
- * charge stays within the budget.
- */
+/* One case of a sweep: the tables, the join (type and build side set;
+ * t is the type's index), and the reference's rows. */
+typedef void sweep_fn(const struct table *lt, const struct table *rt,
+    struct jrun *jr, unsigned t, const struct rows *want);
+
+/* Runs one for inner, full (both sides built) and anti joins on int,
+ * string and decimal keys, over inputs of many batches. */
 static void
-test_budget_sweep(void)
+sweep_cases(sweep_fn *one, bool size_hint)
 {
-	static const uint64_t budgets[] = { 256 << 10, 1 << 20, 4 << 20,
-	    64 << 20, 0 };
 	static const enum core_join_type stypes[] = { CORE_JOIN_INNER,
 	    CORE_JOIN_FULL, CORE_JOIN_ANTI };
 	static const enum kind skinds[] = { K_I64, K_STR, K_WIDE };
-	unsigned kd, t, b, bl;
+	unsigned kd, t, bl;
 
 	for (kd = 0; kd < sizeof(skinds) / sizeof(skinds[0]); kd++) {
 		struct table *lt = table_new(skinds[kd], 0);
@@ -1824,41 +1824,89 @@ test_budget_sweep(void)
 
 				jr.type = stypes[t];
 				jr.build_left = bl;
+				jr.size_hint = size_hint;
 				ref_ok = expected_rows(lt, rt, &jr, &want);
 				CHECK(ref_ok);
-				for (b = 0; b < sizeof(budgets) /
-				    sizeof(budgets[0]); b++) {
-					struct result res;
-					char what[300];
-
-					jr.limit = budgets[b];
-					jr.threads = 1 + b % 2;
-					jr.compress = b == 1;
-					jr.size_hint = (t + b) % 2 == 1;
-					describe(what, sizeof(what), lt, rt,
-					    &jr, "sweep");
-					run_join(lt, rt, &jr, &res);
-					CHECK(check_result(&res, lt, rt, &jr,
-					    &want, what));
-					if (res.rc == 0 && b < 2 &&
-					    res.st.levels < 1) {
-						printf("# %s: not "
-						    "partitioned\n", what);
-						CHECK(res.st.levels >= 1);
-					}
-					if (res.rc == 0 && budgets[b] == 0 &&
-					    (res.st.levels != 0 ||
-					    res.st.spill_bytes != 0)) {
-						printf("# %s: spilled\n", what);
-						CHECK(res.st.levels == 0);
-					}
-					result_free(&res);
-				}
+				one(lt, rt, &jr, t, &want);
 				rows_free(&want);
 			}
 		table_free(lt);
 		table_free(rt);
 	}
+}
+
+static void
+budget_case(const struct table *lt, const struct table *rt, struct jrun *jr,
+    unsigned t, const struct rows *want)
+{
+	static const uint64_t budgets[] = { 256 << 10, 1 << 20, 4 << 20,
+	    64 << 20, 0 };
+	unsigned b;
+
+	for (b = 0; b < sizeof(budgets) / sizeof(budgets[0]); b++) {
+		struct result res;
+		char what[300];
+
+		jr->limit = budgets[b];
+		jr->threads = 1 + b % 2;
+		jr->compress = b == 1;
+		jr->size_hint = (t + b) % 2 == 1;
+		describe(what, sizeof(what), lt, rt, jr, "sweep");
+		run_join(lt, rt, jr, &res);
+		CHECK(check_result(&res, lt, rt, jr, want, what));
+		if (res.rc == 0 && b < 2 && res.st.levels < 1) {
+			printf("# %s: not partitioned\n", what);
+			CHECK(res.st.levels >= 1);
+		}
+		if (res.rc == 0 && budgets[b] == 0 &&
+		    (res.st.levels != 0 || res.st.spill_bytes != 0)) {
+			printf("# %s: spilled\n", what);
+			CHECK(res.st.levels == 0);
+		}
+		result_free(&res);
+	}
+}
+
+/*
+ * The same multiset at every budget over inputs of many batches; the
+ * small budgets partition, the unlimited one does not, and the peak
+ * charge stays within the budget.
+ */
+static void
+test_budget_sweep(void)
+{
+	sweep_cases(budget_case, false);
+}
+
+static void
+hint_case(const struct table *lt, const struct table *rt, struct jrun *jr,
+    unsigned t, const struct rows *want)
+{
+	static const uint64_t budgets[] = { 256 << 10, 1 << 20, 4 << 20 };
+	static const uint32_t muls[] = { 2, 30, 1000 };
+	unsigned b, m;
+
+	(void)t;
+	for (b = 0; b < sizeof(budgets) / sizeof(budgets[0]); b++)
+		for (m = 0; m < sizeof(muls) / sizeof(muls[0]); m++) {
+			struct result res;
+			char what[300];
+
+			jr->limit = budgets[b];
+			jr->hint_mul = muls[m];
+			jr->threads = 1 + m % 2;
+			describe(what, sizeof(what), lt, rt, jr, "hint");
+			run_join(lt, rt, jr, &res);
+			CHECK(check_result(&res, lt, rt, jr, want, what));
+			/* A size too small leaves the join hybrid, not all
+			 * on disk: the partitions that fit stay. */
+			if (budgets[b] >= (4 << 20) && muls[m] <= 30 &&
+			    res.st.spill_bytes > 0 && res.st.kept == 0) {
+				printf("# %s: nothing kept in memory\n", what);
+				CHECK(false);
+			}
+			result_free(&res);
+		}
 }
 
 /*
@@ -1869,62 +1917,7 @@ test_budget_sweep(void)
 static void
 test_hint_sweep(void)
 {
-	static const uint64_t budgets[] = { 256 << 10, 1 << 20, 4 << 20 };
-	static const uint32_t muls[] = { 2, 30, 1000 };
-	static const enum core_join_type stypes[] = { CORE_JOIN_INNER,
-	    CORE_JOIN_FULL, CORE_JOIN_ANTI };
-	static const enum kind skinds[] = { K_I64, K_STR, K_WIDE };
-	unsigned kd, t, b, bl, m;
-
-	for (kd = 0; kd < sizeof(skinds) / sizeof(skinds[0]); kd++) {
-		struct table *lt = table_new(skinds[kd], 0);
-		struct table *rt = table_new(skinds[kd], 1);
-
-		fill_table(lt, 30000 / SCALE, 120000 / SCALE, 2);
-		fill_table(rt, 100000 / SCALE, 120000 / SCALE, 2);
-		for (t = 0; t < sizeof(stypes) / sizeof(stypes[0]); t++)
-			for (bl = 0; bl < (t < 2 ? 2u : 1u); bl++) {
-				struct jrun jr = { 0 };
-				struct rows want;
-
-				jr.type = stypes[t];
-				jr.build_left = bl;
-				jr.size_hint = true;
-				CHECK(expected_rows(lt, rt, &jr, &want));
-				for (b = 0; b < sizeof(budgets) /
-				    sizeof(budgets[0]); b++)
-					for (m = 0; m < sizeof(muls) /
-					    sizeof(muls[0]); m++) {
-						struct result res;
-						char what[300];
-
-						jr.limit = budgets[b];
-						jr.hint_mul = muls[m];
-						jr.threads = 1 + m % 2;
-						describe(what, sizeof(what), lt,
-						    rt, &jr, "hint");
-						run_join(lt, rt, &jr, &res);
-						CHECK(check_result(&res, lt, rt,
-						    &jr, &want, what));
-						/* A size too small leaves the join
-						 * hybrid, not all on disk: the
-						 * partitions that fit stay. */
-						if (budgets[b] >= (4 << 20) &&
-						    muls[m] <= 30 &&
-						    res.st.spill_bytes > 0 &&
-						    res.st.kept == 0) {
-							printf("# %s: nothing "
-							    "kept in memory\n",
-							    what);
-							CHECK(false);
-						}
-						result_free(&res);
-					}
-				rows_free(&want);
-			}
-		table_free(lt);
-		table_free(rt);
-	}
+	sweep_cases(hint_case, true);
 }
 
 /*
