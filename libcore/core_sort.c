@@ -86,7 +86,8 @@
 /* A spill frame being merged, with its rows' key words. */
 struct mframe {
 	struct core_spill_frame f;
-	uint64_t *words;		/* owned: nw words per row */
+	uint64_t *words;		/* owned: stride words per row, the
+				 * key's nw and the row's output bytes */
 	uint32_t wrows;			/* rows words has room for */
 	uint64_t wcharge;
 	uint32_t slot;			/* index in slots[] */
@@ -742,6 +743,26 @@ row_bytes(const struct core_sort *s, const struct core_batch *b, uint32_t r)
 	return n;
 }
 
+/* Output bytes of rows [r0, r0 + n) of b into dst[0], dst[stride], ...:
+ * row_bytes column by column, each string column's offsets read in one
+ * sequential pass (a row at a time, the loads of many columns' offsets
+ * of many frames interleave and miss the cache). */
+static void
+rows_bytes(const struct core_sort *s, const struct core_batch *b, uint32_t r0,
+    uint32_t n, uint64_t *dst, size_t stride)
+{
+	uint32_t i, j;
+
+	for (j = 0; j < n; j++)
+		dst[(size_t)j * stride] = s->fixed_row;
+	for (i = 0; i < s->nstrcols; i++) {
+		const int32_t *o = b->cols[s->strcols[i]].offsets + r0;
+
+		for (j = 0; j < n; j++)
+			dst[(size_t)j * stride] += (uint64_t)(o[j + 1] - o[j]);
+	}
+}
+
 /* Copies the last kept row aside, before its memory goes away. */
 static void
 save_prev(struct core_sort *s)
@@ -1131,8 +1152,9 @@ append_slice(struct core_sort *s, const struct core_batch *b, uint32_t r0,
 	}
 	e = s->ent + s->nent * s->stride;
 	core_sort_encode(&s->plan, nb, e, s->stride);
+	rows_bytes(s, nb, 0, n, e + s->plan.nw, s->stride);
 	for (i = 0; i < n; i++) {
-		uint64_t sz = row_bytes(s, nb, (uint32_t)i);
+		uint64_t sz = e[i * s->stride + s->plan.nw];
 
 		e[i * s->stride + s->plan.nw] = ENT_MAKE(s->nbufs,
 		    sz < ENT_SIZE_MAX ? sz : ENT_SIZE_MAX, i);
@@ -1455,16 +1477,18 @@ frame_load(struct core_sort *s, struct core_spill_cursor *c,
 		return rc;
 	if (m->f.batch.nrows > m->wrows) {
 		uint64_t more = (uint64_t)(m->f.batch.nrows - m->wrows) *
-		    s->plan.nw * 8;
+		    s->stride * 8;
 
 		core_mem_part_charge(&s->p_merge, more);
 		m->wcharge += more;
 		m->wrows = m->f.batch.nrows;
 		free(m->words);
 		m->words = core_xmalloc(core_mul_size(m->wrows,
-		    s->plan.nw * 8));
+		    s->stride * 8));
 	}
-	core_sort_encode(&s->plan, &m->f.batch, m->words, s->plan.nw);
+	core_sort_encode(&s->plan, &m->f.batch, m->words, s->stride);
+	rows_bytes(s, &m->f.batch, 0, m->f.batch.nrows, m->words + s->plan.nw,
+	    s->stride);
 	return 0;
 }
 
@@ -1483,7 +1507,6 @@ static void
 ahead_start(struct core_sort *s)
 {
 	struct fahead *a = &s->fa;
-	const size_t nw = s->plan.nw;
 	struct msrc *best = NULL;
 	const uint64_t *bw = NULL;
 	uint32_t i, br = 0;
@@ -1499,7 +1522,7 @@ ahead_start(struct core_sort *s)
 		if (x->mem || x->fr == NULL || x->cur.done)
 			continue;
 		r = x->fr->f.batch.nrows - 1;
-		w = x->fr->words + (size_t)r * nw;
+		w = x->fr->words + (size_t)r * s->stride;
 		if (best == NULL || core_sort_cmp(&s->plan, w, bw,
 		    &x->fr->f.batch, r, &best->fr->f.batch, br) < 0) {
 			best = x;
@@ -1625,11 +1648,11 @@ src_resolve(const struct core_sort *s, struct msrc *src)
 	src->live = src->fr != NULL;
 	if (!src->live)
 		return;
-	src->cw = src->fr->words + (size_t)src->row * nw;
+	src->cw = src->fr->words + (size_t)src->row * s->stride;
 	src->cb = &src->fr->f.batch;
 	src->cr = src->row;
 	src->cref = (uint64_t)src->fr->slot << 32 | src->row;
-	src->csize = ENT_SIZE_MAX;
+	src->csize = src->cw[nw];
 }
 
 /* Moves src past its current row. */
@@ -2000,7 +2023,7 @@ core_sort_new(const struct core_sort_options *o,
 	 * and the rows' key words. */
 	s->frame_est = (s->out_budget + s->out_budget / 4) *
 	    (o->compress_spill ? 2 : 1) + (uint64_t)s->batch_rows *
-	    s->plan.nw * 8;
+	    (s->plan.nw + 1) * 8;
 	s->keymask = core_xcalloc(schema->ncols ? schema->ncols : 1,
 	    sizeof(*s->keymask));
 	for (k = 0; k < o->nkeys; k++)
