@@ -50,7 +50,30 @@ struct core_gather {
 	uint32_t *run_from, *run_len;	/* owned: the runs (select_runs, */
 	uint32_t *run_src;		/* ref_runs): rows, lengths, and */
 	size_t run_cap;			/* sources (ref_runs only) */
+	/* The record columns of a gather (group_plan), each with its
+	 * per-source tables at [c * nsrcs], its output and its bitmap. */
+	uint32_t *grp;			/* owned: ncols; the columns */
+	uint32_t ngrp;
+	bool *ingrp;			/* owned: ncols; column i is one */
+	bool *gmaybe;			/* owned: ncols; a source has NULLs */
+	uint8_t *gseen;			/* owned: ncols; a NULL was found */
+	unsigned char **gout, **gbits;	/* owned: ncols */
+	const void **gvals;		/* owned: ngrp * nsrcs */
+	size_t *gstrs;
+	size_t gcap;			/* entries gvals and gstrs hold */
 };
+
+/*
+ * Rows a block of the record columns' gather.  Fixed-width columns read
+ * with a stride are the fields of one record per row (colsort packs its
+ * buffered rows' non-key fields so): gathered a column at a time, every
+ * column would miss the cache on every row's record again; gathered a
+ * block of rows at a time, all record columns in turn, the first column
+ * loads a block's records (64 KiB of 64-byte records) and the others
+ * find them cached.  A multiple of 8, so that blocks own whole bytes of
+ * the bitmaps.
+ */
+#define GROUP_BLOCK 1024
 
 /*
  * How many rows ahead gather() asks for the values it will load: far
@@ -184,7 +207,10 @@ struct gjob {
 	const uint32_t *run_from, *run_len, *run_src;
 	uint32_t nruns;
 	unsigned char *chunk[CORE_GATHER_MAX_THREADS];
-	uint32_t next_col;		/* atomic: next column to take */
+	uint32_t nblk;			/* row blocks of g's record columns */
+	uint32_t next_col;		/* atomic: next item to take: the
+					 * columns in g->order (the record
+					 * columns skipped), then the blocks */
 };
 
 /* Source of run k of runs of sources run_src (NULL: all srcs[0]). */
@@ -295,8 +321,47 @@ copy_runs(const struct gjob *job, uint32_t i, enum core_type t,
 	}
 }
 
+/* Block b of rows of the record columns (GROUP_BLOCK). */
+static void
+gather_block(const struct gjob *job, uint32_t b)
+{
+	const struct core_gather *g = job->g;
+	const uint64_t *refs = job->refs;
+	uint32_t j0 = b * GROUP_BLOCK, j1, c, j;
+
+	j1 = job->n - j0 < GROUP_BLOCK ? job->n : j0 + GROUP_BLOCK;
+	for (c = 0; c < g->ngrp; c++) {
+		uint32_t i = g->grp[c];
+		size_t w = core_type_width(g->schema->fields[i].type.id);
+
+		if (g->gmaybe[c]) {
+			uint8_t *bits = g->gbits[c];
+			bool nulls = false;
+
+			memset(bits + j0 / 8, 0xff, core_bitmap_bytes(j1) -
+			    j0 / 8);
+			for (j = j0; j < j1; j++) {
+				const struct core_column *sc =
+				    &job->srcs[refs[j] >> 32]->cols[i];
+
+				if (!core_col_is_valid(sc, (uint32_t)refs[j])) {
+					bits[j >> 3] &= (uint8_t)~(1u <<
+					    (j & 7));
+					nulls = true;
+				}
+			}
+			if (nulls)
+				__atomic_store_n(&g->gseen[c], 1,
+				    __ATOMIC_RELAXED);
+		}
+		gather_fixed((const unsigned char *const *)g->gvals +
+		    (size_t)c * job->nsrcs, g->gstrs + (size_t)c * job->nsrcs,
+		    refs + j0, j1 - j0, w, g->gout[c] + (size_t)j0 * w);
+	}
+}
+
 /* Gathers columns, taking the next one until none is left, into this
- * thread's chunk. */
+ * thread's chunk, then blocks of the record columns' rows. */
 static void
 gather_columns(void *arg, unsigned who)
 {
@@ -319,9 +384,15 @@ gather_columns(void *arg, unsigned who)
 		uint8_t *bits;
 
 		i = __atomic_fetch_add(&job->next_col, 1, __ATOMIC_RELAXED);
-		if (i >= ncols)
-			return;
+		if (i >= ncols) {
+			if (i - ncols >= job->nblk)
+				return;
+			gather_block(job, i - ncols);
+			continue;
+		}
 		i = g->order[i];
+		if (job->nblk > 0 && g->ingrp[i])
+			continue;	/* a record column: by blocks */
 		d = &job->out->cols[i];
 		t = g->schema->fields[i].type.id;
 		w = core_type_width(t);
@@ -446,6 +517,70 @@ gather_text_bytes(struct core_gather *g, const struct core_batch *const *srcs,
 }
 
 /*
+ * Picks the record columns of a gather of n rows by refs (g->grp): the
+ * wanted fixed-width columns some source holds with a stride wider than
+ * the values, when there are two or more and enough rows; fills their
+ * per-source tables.  Returns their number (0: none taken).
+ */
+static uint32_t
+group_plan(struct core_gather *g, const struct core_batch *const *srcs,
+    size_t nsrcs, uint32_t n, const bool *want)
+{
+	uint32_t ncols = g->schema->ncols, i, c;
+	size_t k;
+
+	g->ngrp = 0;
+	if (n < 2 * GROUP_BLOCK || nsrcs == 0)
+		return 0;
+	for (i = 0; i < ncols; i++) {
+		size_t w = core_type_width(g->schema->fields[i].type.id);
+		bool strided = false;
+
+		g->ingrp[i] = false;
+		if (w == 0 || (want != NULL && !want[i]))
+			continue;
+		for (k = 0; k < nsrcs && !strided; k++)
+			strided = srcs[k] != NULL && srcs[k]->cols[i].stride
+			    != 0 && srcs[k]->cols[i].stride != w;
+		if (strided)
+			g->grp[g->ngrp++] = i;
+	}
+	if (g->ngrp < 2) {
+		g->ngrp = 0;
+		return 0;
+	}
+	if ((size_t)g->ngrp * nsrcs > g->gcap) {
+		g->gcap = (size_t)g->ngrp * nsrcs;
+		free(g->gvals);
+		free(g->gstrs);
+		g->gvals = core_xmalloc(core_mul_size(g->gcap,
+		    sizeof(*g->gvals)));
+		g->gstrs = core_xmalloc(core_mul_size(g->gcap,
+		    sizeof(*g->gstrs)));
+	}
+	for (c = 0; c < g->ngrp; c++) {
+		size_t w;
+
+		i = g->grp[c];
+		w = core_type_width(g->schema->fields[i].type.id);
+		g->ingrp[i] = true;
+		g->gmaybe[c] = false;
+		g->gseen[c] = 0;
+		for (k = 0; k < nsrcs; k++) {
+			const struct core_column *sc = srcs[k] != NULL ?
+			    &srcs[k]->cols[i] : NULL;
+
+			g->gvals[c * nsrcs + k] = sc ? sc->values : NULL;
+			g->gstrs[c * nsrcs + k] = sc && sc->stride != 0 ?
+			    sc->stride : w;
+			if (sc != NULL && sc->validity != NULL)
+				g->gmaybe[c] = true;
+		}
+	}
+	return g->ngrp;
+}
+
+/*
  * Both entry points: refs as core_gather_rows takes them, or (nruns >
  * 0) the runs of srcs[0] (text is then ignored: the runs give each
  * string column's bytes at once).
@@ -456,13 +591,16 @@ gather(struct core_gather *g, const struct core_batch *const *srcs,
     const bool *want, struct core_gather_out *o, const uint32_t *run_from,
     const uint32_t *run_len, const uint32_t *run_src, uint32_t nruns)
 {
-	uint32_t ncols = g->schema->ncols, i, k;
+	uint32_t ncols = g->schema->ncols, i, k, c, ngrp = 0;
 	uint64_t total = 0;
 	bool pair = core_pool_threads(g->pool) > 1 && n >= GATHER_PAIR_MIN;
+	unsigned char *p0;
 	struct gjob job;
 
-	if (nruns == 0)
+	if (nruns == 0) {
 		gather_tables(g, nsrcs);
+		ngrp = group_plan(g, srcs, nsrcs, n, want);
+	}
 	for (i = 0; i < ncols; i++) {
 		enum core_type t = g->schema->fields[i].type.id;
 
@@ -509,10 +647,29 @@ gather(struct core_gather *g, const struct core_batch *const *srcs,
 	job.run_len = run_len;
 	job.run_src = run_src;
 	job.nruns = nruns;
-	job.chunk[0] = o->chunk[0];
+	/* The record columns go first in the first chunk: both threads
+	 * fill them, a block of rows each at a time. */
+	p0 = o->chunk[0];
+	for (c = 0; c < ngrp; c++) {
+		struct core_column *d = &o->batch.cols[g->grp[c]];
+
+		g->gbits[c] = p0;
+		p0 += A8(core_bitmap_bytes(n));
+		g->gout[c] = p0;
+		p0 += A8((uint64_t)n * core_type_width(
+		    g->schema->fields[g->grp[c]].type.id));
+		d->validity = NULL;
+		d->values = g->gout[c];
+		d->offsets = NULL;
+	}
+	job.chunk[0] = p0;
 	job.chunk[1] = pair ? o->chunk[1] : NULL;
+	job.nblk = ngrp > 0 ? (n + GROUP_BLOCK - 1) / GROUP_BLOCK : 0;
 	job.next_col = 0;
 	core_pool_run(g->pool, pair ? 2 : 1, gather_columns, &job);
+	for (c = 0; c < ngrp; c++)
+		if (g->gseen[c])
+			o->batch.cols[g->grp[c]].validity = g->gbits[c];
 	o->batch.nrows = n;
 }
 
@@ -650,6 +807,12 @@ core_gather_new(const struct core_schema *schema, struct core_pool *pool,
 	g->schema = schema;
 	g->pool = pool;
 	g->mem = mem;
+	g->grp = core_xcalloc(ncols ? ncols : 1, sizeof(*g->grp));
+	g->ingrp = core_xcalloc(ncols ? ncols : 1, sizeof(*g->ingrp));
+	g->gmaybe = core_xcalloc(ncols ? ncols : 1, sizeof(*g->gmaybe));
+	g->gseen = core_xcalloc(ncols ? ncols : 1, sizeof(*g->gseen));
+	g->gout = core_xcalloc(ncols ? ncols : 1, sizeof(*g->gout));
+	g->gbits = core_xcalloc(ncols ? ncols : 1, sizeof(*g->gbits));
 	/* Strings (offsets and bytes) first, then by width, widest first;
 	 * the sort keeps schema order among equals. */
 	g->order = core_xcalloc(ncols ? ncols : 1, sizeof(*g->order));
@@ -683,6 +846,14 @@ core_gather_free(struct core_gather *g)
 		free(g->strs[t]);
 	}
 	free(g->order);
+	free(g->grp);
+	free(g->ingrp);
+	free(g->gmaybe);
+	free(g->gseen);
+	free(g->gout);
+	free(g->gbits);
+	free(g->gvals);
+	free(g->gstrs);
 	free(g->sel);
 	free(g->run_from);
 	free(g->run_len);
