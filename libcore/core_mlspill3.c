@@ -609,6 +609,16 @@ struct core_mlspill3_reader {
 	int tee_fd;			/* new_tee: fd gets every byte, or -1 */
 	const char *tee_name;		/* borrowed */
 	const char *one_path;		/* borrowed: new_tee's path */
+	/* read_ahead: the next batch is read into abatch by a task on
+	 * apool's helper while the caller works on the one it was handed;
+	 * ast is what stats reports, as of the batch handed. */
+	struct core_pool *apool;	/* borrowed; NULL: no read-ahead */
+	struct core_pool_task atask;
+	bool apending;			/* atask started, not waited for */
+	struct core_batch abatch;
+	int arc;
+	struct core_err aerr;
+	struct core_mlspill3_stats ast;
 };
 
 #define READ_CHUNK (1u << 20)
@@ -1005,6 +1015,10 @@ core_mlspill3_reader_free(struct core_mlspill3_reader *r)
 {
 	if (r == NULL)
 		return;
+	if (r->apending)
+		core_pool_wait(r->apool, &r->atask);
+	if (r->apool != NULL)
+		core_batch_release(&r->abatch);
 	if (r->close_fd && r->fd >= 0)
 		close(r->fd);
 	core_free_aligned(r->zraw);
@@ -1027,7 +1041,7 @@ void
 core_mlspill3_reader_stats(const struct core_mlspill3_reader *r,
     struct core_mlspill3_stats *st)
 {
-	*st = r->st;
+	*st = r->apool != NULL ? r->ast : r->st;
 }
 
 const char *
@@ -1069,6 +1083,61 @@ void
 core_mlspill3_reader_keep_last(struct core_mlspill3_reader *r)
 {
 	r->keep = true;
+}
+
+static int reader_next(struct core_mlspill3_reader *r, struct core_batch *b,
+    struct core_err *err);
+
+static void
+ahead_read(void *arg, unsigned who)
+{
+	struct core_mlspill3_reader *r = arg;
+
+	(void)who;
+	r->arc = reader_next(r, &r->abatch, &r->aerr);
+}
+
+void
+core_mlspill3_reader_read_ahead(struct core_mlspill3_reader *r,
+    struct core_pool *pool)
+{
+	if (pool == NULL || r->apool != NULL)
+		return;
+	r->apool = pool;
+	r->keep = true;
+	r->ast = r->st;
+	core_batch_init(&r->abatch, r->schema);
+}
+
+/* next with read-ahead: waits for the batch being read (or reads it),
+ * hands it over and starts reading the one after it. */
+static int
+ahead_next(struct core_mlspill3_reader *r, struct core_batch *b,
+    struct core_err *err)
+{
+	struct core_column *cols;
+	int rc;
+
+	if (!r->apending)
+		ahead_read(r, 0);
+	else
+		core_pool_wait(r->apool, &r->atask);
+	r->apending = false;
+	r->ast = r->st;
+	if ((rc = r->arc) != 0) {
+		if (rc != CORE_EOF)
+			*err = r->aerr;
+		return rc;
+	}
+	/* Swap the column arrays: b gets the views just read, abatch
+	 * b's old array to read the next frame into. */
+	cols = b->cols;
+	b->cols = r->abatch.cols;
+	r->abatch.cols = cols;
+	b->nrows = r->abatch.nrows;
+	r->apending = true;
+	core_pool_start(r->apool, &r->atask, ahead_read, r);
+	return 0;
 }
 
 void
@@ -1528,6 +1597,15 @@ read_end(struct core_mlspill3_reader *r,
 int
 core_mlspill3_reader_next(struct core_mlspill3_reader *r,
     struct core_batch *b, struct core_err *err)
+{
+	if (r->apool != NULL && b != NULL)
+		return ahead_next(r, b, err);
+	return reader_next(r, b, err);
+}
+
+static int
+reader_next(struct core_mlspill3_reader *r, struct core_batch *b,
+    struct core_err *err)
 {
 	struct core_mlspill3_record rec;
 	const char *why;

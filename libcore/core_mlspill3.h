@@ -157,6 +157,24 @@ void core_mlspill3_reader_want(struct core_mlspill3_reader *r,
 void core_mlspill3_reader_keep_last(struct core_mlspill3_reader *r);
 
 /*
+ * From now on each frame is read, verified and decoded on a helper of
+ * pool (borrowed; NULL: no change) while the caller works on the batch
+ * it was handed before: next hands over the frame read ahead and starts
+ * on the one after it.  A batch stays valid until the next read call,
+ * as without read-ahead; stats and errors are as of the batches handed
+ * over, in order.  Costs what keep_last costs (which it turns on: do
+ * not also ask for keep_last's longer validity).  The pool must be used
+ * by nothing else between read calls (core_pool.h: one thread at a
+ * time); core_mlspill3_reader_free waits for a read under way, so free
+ * the reader before the pool.  name and file_rows would describe the
+ * frame being read ahead, so a caller that needs them does not ask for
+ * this.  Not for next_raw, which stays synchronous (and must not be
+ * mixed in).
+ */
+void core_mlspill3_reader_read_ahead(struct core_mlspill3_reader *r,
+    struct core_pool *pool);
+
+/*
  * From now on next fills b with a frame's row count only (every column
  * empty).  On a regular file the frame bodies are skipped with lseek(2),
  * neither read nor verified; every record header and end record is

@@ -157,6 +157,9 @@ write_stream(const struct core_schema *s, int level, struct core_batch *want,
 	return fd;
 }
 
+/* The pool read_all reads ahead on (NULL: none). */
+static struct core_pool *ahead_pool;
+
 /* Reads fd to the end; returns the final code and counts rows. */
 static int
 read_all(int fd, uint64_t *rows, struct core_err *err)
@@ -169,6 +172,7 @@ read_all(int fd, uint64_t *rows, struct core_err *err)
 	lseek(fd, 0, SEEK_SET);
 	if ((rc = core_mlspill3_reader_new_fd(fd, "mem", &r, err)) != 0)
 		return rc;
+	core_mlspill3_reader_read_ahead(r, ahead_pool);
 	core_batch_init(&b, core_mlspill3_reader_schema(r));
 	while ((rc = core_mlspill3_reader_next(r, &b, err)) == 0)
 		*rows += b.nrows;
@@ -416,16 +420,23 @@ test_truncated_every_offset(void)
 	bytes = slurp(fd, &len);
 	close(fd);
 	CHECK(len > 500);
-	for (cut = 0; cut < len; cut++) {
-		int mf = memfile(bytes, cut), rc = read_all(mf, &rows, &err);
+	/* Read in line, then read ahead on a helper. */
+	for (cut = 0; cut < 2 * len; cut++) {
+		int mf, rc;
 
+		if (cut == len)
+			ahead_pool = core_pool_new(2);
+		mf = memfile(bytes, cut % len);
+		rc = read_all(mf, &rows, &err);
 		close(mf);
 		if (rc != CORE_ETRUNC) {
 			if (bad++ < 5)
-				printf("# cut at %zu: rc %d (%s)\n", cut, rc,
-				    err.msg);
+				printf("# cut at %zu: rc %d (%s)\n", cut % len,
+				    rc, err.msg);
 		}
 	}
+	core_pool_free(ahead_pool);
+	ahead_pool = NULL;
 	CHECK_EQ_INT(bad, 0);
 	/* The whole stream reads fine. */
 	fd = memfile(bytes, len);
@@ -453,17 +464,23 @@ bit_flips(int level)
 	fd = write_stream(s, level, want, 2, 40, 4);
 	bytes = slurp(fd, &len);
 	close(fd);
-	for (bit = 0; bit < len * 8; bit++) {
+	/* Read in line; with level 0, read ahead as well. */
+	for (bit = 0; bit < len * 8 * (level == 0 ? 2 : 1); bit++) {
+		size_t at = bit % (len * 8);
 		int mf, rc;
 
-		bytes[bit / 8] ^= (char)(1u << (bit % 8));
+		if (bit == len * 8)
+			ahead_pool = core_pool_new(2);
+		bytes[at / 8] ^= (char)(1u << (at % 8));
 		mf = memfile(bytes, len);
 		rc = read_all(mf, &rows, &err);
 		close(mf);
-		bytes[bit / 8] ^= (char)(1u << (bit % 8));
+		bytes[at / 8] ^= (char)(1u << (at % 8));
 		if (rc >= 0 && missed++ < 5)
-			printf("# flip of bit %zu not detected\n", bit);
+			printf("# flip of bit %zu not detected\n", at);
 	}
+	core_pool_free(ahead_pool);
+	ahead_pool = NULL;
 	CHECK_EQ_INT(missed, 0);
 	free(bytes);
 	for (f = 0; f < 2; f++)
@@ -782,6 +799,87 @@ test_keep_last(void)
 	free(pa);
 	free(pb);
 	free(both);
+	for (f = 0; f < NA; f++)
+		core_batch_release(&a[f]);
+	for (f = 0; f < NB; f++)
+		core_batch_release(&b[f]);
+	core_schema_free(s);
+}
+
+/*
+ * read_ahead: two streams (raw with NULLs, then compressed) as one
+ * file and as two paths; every batch handed over equals the one
+ * written, the stats after each read equal a plain reader's at the same
+ * point, the end is CORE_EOF; a reader freed with a read under way, and
+ * one whose pool has no helper (NULL: reads in line), are fine too.
+ */
+static void
+test_read_ahead(void)
+{
+	enum { NA = 12, NB = 9 };
+	struct core_schema *s = all_types_schema();
+	struct core_batch a[NA], b[NB], got, plain;
+	const struct core_batch *want[NA + NB];
+	struct core_mlspill3_reader *r, *q;
+	struct core_mlspill3_stats st, sq;
+	struct core_pool *pool = core_pool_new(2);
+	struct core_err err;
+	char pa[] = "/tmp/colpipe-ra-a-XXXXXX", pb[] = "/tmp/colpipe-ra-b-XXXXXX";
+	const char *paths[2] = { pa, pb };
+	int fa, fb, f, bad = 0, mode, ta, tb;
+
+	fa = write_stream(s, 0, a, NA, 900, 4);
+	fb = write_stream(s, 1, b, NB, 400, 0);
+	for (f = 0; f < NA; f++)
+		want[f] = &a[f];
+	for (f = 0; f < NB; f++)
+		want[NA + f] = &b[f];
+	ta = mkstemp(pa);
+	tb = mkstemp(pb);
+	{
+		size_t la, lb;
+		char *p = slurp(fa, &la), *q2 = slurp(fb, &lb);
+
+		CHECK(write(ta, p, la) == (ssize_t)la);
+		CHECK(write(tb, q2, lb) == (ssize_t)lb);
+		free(p);
+		free(q2);
+	}
+	close(ta);
+	close(tb);
+	for (mode = 0; mode < 3; mode++) {
+		CHECK_EQ_INT(core_mlspill3_reader_new(paths, 2, &r, &err), 0);
+		CHECK_EQ_INT(core_mlspill3_reader_new(paths, 2, &q, &err), 0);
+		core_mlspill3_reader_read_ahead(r, mode == 1 ? NULL : pool);
+		core_batch_init(&got, core_mlspill3_reader_schema(r));
+		core_batch_init(&plain, core_mlspill3_reader_schema(q));
+		for (f = 0; f < NA + NB; f++) {
+			CHECK_EQ_INT(core_mlspill3_reader_next(r, &got, &err),
+			    0);
+			CHECK_EQ_INT(core_mlspill3_reader_next(q, &plain,
+			    &err), 0);
+			bad += !batch_same(&got, want[f]);
+			core_mlspill3_reader_stats(r, &st);
+			core_mlspill3_reader_stats(q, &sq);
+			bad += memcmp(&st, &sq, sizeof(st)) != 0;
+			/* mode 2: stop with the next read under way. */
+			if (mode == 2 && f == NA + 2)
+				break;
+		}
+		if (mode != 2)
+			CHECK_EQ_INT(core_mlspill3_reader_next(r, &got, &err),
+			    CORE_EOF);
+		core_batch_release(&got);
+		core_batch_release(&plain);
+		core_mlspill3_reader_free(r);
+		core_mlspill3_reader_free(q);
+	}
+	CHECK_EQ_INT(bad, 0);
+	core_pool_free(pool);
+	unlink(pa);
+	unlink(pb);
+	close(fa);
+	close(fb);
 	for (f = 0; f < NA; f++)
 		core_batch_release(&a[f]);
 	for (f = 0; f < NB; f++)
@@ -1333,6 +1431,7 @@ main(void)
 {
 	RUN(test_round_trip_raw);
 	RUN(test_keep_last);
+	RUN(test_read_ahead);
 	RUN(test_decimal128);
 	RUN(test_round_trip_raw_nulls);
 	RUN(test_round_trip_zstd_nulls);

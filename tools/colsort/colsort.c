@@ -382,6 +382,10 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 	if (c->threads != 1) {
 		wpool = core_pool_new(core_pool_default(0, 2));
 		core_mlspill3_writer_async(k.w, wpool);
+		/* The input is read and decoded on the same helper while
+		 * the rows before it are buffered (the merge's writes come
+		 * only after the last read). */
+		core_mlspill3_reader_read_ahead(rd, wpool);
 	}
 	size = core_paths_size(paths, npaths);
 	k.prog = fe_progress_new(c->progress, size);
@@ -407,10 +411,11 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 		fe_err_append(err, " (--max-spill): raise it or --memory");
 out:
 	core_mlspill3_writer_free(k.w);
+	/* Before the pool: a read ahead may be under way on it. */
+	core_mlspill3_reader_free(rd);
 	core_pool_free(wpool);
 	core_sort_free(s);
 	core_batch_release(&b);
-	core_mlspill3_reader_free(rd);
 	free(keys);
 	return rc;
 }
