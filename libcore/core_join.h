@@ -119,6 +119,17 @@ int core_join_plan_select(struct core_join_plan *p,
     const char *list, struct core_join_proj *proj, struct core_err *err);
 void core_join_proj_release(struct core_join_proj *proj);
 
+/*
+ * Narrows p as core_join_plan_select does, to every column of its
+ * output in order, when some input column is neither output nor key
+ * (the right side of a semi or anti join): the join then never reads,
+ * stores or spills it.  True when so (*proj is then the caller's); false
+ * with p unchanged and *proj empty when every input column is used.
+ */
+bool core_join_plan_narrow_unused(struct core_join_plan *p,
+    const struct core_schema *left, const struct core_schema *right,
+    struct core_join_proj *proj);
+
 /* Makes b a view of the columns proj->col[side] of the input batch in
  * (of the side's whole schema; b was core_batch_init'ed on
  * proj->schema[side]). */

@@ -379,25 +379,20 @@ parse_select(const struct core_schema *out, const char *list, uint32_t *sel,
 	}
 }
 
-int
-core_join_plan_select(struct core_join_plan *p,
-    const struct core_schema *left, const struct core_schema *right,
-    const char *list, struct core_join_proj *proj, struct core_err *err)
+/* Narrows p to its output columns sel[0..nsel) (core_join_plan_select);
+ * frees sel. */
+static void
+narrow(struct core_join_plan *p, const struct core_schema *left,
+    const struct core_schema *right, uint32_t *sel, uint32_t nsel,
+    struct core_join_proj *proj)
 {
 	const struct core_schema *side[2] = { left, right };
-	uint32_t *sel, nsel, *map[2], i, j;
+	uint32_t *map[2], i, j;
 	struct core_schema *out;
 	struct core_join_src *src;
 	size_t k;
-	int s, rc;
+	int s;
 
-	memset(proj, 0, sizeof(*proj));
-	sel = core_xmalloc((p->out->ncols ? p->out->ncols : 1) *
-	    sizeof(*sel));
-	if ((rc = parse_select(p->out, list, sel, &nsel, err)) != 0) {
-		free(sel);
-		return rc;
-	}
 	/* What each side must read: the selected columns and the keys. */
 	for (s = 0; s < 2; s++)
 		proj->want[s] = core_xcalloc(side[s]->ncols ? side[s]->ncols :
@@ -448,7 +443,59 @@ core_join_plan_select(struct core_join_plan *p,
 	free(map[0]);
 	free(map[1]);
 	free(sel);
+}
+
+int
+core_join_plan_select(struct core_join_plan *p,
+    const struct core_schema *left, const struct core_schema *right,
+    const char *list, struct core_join_proj *proj, struct core_err *err)
+{
+	uint32_t *sel, nsel;
+	int rc;
+
+	memset(proj, 0, sizeof(*proj));
+	sel = core_xmalloc((p->out->ncols ? p->out->ncols : 1) *
+	    sizeof(*sel));
+	if ((rc = parse_select(p->out, list, sel, &nsel, err)) != 0) {
+		free(sel);
+		return rc;
+	}
+	narrow(p, left, right, sel, nsel, proj);
 	return 0;
+}
+
+bool
+core_join_plan_narrow_unused(struct core_join_plan *p,
+    const struct core_schema *left, const struct core_schema *right,
+    struct core_join_proj *proj)
+{
+	uint32_t n = p->out->ncols, used = 0, i, *sel;
+	bool *seen[2];
+	size_t k;
+	int s;
+
+	memset(proj, 0, sizeof(*proj));
+	seen[0] = core_xcalloc(left->ncols ? left->ncols : 1, sizeof(bool));
+	seen[1] = core_xcalloc(right->ncols ? right->ncols : 1,
+	    sizeof(bool));
+	for (i = 0; i < n; i++)
+		seen[p->src[i].side][p->src[i].col] = true;
+	for (k = 0; k < p->nkeys; k++) {
+		seen[0][p->keys[k].lcol] = true;
+		seen[1][p->keys[k].rcol] = true;
+	}
+	for (s = 0; s < 2; s++)
+		for (i = 0; i < (s ? right : left)->ncols; i++)
+			used += seen[s][i];
+	free(seen[0]);
+	free(seen[1]);
+	if (used == left->ncols + right->ncols)
+		return false;
+	sel = core_xmalloc((n ? n : 1) * sizeof(*sel));
+	for (i = 0; i < n; i++)
+		sel[i] = i;
+	narrow(p, left, right, sel, n, proj);
+	return true;
 }
 
 void

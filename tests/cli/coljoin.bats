@@ -559,6 +559,32 @@ big_inner() {
 	stderr_has "0 partitions, 0 levels, 0 chunked, 0 kept, 0.0 MB spilled"
 }
 
+@test "semi and anti joins hold only the right side's keys" {
+	# 20000 right rows of a key and 200 bytes of padding (4 MB on disk,
+	# 0.2 MB of keys): at -m 2M the keys fit, so nothing is spilled,
+	# from a file (its size scaled to the keys) and from a pipe alike.
+	awk 'BEGIN { print "rk,pad"; for (i = 0; i < 20000; i++)
+	    printf "%d,%0200d\n", i, i }' | csv2col >wide.col
+	awk 'BEGIN { print "k,v"; for (i = 0; i < 50000; i++)
+	    print (i * 7) % 40000 "," i }' | csv2col >l.col
+	for t in semi anti; do
+		join_rows -m 64M --type $t --on k=rk l.col wide.col
+		status_is 0
+		local want_rows=$output
+		[ "$(printf '%s\n' "$output" | wc -l)" -gt 20000 ] ||
+			fail "$t: too few rows"
+		for src in wide.col '<(cat wide.col)'; do
+			run --separate-stderr bash -c "set -o pipefail
+			    coljoin --stats -m 2M --type $t --on k=rk l.col \
+			    $src | col2csv --no-header | sort"
+			status_is 0
+			[ "$output" = "$want_rows" ] || fail "$t from $src: rows differ"
+			stderr_has " 0 partitions"
+		done
+	done
+	spill_empty
+}
+
 @test "--build auto on pipes hashes the input that ends first" {
 	# A few rows on the right of a pipe, many on the left, and back.
 	printf '%s\n' 'rk,tag' '3,a' '3,b' '10,c' '199999,d' 'nosuch,e' |
@@ -687,9 +713,12 @@ big_inner() {
 		    coljoin -m ${m}M --on k=rk big.col - >/dev/null"
 		/usr/bin/time -o rss3 -f %M coljoin -m ${m}M --build left \
 		    --type full --on k=rk big.col bigr.col >/dev/null
+		# A semi join reads only the right side's keys.
+		/usr/bin/time -o rss4 -f %M coljoin -m ${m}M --type semi \
+		    --on k=rk big.col bigr.col >/dev/null
 		# The constant of coljoin(1): about 8 MiB plus twice an input
 		# frame of each side; these frames are under 0.3 MiB.
-		for kb in $(cat rss) $(cat rss2) $(cat rss3); do
+		for kb in $(cat rss) $(cat rss2) $(cat rss3) $(cat rss4); do
 			[ "$kb" -le $((m * 1024 + 10 * 1024)) ] ||
 				fail "-m ${m}M: peak RSS $kb KiB"
 		done

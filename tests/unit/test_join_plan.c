@@ -110,6 +110,61 @@ test_output_schema(void)
 	    false, CORE_EUSAGE, "'a_r' would be in the output twice");
 }
 
+/*
+ * core_join_plan_narrow_unused: a semi or anti join's right side is
+ * narrowed to its keys (the plan's keys and sources follow); a plan
+ * whose output or keys use every input column (inner, and full with
+ * the right keys dropped: they are still keys) is left as it is.
+ */
+static void
+test_narrow_unused(void)
+{
+	const char *l = "k:int64;a:string;k2:int32";
+	const char *r = "x:string;rk:int64;y:date;rk2:int64";
+	struct core_schema *ls = schema_of(l), *rs = schema_of(r);
+	struct core_join_proj proj;
+	struct core_join_plan *p;
+	enum core_join_type t;
+	char *d;
+
+	for (t = CORE_JOIN_SEMI; ; t = CORE_JOIN_ANTI) {
+		p = plan(l, r, t, "k=rk,k2=rk2", NULL, false, 0, NULL);
+		CHECK(core_join_plan_narrow_unused(p, ls, rs, &proj));
+		d = core_schema_describe(proj.schema[1]);
+		CHECK_EQ_STR(d, "rk:int64,rk2:int64");
+		free(d);
+		d = core_schema_describe(proj.schema[0]);
+		CHECK_EQ_STR(d, "k:int64,a:string,k2:int32");
+		free(d);
+		CHECK(!proj.want[1][0] && proj.want[1][1] && !proj.want[1][2] &&
+		    proj.want[1][3]);
+		CHECK_EQ_INT(proj.col[1][0], 1);
+		CHECK_EQ_INT(proj.col[1][1], 3);
+		/* The keys index the narrowed right side. */
+		CHECK_EQ_INT(p->keys[0].rcol, 0);
+		CHECK_EQ_INT(p->keys[1].rcol, 1);
+		CHECK_EQ_INT(p->keys[1].lcol, 2);
+		d = core_schema_describe(p->out);
+		CHECK_EQ_STR(d, "k:int64,a:string,k2:int32");
+		free(d);
+		CHECK_EQ_INT(p->src[2].side, 0);
+		CHECK_EQ_INT(p->src[2].col, 2);
+		core_join_proj_release(&proj);
+		core_join_plan_free(p);
+		if (t == CORE_JOIN_ANTI)
+			break;
+	}
+	p = plan(l, r, CORE_JOIN_INNER, "k=rk,k2=rk2", NULL, false, 0, NULL);
+	CHECK(!core_join_plan_narrow_unused(p, ls, rs, &proj));
+	CHECK(proj.schema[0] == NULL && proj.schema[1] == NULL);
+	core_join_plan_free(p);
+	p = plan(l, r, CORE_JOIN_FULL, "k=rk,k2=rk2", NULL, true, 0, NULL);
+	CHECK(!core_join_plan_narrow_unused(p, ls, rs, &proj));
+	core_join_plan_free(p);
+	core_schema_free(ls);
+	core_schema_free(rs);
+}
+
 static void
 test_keys(void)
 {
@@ -212,6 +267,7 @@ int
 main(void)
 {
 	RUN(test_output_schema);
+	RUN(test_narrow_unused);
 	RUN(test_keys);
 	RUN(test_common_types);
 	RUN(test_type_names);

@@ -232,7 +232,67 @@ struct input {
 	 * batches ahead of the join. */
 	struct core_ahead *ahead;
 	uint64_t rows, bytes;		/* read so far, for progress */
+	uint64_t file_bytes;		/* a regular file's size, else 0 */
+	/* The first batch, read to scale the size hint (scale_hint): what
+	 * produce hands out first, with this code, when peeked. */
+	bool peeked;
+	int peek_rc;
 };
+
+/* The bytes batch b's columns hold: values, offsets, text, bitmaps. */
+static uint64_t
+batch_bytes(const struct core_batch *b)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < b->ncols; i++) {
+		const struct core_column *c = &b->cols[i];
+		size_t w = core_type_width(c->type.id);
+
+		if (c->validity != NULL)
+			n += core_bitmap_bytes(b->nrows);
+		if (w != 0)
+			n += (uint64_t)b->nrows * w;
+		else if (b->nrows > 0)
+			n += ((uint64_t)b->nrows + 1) * 4 +
+			    (uint64_t)(c->offsets[b->nrows] - c->offsets[0]);
+	}
+	return n;
+}
+
+/*
+ * A file read narrowed (--select, --count, the right side of a semi or
+ * anti join) holds fewer bytes in the join than on disk, and the size
+ * hint plans the join's memory (a build side planned too large is
+ * partitioned and spilled when it would have fit): it is scaled by the
+ * share of the first frame's bytes that the wanted columns take.  That
+ * frame is handed to the join first.  0, or the read's failure.
+ */
+static int
+scale_hint(struct input *in, struct core_err *err)
+{
+	struct core_mlspill3_stats st;
+	uint64_t want;
+	int rc;
+
+	if (in->proj == NULL || in->in.size_hint == 0)
+		return 0;
+	rc = core_mlspill3_reader_next(in->rd, &in->whole, err);
+	if (rc != 0 && rc != CORE_EOF)
+		return rc;
+	in->peeked = true;
+	in->peek_rc = rc;
+	if (rc != 0)
+		return 0;
+	core_join_proj_batch(in->proj, in->side, &in->whole, &in->out);
+	core_mlspill3_reader_stats(in->rd, &st);
+	want = batch_bytes(&in->out);
+	if (st.bytes > 0 && in->whole.nrows > 0 && want < st.bytes)
+		in->in.size_hint = (uint64_t)((double)in->in.size_hint *
+		    (double)want / (double)st.bytes) + 1;
+	return 0;
+}
 
 /* The least budget the inputs are read ahead at: the copies the read-
  * ahead holds (CORE_AHEAD_SLOTS batches of each input) are not charged,
@@ -272,7 +332,10 @@ produce(void *arg, const struct core_batch **out, uint64_t tag[2],
 	struct core_mlspill3_stats st;
 	int rc;
 
-	if (in->proj == NULL) {
+	if (in->peeked) {
+		in->peeked = false;
+		rc = in->peek_rc;
+	} else if (in->proj == NULL) {
 		rc = core_mlspill3_reader_next(in->rd, &in->out, err);
 	} else {
 		rc = core_mlspill3_reader_next(in->rd, &in->whole, err);
@@ -430,6 +493,7 @@ run_join(const struct options *o, struct input *inputs,
 		in->in.next = next;
 		in->in.arg = in;
 		in->in.size_hint = core_paths_size(&in->path, 1);
+		in->file_bytes = in->in.size_hint;
 	}
 	if ((rc = make_plan(o, inputs[0].in.schema, inputs[1].in.schema,
 	    &plan, err)) != 0)
@@ -442,6 +506,9 @@ run_join(const struct options *o, struct input *inputs,
 		core_join_plan_free(plan);
 		return rc;
 	}
+	if (o->select == NULL && !o->count)
+		(void)core_join_plan_narrow_unused(plan, inputs[0].in.schema,
+		    inputs[1].in.schema, &proj);
 	/* An output wider than a stream may be is known now, not after
 	 * the join has read its inputs. */
 	if (!o->count &&
@@ -461,6 +528,8 @@ run_join(const struct options *o, struct input *inputs,
 	}
 	for (i = 0; i < 2; i++)
 		core_batch_init(&inputs[i].out, inputs[i].in.schema);
+	for (i = 0; i < 2 && rc == 0; i++)
+		rc = scale_hint(&inputs[i], err);
 	core_mem_init(&mem, c->memory ? c->memory :
 	    core_mem_default_limit());
 	memset(&jo, 0, sizeof(jo));
@@ -488,20 +557,22 @@ run_join(const struct options *o, struct input *inputs,
 		wpool = core_pool_new(core_pool_default(0, 2));
 		core_mlspill3_writer_async(k.w, wpool);
 	}
-	if (inputs[0].in.size_hint != 0 && inputs[1].in.size_hint != 0)
-		total = inputs[0].in.size_hint + inputs[1].in.size_hint;
+	if (inputs[0].file_bytes != 0 && inputs[1].file_bytes != 0)
+		total = inputs[0].file_bytes + inputs[1].file_bytes;
 	k.prog = fe_progress_new(c->progress, total);
 	fe_progress_phase(k.prog, "reading");
 	/* Each input on a thread of its own, when there are two cores and
 	 * room beside the budget; started last, as they read at once.
 	 * Without a thread the join reads it itself. */
-	for (i = 0; i < 2 && c->threads != 1 &&
+	for (i = 0; i < 2 && rc == 0 && c->threads != 1 &&
 	    core_pool_default(c->threads, 2) > 1 && mem.limit >= AHEAD_MIN;
 	    i++)
 		if (core_ahead_new(inputs[i].in.schema, produce, &inputs[i],
 		    &inputs[i].ahead, err) != 0)
 			inputs[i].ahead = NULL;
-	if (o->sorted)
+	if (rc != 0)
+		;	/* the first frame read to scale a size hint failed */
+	else if (o->sorted)
 		rc = core_join_merge(&jo, &mem, &inputs[0].in,
 		    &inputs[1].in, emit, &k, &st, err);
 	else
