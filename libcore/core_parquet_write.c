@@ -2606,6 +2606,12 @@ core_parquet_writer_finish(struct core_parquet_writer *w,
 	return rc;
 }
 
+struct core_pool *
+core_parquet_writer_pool(const struct core_parquet_writer *w)
+{
+	return w->pool;
+}
+
 void
 core_parquet_writer_stats(const struct core_parquet_writer *w,
     struct core_parquet_stats *st)

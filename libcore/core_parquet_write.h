@@ -114,6 +114,7 @@ void core_parquet_options_init(struct core_parquet_options *o);
 int core_parquet_codec_parse(const char *s, struct core_parquet_options *o,
     struct core_err *err);
 
+struct core_pool;
 struct core_parquet_writer;
 
 /* Starts a file on out (borrowed; every byte goes through it and is
@@ -137,6 +138,14 @@ int core_parquet_writer_finish(struct core_parquet_writer *w,
     struct core_err *err);
 
 void core_parquet_writer_free(struct core_parquet_writer *w);
+
+/* The pool w encodes on (NULL: one thread), for work of the caller's
+ * that should share its helper between write calls, e.g. reading the
+ * input ahead (core_mlspill3_reader_read_ahead): a helper busy with it
+ * when a batch is encoded joins the encoding once it is done, and the
+ * caller encodes the rest.  Valid until core_parquet_writer_free. */
+struct core_pool *core_parquet_writer_pool(
+    const struct core_parquet_writer *w);
 
 struct core_parquet_stats {
 	uint64_t rows;

@@ -297,6 +297,12 @@ run(const struct options *o, const char *const *paths, size_t npaths,
 	if (rc == 0)
 		rc = core_parquet_writer_new(out, schema, &pq, &w, err);
 	free(modes);
+	/* The input is read ahead on the encoding helper (which joins the
+	 * encoding once the frame is read): the frames' reading and
+	 * checking no longer wait for the encoding, nor it for them. */
+	if (rc == 0)
+		core_mlspill3_reader_read_ahead(rd,
+		    core_parquet_writer_pool(w));
 	while (rc == 0 && (rc = core_mlspill3_reader_next(rd, &b, err)) ==
 	    0) {
 		if ((rc = core_parquet_write_batch(w, &b, err)) != 0)
@@ -320,9 +326,10 @@ run(const struct options *o, const char *const *paths, size_t npaths,
 		    (double)ps.bytes / 1e6, fe_elapsed(),
 		    (double)fe_peak_rss() / 1e6);
 	}
+	/* The reader first: a read ahead may be under way on w's pool. */
+	core_mlspill3_reader_free(rd);
 	core_parquet_writer_free(w);
 	core_batch_release(&b);
-	core_mlspill3_reader_free(rd);
 	return rc;
 }
 
