@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -619,6 +620,9 @@ struct core_mlspill3_reader {
 	int arc;
 	struct core_err aerr;
 	struct core_mlspill3_stats ast;
+	/* read_ahead from a pipe: a byte written to cancel[1] ends a read
+	 * ahead waiting for its writer (free's way out); else -1. */
+	int cancel[2];
 };
 
 #define READ_CHUNK (1u << 20)
@@ -726,6 +730,22 @@ ensure(struct core_mlspill3_reader *r, size_t n, struct core_err *err)
 			want = min;
 		if (want > r->cap - r->end)
 			want = r->cap - r->end;
+		if (r->cancel[0] >= 0) {
+			/* A read ahead waits for data or for free. */
+			struct pollfd pf[2] = {
+				{ r->fd, POLLIN, 0 }, { r->cancel[0], POLLIN, 0 }
+			};
+
+			if (poll(pf, 2, -1) < 0) {
+				if (errno == EINTR)
+					continue;
+				return core_err_errno(err, CORE_EIO, errno,
+				    "read error on %s", r->name);
+			}
+			if (pf[1].revents != 0)
+				return core_err_set(err, CORE_EIO, "%s: read "
+				    "given up", r->name);
+		}
 		if (r->tee_fd >= 0)
 			k = tee_read(r, want, err);
 		else
@@ -943,6 +963,7 @@ reader_init(struct core_mlspill3_reader *r)
 {
 	r->codec = core_codec_ctx_new();
 	r->tee_fd = -1;
+	r->cancel[0] = r->cancel[1] = -1;
 }
 
 int
@@ -1015,8 +1036,15 @@ core_mlspill3_reader_free(struct core_mlspill3_reader *r)
 {
 	if (r == NULL)
 		return;
-	if (r->apending)
+	if (r->apending) {
+		if (r->cancel[1] >= 0)
+			(void)!write(r->cancel[1], "", 1);
 		core_pool_wait(r->apool, &r->atask);
+	}
+	if (r->cancel[0] >= 0) {
+		close(r->cancel[0]);
+		close(r->cancel[1]);
+	}
 	if (r->apool != NULL)
 		core_batch_release(&r->abatch);
 	if (r->close_fd && r->fd >= 0)
@@ -1097,12 +1125,35 @@ ahead_read(void *arg, unsigned who)
 	r->arc = reader_next(r, &r->abatch, &r->aerr);
 }
 
+/* Is a path still to open a FIFO?  Opening one waits for a writer,
+ * where no poll can give up. */
+static bool
+fifo_ahead(const struct core_mlspill3_reader *r)
+{
+	struct stat st;
+	size_t i;
+
+	for (i = r->pathi + 1; i < r->npaths; i++)
+		if (strcmp(r->paths[i], "-") != 0 &&
+		    stat(r->paths[i], &st) == 0 && S_ISFIFO(st.st_mode))
+			return true;
+	return false;
+}
+
 void
 core_mlspill3_reader_read_ahead(struct core_mlspill3_reader *r,
     struct core_pool *pool)
 {
-	if (pool == NULL || r->apool != NULL)
+	/* A read ahead from a pipe waits in poll(2) beside a pipe of the
+	 * reader's own, so that free can end it: a writer that keeps its
+	 * end open without writing must not hold up an error's way out. */
+	if (pool == NULL || r->apool != NULL || r->tee_fd >= 0 ||
+	    fifo_ahead(r))
 		return;
+	if (pipe2(r->cancel, O_CLOEXEC) != 0) {
+		r->cancel[0] = r->cancel[1] = -1;
+		return;
+	}
 	r->apool = pool;
 	r->keep = true;
 	r->ast = r->st;

@@ -159,7 +159,9 @@ void core_mlspill3_reader_keep_last(struct core_mlspill3_reader *r);
 /*
  * From now on each frame is read, verified and decoded on a helper of
  * pool (borrowed; NULL: no change) while the caller works on the batch
- * it was handed before: next hands over the frame read ahead and starts
+ * it was handed before (not when a later path is a FIFO, whose open
+ * waits for a writer; from a pipe the read waits in poll(2), which free
+ * ends, so a writer that neither writes nor closes holds nothing up): next hands over the frame read ahead and starts
  * on the one after it.  A batch stays valid until the next read call,
  * as without read-ahead; stats and errors are as of the batches handed
  * over, in order.  Costs what keep_last costs (which it turns on: do

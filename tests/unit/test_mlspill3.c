@@ -887,6 +887,65 @@ test_read_ahead(void)
 	core_schema_free(s);
 }
 
+/*
+ * read_ahead on a pipe: a whole stream reads as written; a stream whose
+ * writer has written one frame and a part of the next, and keeps the
+ * pipe open, hands the first batch, and the reader (whose read ahead
+ * waits for the writer) is freed at once all the same.
+ */
+static void
+test_read_ahead_pipe(void)
+{
+	struct core_schema *s = all_types_schema();
+	struct core_batch want[2], got;
+	struct core_mlspill3_reader *r;
+	struct core_pool *pool = core_pool_new(2);
+	struct core_err err;
+	size_t len;
+	char *bytes;
+	int fd, p[2], f;
+
+	fd = write_stream(s, 0, want, 2, 100, 3);
+	bytes = slurp(fd, &len);
+	close(fd);
+	CHECK(len < 60000);
+	CHECK(pipe(p) == 0);
+	CHECK(write(p[1], bytes, len) == (ssize_t)len);
+	close(p[1]);
+	CHECK_EQ_INT(core_mlspill3_reader_new_fd(p[0], "pipe", &r, &err), 0);
+	core_mlspill3_reader_read_ahead(r, pool);
+	core_batch_init(&got, core_mlspill3_reader_schema(r));
+	for (f = 0; f < 2; f++) {
+		CHECK_EQ_INT(core_mlspill3_reader_next(r, &got, &err), 0);
+		CHECK(batch_same(&got, &want[f]));
+	}
+	CHECK_EQ_INT(core_mlspill3_reader_next(r, &got, &err), CORE_EOF);
+	core_batch_release(&got);
+	core_mlspill3_reader_free(r);
+	close(p[0]);
+	CHECK(pipe(p) == 0);
+	/* Frames of about equal size: 60% of the stream holds the whole
+	 * first frame, not the second. */
+	CHECK(write(p[1], bytes, len * 6 / 10) == (ssize_t)(len * 6 / 10));
+	CHECK_EQ_INT(core_mlspill3_reader_new_fd(p[0], "pipe", &r, &err), 0);
+	core_mlspill3_reader_read_ahead(r, pool);
+	core_batch_init(&got, core_mlspill3_reader_schema(r));
+	CHECK_EQ_INT(core_mlspill3_reader_next(r, &got, &err), 0);
+	CHECK(batch_same(&got, &want[0]));
+	core_batch_release(&got);
+	/* A free that waited would hang: SIGALRM ends the test instead. */
+	alarm(30);
+	core_mlspill3_reader_free(r);
+	core_pool_free(pool);
+	alarm(0);
+	close(p[0]);
+	close(p[1]);
+	free(bytes);
+	for (f = 0; f < 2; f++)
+		core_batch_release(&want[f]);
+	core_schema_free(s);
+}
+
 static void
 test_schema_mismatch(void)
 {
@@ -1432,6 +1491,7 @@ main(void)
 	RUN(test_round_trip_raw);
 	RUN(test_keep_last);
 	RUN(test_read_ahead);
+	RUN(test_read_ahead_pipe);
 	RUN(test_decimal128);
 	RUN(test_round_trip_raw_nulls);
 	RUN(test_round_trip_zstd_nulls);
