@@ -411,10 +411,11 @@ run_sort(const struct options *o, const char *const *paths, size_t npaths,
 		fe_err_append(err, " (--max-spill): raise it or --memory");
 out:
 	core_mlspill3_writer_free(k.w);
-	/* Before the pool: a read ahead may be under way on it. */
+	core_sort_free(s);
+	/* After the sort (whose spill writer uses the reader's schema) and
+	 * before the pool (a read ahead may be under way on it). */
 	core_mlspill3_reader_free(rd);
 	core_pool_free(wpool);
-	core_sort_free(s);
 	core_batch_release(&b);
 	free(keys);
 	return rc;
