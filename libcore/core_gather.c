@@ -321,39 +321,44 @@ copy_runs(const struct gjob *job, uint32_t i, enum core_type t,
 	}
 }
 
+/* Marks in bits rows [j0, j1) of column i gathered by refs, j0 a
+ * multiple of 8 (so the bytes are this call's alone): set, cleared where
+ * the source row is NULL.  True when one was. */
+static bool
+mark_nulls(const struct core_batch *const *srcs, const uint64_t *refs,
+    uint32_t i, uint32_t j0, uint32_t j1, uint8_t *bits)
+{
+	bool nulls = false;
+	uint32_t j;
+
+	memset(bits + j0 / 8, 0xff, core_bitmap_bytes(j1) - j0 / 8);
+	for (j = j0; j < j1; j++) {
+		const struct core_column *c = &srcs[refs[j] >> 32]->cols[i];
+
+		if (!core_col_is_valid(c, (uint32_t)refs[j])) {
+			bits[j >> 3] &= (uint8_t)~(1u << (j & 7));
+			nulls = true;
+		}
+	}
+	return nulls;
+}
+
 /* Block b of rows of the record columns (GROUP_BLOCK). */
 static void
 gather_block(const struct gjob *job, uint32_t b)
 {
 	const struct core_gather *g = job->g;
 	const uint64_t *refs = job->refs;
-	uint32_t j0 = b * GROUP_BLOCK, j1, c, j;
+	uint32_t j0 = b * GROUP_BLOCK, j1, c;
 
 	j1 = job->n - j0 < GROUP_BLOCK ? job->n : j0 + GROUP_BLOCK;
 	for (c = 0; c < g->ngrp; c++) {
 		uint32_t i = g->grp[c];
 		size_t w = core_type_width(g->schema->fields[i].type.id);
 
-		if (g->gmaybe[c]) {
-			uint8_t *bits = g->gbits[c];
-			bool nulls = false;
-
-			memset(bits + j0 / 8, 0xff, core_bitmap_bytes(j1) -
-			    j0 / 8);
-			for (j = j0; j < j1; j++) {
-				const struct core_column *sc =
-				    &job->srcs[refs[j] >> 32]->cols[i];
-
-				if (!core_col_is_valid(sc, (uint32_t)refs[j])) {
-					bits[j >> 3] &= (uint8_t)~(1u <<
-					    (j & 7));
-					nulls = true;
-				}
-			}
-			if (nulls)
-				__atomic_store_n(&g->gseen[c], 1,
-				    __ATOMIC_RELAXED);
-		}
+		if (g->gmaybe[c] &&
+		    mark_nulls(job->srcs, refs, i, j0, j1, g->gbits[c]))
+			__atomic_store_n(&g->gseen[c], 1, __ATOMIC_RELAXED);
 		gather_fixed((const unsigned char *const *)g->gvals +
 		    (size_t)c * job->nsrcs, g->gstrs + (size_t)c * job->nsrcs,
 		    refs + j0, j1 - j0, w, g->gout[c] + (size_t)j0 * w);
@@ -372,7 +377,7 @@ gather_columns(void *arg, unsigned who)
 	const void **vals = g->vals[who];
 	const int32_t **offs = g->offs[who];
 	size_t *strs = g->strs[who];
-	uint32_t ncols = g->schema->ncols, n = job->n, i, j;
+	uint32_t ncols = g->schema->ncols, n = job->n, i;
 	unsigned char *p = job->chunk[who];
 	size_t k;
 
@@ -411,23 +416,9 @@ gather_columns(void *arg, unsigned who)
 		bits = p;
 		p += A8(core_bitmap_bytes(n));
 		/* No rows, maybe no chunk at all: nothing to mark. */
-		if (maybe_null && n > 0) {
-			bool nulls = false;
-
-			memset(bits, 0xff, core_bitmap_bytes(n));
-			for (j = 0; j < n; j++) {
-				const struct core_column *c =
-				    &srcs[refs[j] >> 32]->cols[i];
-
-				if (!core_col_is_valid(c, (uint32_t)refs[j])) {
-					bits[j >> 3] &= (uint8_t)~(1u <<
-					    (j & 7));
-					nulls = true;
-				}
-			}
-			if (nulls)
-				d->validity = bits;
-		}
+		if (maybe_null && n > 0 && mark_nulls(srcs, refs, i, 0, n,
+		    bits))
+			d->validity = bits;
 		for (k = 0; k < job->nsrcs; k++) {
 			vals[k] = srcs[k] ? srcs[k]->cols[i].values : NULL;
 			offs[k] = srcs[k] ? srcs[k]->cols[i].offsets : NULL;

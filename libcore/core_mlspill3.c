@@ -730,8 +730,9 @@ ensure(struct core_mlspill3_reader *r, size_t n, struct core_err *err)
 			want = min;
 		if (want > r->cap - r->end)
 			want = r->cap - r->end;
-		if (r->cancel[0] >= 0) {
-			/* A read ahead waits for data or for free. */
+		if (r->cancel[0] >= 0 && !r->seekable) {
+			/* A read ahead from a pipe waits for data or for
+			 * free (a regular file's read does not wait). */
 			struct pollfd pf[2] = {
 				{ r->fd, POLLIN, 0 }, { r->cancel[0], POLLIN, 0 }
 			};

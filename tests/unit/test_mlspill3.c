@@ -807,8 +807,8 @@ test_keep_last(void)
 }
 
 /*
- * read_ahead: two streams (raw with NULLs, then compressed) as one
- * file and as two paths; every batch handed over equals the one
+ * read_ahead: two streams (raw with NULLs, then compressed) in two
+ * files read as one input; every batch handed over equals the one
  * written, the stats after each read equal a plain reader's at the same
  * point, the end is CORE_EOF; a reader freed with a read under way, and
  * one whose pool has no helper (NULL: reads in line), are fine too.
