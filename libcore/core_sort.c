@@ -1476,12 +1476,15 @@ frame_load(struct core_sort *s, struct core_spill_cursor *c,
 	if (rc != 0)
 		return rc;
 	if (m->f.batch.nrows > m->wrows) {
-		uint64_t more = (uint64_t)(m->f.batch.nrows - m->wrows) *
-		    s->stride * 8;
+		/* A sixty-fourth more, as the frame's buffers take
+		 * (core_spill.c's grow): frames of a run differ by a few
+		 * rows. */
+		uint32_t rows = m->f.batch.nrows + m->f.batch.nrows / 64;
+		uint64_t more = (uint64_t)(rows - m->wrows) * s->stride * 8;
 
 		core_mem_part_charge(&s->p_merge, more);
 		m->wcharge += more;
-		m->wrows = m->f.batch.nrows;
+		m->wrows = rows;
 		free(m->words);
 		m->words = core_xmalloc(core_mul_size(m->wrows,
 		    s->stride * 8));
