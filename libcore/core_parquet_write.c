@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -173,6 +174,10 @@ struct col {
 	core_i128 wmin, wmax, wlimit;	/* K_W16; wlimit = 10^precision */
 	double dmin, dmax;
 	struct buf smin, smax;
+
+	/* Nanoseconds its last slice took to encode, for the order the
+	 * threads take the columns of the next one. */
+	uint64_t cost;
 };
 
 /* Scratch for building and compressing pages, one per encoding thread:
@@ -205,13 +210,20 @@ struct core_parquet_writer {
 	struct core_parquet_stats st;
 
 	/* The second thread encodes columns of a slice alongside the
-	 * caller: both take the next column from next_col until none is
-	 * left.  Columns are independent, so the file is the same bytes
-	 * whatever thread encoded what. */
+	 * caller: both take the next column of order[] from next_col
+	 * until none is left.  order[] puts the columns that took longest
+	 * in the last slice first (taken in schema order, a wide string
+	 * column at the end was encoded by one thread while the other
+	 * had nothing left to take).  Columns are independent, so the
+	 * file is the same bytes whatever thread encoded what, in
+	 * whatever order. */
 	struct core_pool *pool;		/* owned; NULL: one thread */
 	const struct core_batch *job;	/* the slice: rows off..off+n */
 	uint32_t job_off, job_n;
-	uint32_t next_col;		/* atomic: next column to take */
+	uint32_t *order;		/* owned, ncols */
+	uint32_t next_col;		/* atomic: next of order[] to take */
+	bool job_flush;			/* the job ends the row group's open
+					   pages instead (flush_row_group) */
 	bool finished;
 };
 
@@ -2125,6 +2137,8 @@ put_page_index(struct core_parquet_writer *w, struct col *c,
 	return emit(w, t->buf, t->len, err);
 }
 
+static int run_job(struct core_parquet_writer *w, struct core_err *err);
+
 /* Writes the open row group and appends its RowGroup struct to w->rg. */
 static int
 flush_row_group(struct core_parquet_writer *w, struct core_err *err)
@@ -2139,9 +2153,14 @@ flush_row_group(struct core_parquet_writer *w, struct core_err *err)
 	held = buffered(w);
 	if (held > w->st.peak_buffered)
 		w->st.peak_buffered = held;
-	for (i = 0; i < w->ncols; i++)
-		if ((rc = flush_page(w, &w->enc[0], &w->cols[i], err)) != 0)
-			return rc;
+	/* Every column's open page ends here, on both threads (one
+	 * ended them all while the other waited: a page of each column,
+	 * for a dictionary column most of its row group). */
+	w->job_flush = true;
+	rc = run_job(w, err);
+	w->job_flush = false;
+	if (rc != 0)
+		return rc;
 
 	core_thrift_elem_struct(t);
 	core_thrift_field_list(t, 1, CORE_THRIFT_STRUCT, w->ncols);
@@ -2322,20 +2341,31 @@ encode_columns(struct core_parquet_writer *w, struct enc *e)
 	const struct core_batch *b = w->job;
 	uint32_t i;
 
+	struct timespec t0, t1;
+
 	e->rc = 0;
 	for (;;) {
 		i = __atomic_fetch_add(&w->next_col, 1, __ATOMIC_RELAXED);
 		if (i >= w->ncols)
 			return;
+		i = w->order[i];
+		if (w->job_flush) {
+			e->rc = flush_page(w, e, &w->cols[i], &e->err);
+			if (e->rc != 0)
+				break;
+			continue;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		e->rc = write_slice(w, e, &w->cols[i], &b->cols[i],
 		    w->job_off, w->job_n, &e->err);
-		if (e->rc != 0) {
-			/* The other thread stops taking columns too. */
-			__atomic_store_n(&w->next_col, w->ncols,
-			    __ATOMIC_RELAXED);
-			return;
-		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		w->cols[i].cost = (uint64_t)(t1.tv_sec - t0.tv_sec) *
+		    1000000000u + (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
+		if (e->rc != 0)
+			break;
 	}
+	/* The other thread stops taking columns too. */
+	__atomic_store_n(&w->next_col, w->ncols, __ATOMIC_RELAXED);
 }
 
 static void
@@ -2346,17 +2376,13 @@ encode_on(void *arg, unsigned who)
 	encode_columns(w, &w->enc[who]);
 }
 
-/* Encodes rows off..off+n of every column, on both threads if there
- * are two. */
+/* Runs the job set up in w (a slice, or the open pages' flush) on
+ * both threads if there are two; its first failure. */
 static int
-encode_slice(struct core_parquet_writer *w, const struct core_batch *b,
-    uint32_t off, uint32_t n, struct core_err *err)
+run_job(struct core_parquet_writer *w, struct core_err *err)
 {
 	unsigned k;
 
-	w->job = b;
-	w->job_off = off;
-	w->job_n = n;
 	w->next_col = 0;
 	w->enc[1].rc = 0;
 	core_pool_run(w->pool, w->nenc, encode_on, w);
@@ -2367,6 +2393,29 @@ encode_slice(struct core_parquet_writer *w, const struct core_batch *b,
 			return w->enc[k].rc;
 		}
 	return 0;
+}
+
+/* Encodes rows off..off+n of every column, on both threads if there
+ * are two. */
+static int
+encode_slice(struct core_parquet_writer *w, const struct core_batch *b,
+    uint32_t off, uint32_t n, struct core_err *err)
+{
+	uint32_t i, j, x;
+
+	/* Costliest first (insertion sort: few columns, nearly sorted
+	 * from the slice before). */
+	for (i = 1; i < w->ncols; i++) {
+		x = w->order[i];
+		for (j = i; j > 0 && w->cols[w->order[j - 1]].cost <
+		    w->cols[x].cost; j--)
+			w->order[j] = w->order[j - 1];
+		w->order[j] = x;
+	}
+	w->job = b;
+	w->job_off = off;
+	w->job_n = n;
+	return run_job(w, err);
 }
 
 int
@@ -2390,6 +2439,9 @@ core_parquet_writer_new(struct core_output *out,
 	w->o = *o;
 	w->ncols = schema->ncols;
 	w->cols = core_xcalloc(w->ncols ? w->ncols : 1, sizeof(*w->cols));
+	w->order = core_xcalloc(w->ncols ? w->ncols : 1, sizeof(*w->order));
+	for (i = 0; i < w->ncols; i++)
+		w->order[i] = i;
 	for (i = 0; i < w->ncols; i++)
 		col_setup(&w->cols[i], &schema->fields[i],
 		    o->col_dict != NULL ? o->col_dict[i] : o->dict);
@@ -2649,6 +2701,7 @@ core_parquet_writer_free(struct core_parquet_writer *w)
 		buf_free(&c->smax);
 	}
 	free(w->cols);
+	free(w->order);
 	core_thrift_release(&w->rg);
 	core_pool_free(w->pool);
 	enc_release(&w->enc[0]);
