@@ -174,6 +174,7 @@ struct col {
 	core_i128 wmin, wmax, wlimit;	/* K_W16; wlimit = 10^precision */
 	double dmin, dmax;
 	struct buf smin, smax;
+	uint64_t smin_key, smax_key;	/* str_key of smin and smax */
 
 	/* Nanoseconds its last slice took to encode, for the order the
 	 * threads take the columns of the next one. */
@@ -1401,22 +1402,43 @@ bytes_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
 	return an < bn ? -1 : an > bn;
 }
 
+/* A string's first 8 bytes (zeros past its end) as a big-endian word:
+ * two strings whose keys differ compare as their keys do; equal keys
+ * leave it to their bytes. */
+static inline uint64_t
+str_key(const uint8_t *p, size_t n)
+{
+	uint64_t k = 0;
+
+	memcpy(&k, p, n < 8 ? n : 8);
+	return __builtin_bswap64(k);
+}
+
+/* One value into the min and max: a compare of keys a bound, the bytes
+ * only when the keys tie. */
 static inline void
 stat_str(struct col *c, const uint8_t *p, size_t n)
 {
+	uint64_t k = str_key(p, n);
+
 	if (!c->has_minmax) {
 		c->smin.len = c->smax.len = 0;
 		buf_put(&c->smin, p, n);
 		buf_put(&c->smax, p, n);
+		c->smin_key = c->smax_key = k;
 		c->has_minmax = true;
 		return;
 	}
-	if (bytes_cmp(p, n, c->smin.p, c->smin.len) < 0) {
+	if (k < c->smin_key || (k == c->smin_key &&
+	    bytes_cmp(p, n, c->smin.p, c->smin.len) < 0)) {
 		c->smin.len = 0;
 		buf_put(&c->smin, p, n);
-	} else if (bytes_cmp(p, n, c->smax.p, c->smax.len) > 0) {
+		c->smin_key = k;
+	} else if (k > c->smax_key || (k == c->smax_key &&
+	    bytes_cmp(p, n, c->smax.p, c->smax.len) > 0)) {
 		c->smax.len = 0;
 		buf_put(&c->smax, p, n);
+		c->smax_key = k;
 	}
 }
 
