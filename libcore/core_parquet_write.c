@@ -1408,10 +1408,16 @@ bytes_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
 static inline uint64_t
 str_key(const uint8_t *p, size_t n)
 {
-	uint64_t k = 0;
+	uint64_t k;
+	size_t i;
 
-	memcpy(&k, p, n < 8 ? n : 8);
-	return __builtin_bswap64(k);
+	if (n >= 8) {
+		memcpy(&k, p, 8);
+		return __builtin_bswap64(k);
+	}
+	for (k = 0, i = 0; i < 8; i++)
+		k = k << 8 | (i < n ? p[i] : 0);
+	return k;
 }
 
 /* One value into the min and max: a compare of keys a bound, the bytes
