@@ -498,11 +498,14 @@ merge_sort(const struct core_sort *s, uint64_t *a, uint64_t *tmp, size_t n)
  * significant digit first, a byte of a word per pass, from the last
  * word's low byte to the first word's high byte.  Each pass is a stable
  * counting scatter, so the whole is stable and orders the entries by
- * their words exactly as comparing the words would.  One counting pass
- * over the entries first takes every digit's histogram; a digit with one
+ * their words exactly as comparing the words would.  A digit with one
  * value throughout is skipped (dates, small integers and common prefixes
- * make most digits constant).  Returns false, having done nothing, when
- * the digits left would cost more than the merge sort's passes.
+ * make most digits constant): a first pass ANDs and ORs the words, whose
+ * bytes that differ are the live digits, and one counting pass then
+ * takes the histograms of those alone (counting all eight bytes of every
+ * word cost as much as two scatters).  Returns false, having done
+ * nothing, when the digits left would cost more than the merge sort's
+ * passes.
  *
  * With the helper thread, each thread counts and scatters half of the
  * entries: in each pass the first half's entries of a digit go before
@@ -519,7 +522,11 @@ struct radix_job {
 	uint64_t *dst;
 	size_t n, st, nw;
 	size_t half;		/* thread 0 takes [0, half), 1 the rest */
-	bool scatter;		/* false: count every digit */
+	bool mask;		/* AND and OR every word (before counting) */
+	uint64_t and_w[2][CORE_SORT_MAX_WORDS], or_w[2][CORE_SORT_MAX_WORDS];
+	bool scatter;		/* false: count the live digits */
+	unsigned nlive;		/* the live digits: word dk[], byte db[] */
+	unsigned char dk[CORE_SORT_MAX_WORDS * 8], db[CORE_SORT_MAX_WORDS * 8];
 	unsigned k, b;		/* the digit of this pass */
 	bool count_next;
 	unsigned nk, nb;	/* the next pass's digit */
@@ -540,15 +547,33 @@ radix_work(void *arg, unsigned who)
 	size_t *pos = j->pos[who];
 	uint32_t (*nx)[256] = j->next[who];
 
-	if (!j->scatter) {
-		uint32_t (*h)[8][256] = j->h + who * j->nw;
+	if (j->mask) {
+		uint64_t wand[CORE_SORT_MAX_WORDS], wor[CORE_SORT_MAX_WORDS];
 
+		for (k = 0; k < j->nw; k++) {
+			wand[k] = ~(uint64_t)0;
+			wor[k] = 0;
+		}
 		for (i = lo; i < hi; i++)
 			for (k = 0; k < j->nw; k++) {
-				uint64_t w = src[i * st + k];
+				wand[k] &= src[i * st + k];
+				wor[k] |= src[i * st + k];
+			}
+		for (k = 0; k < j->nw; k++) {
+			j->and_w[who][k] = wand[k];
+			j->or_w[who][k] = wor[k];
+		}
+		return;
+	}
+	if (!j->scatter) {
+		uint32_t (*h)[8][256] = j->h + who * j->nw;
+		unsigned d, nl = j->nlive;
 
-				for (b = 0; b < 8; b++)
-					h[k][b][(w >> (8 * b)) & 0xff]++;
+		for (i = lo; i < hi; i++)
+			for (d = 0; d < nl; d++) {
+				k = j->dk[d];
+				b = j->db[d];
+				h[k][b][(src[i * st + k] >> (8 * b)) & 0xff]++;
 			}
 		return;
 	}
@@ -613,13 +638,22 @@ radix_sort(const struct core_sort *s, uint64_t *a, uint64_t *tmp, size_t n,
 	j->st = st;
 	j->nw = nw;
 	j->half = pair ? n / 2 : n;
+	j->mask = true;
 	core_pool_run(pool, pair ? 2 : 1, radix_work, j);
-	for (k = 0; k < nw; k++)
+	j->mask = false;
+	for (k = 0; k < nw; k++) {
+		uint64_t wand = j->and_w[0][k], wor = j->or_w[0][k];
+
+		if (pair) {
+			wand &= j->and_w[1][k];
+			wor |= j->or_w[1][k];
+		}
+		/* A byte is constant where every word has the same bits. */
 		for (b = 0; b < 8; b++) {
-			d = a[k] >> (8 * b) & 0xff;
-			live[k][b] = j->h[k][b][d] + j->h[nw + k][b][d] != n;
+			live[k][b] = ((wand ^ wor) >> (8 * b) & 0xff) != 0;
 			passes += live[k][b];
 		}
+	}
 	/* A radix pass reads and writes each entry once, with no
 	 * comparison; a merge pass does the same plus a compare that
 	 * mispredicts often, and there are about log2(n / 16) of them. */
@@ -628,6 +662,17 @@ radix_sort(const struct core_sort *s, uint64_t *a, uint64_t *tmp, size_t n,
 		free(j);
 		return false;
 	}
+	/* The live digits in the order of the passes.  With two threads
+	 * each pass counts the next one's digit as it scatters: only the
+	 * first pass's is counted here. */
+	for (k = nw; k-- > 0;)
+		for (b = 0; b < 8; b++)
+			if (live[k][b] && (!pair || j->nlive == 0)) {
+				j->dk[j->nlive] = (unsigned char)k;
+				j->db[j->nlive++] = (unsigned char)b;
+			}
+	if (j->nlive > 0)
+		core_pool_run(pool, pair ? 2 : 1, radix_work, j);
 	j->scatter = true;
 	for (k = nw; k-- > 0;)
 		for (b = 0; b < 8; b++) {
