@@ -2368,7 +2368,6 @@ encode_columns(struct core_parquet_writer *w, struct enc *e)
 {
 	const struct core_batch *b = w->job;
 	uint32_t i;
-
 	struct timespec t0, t1;
 
 	e->rc = 0;

@@ -1521,10 +1521,8 @@ frame_load(struct core_sort *s, struct core_spill_cursor *c,
 	if (rc != 0)
 		return rc;
 	if (m->f.batch.nrows > m->wrows) {
-		/* A sixty-fourth more, as the frame's buffers take
-		 * (core_spill.c's grow): frames of a run differ by a few
-		 * rows. */
-		uint32_t rows = m->f.batch.nrows + m->f.batch.nrows / 64;
+		/* Frames of a run differ by a few rows. */
+		uint32_t rows = (uint32_t)core_reuse_size(m->f.batch.nrows);
 		uint64_t more = (uint64_t)(rows - m->wrows) * s->stride * 8;
 
 		core_mem_part_charge(&s->p_merge, more);

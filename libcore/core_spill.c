@@ -442,18 +442,15 @@ core_spill_frame_release(struct core_spill_frame *f, struct core_mem_part *mem)
 }
 
 /* A frame keeps its buffers from one read to the next (fresh pages cost
- * a fault each); only growth is allocated and charged.  Growth takes a
- * sixty-fourth more: a run's frames are cut at nearly
- * the same size, and growing by the few bytes each larger one needs
- * made a frame's buffer new (its pages faulted in again) about five
- * times in a merge. */
+ * a fault each); only growth is allocated (core_reuse_size) and
+ * charged. */
 static void
 grow(unsigned char **buf, uint64_t *cap, uint64_t need,
     struct core_spill_frame *f, struct core_mem_part *mem)
 {
 	if (need <= *cap)
 		return;
-	need = (need + need / 64 + 63) & ~(uint64_t)63;
+	need = (core_reuse_size((size_t)need) + 63) & ~(uint64_t)63;
 	core_free_aligned(*buf);
 	*buf = core_xmalloc_aligned((size_t)need);
 	core_mem_part_charge(mem, need - *cap);

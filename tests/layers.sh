@@ -3,7 +3,7 @@
 # checked on the sources; prints TAP.
 #
 #   libcore/          includes no header of tools/ (fe.h or a tool's)
-#   tools/fe/         includes libcore's public headers and its own
+#   fe/               includes libcore's public headers and its own
 #   tools/<tool>/     includes fe.h and libcore's public headers
 #   core_X_private.h  included only by libcore/core_X.c, core_X_*.c and
 #                     their unit tests tests/unit/test_X*.c
@@ -41,30 +41,28 @@ includes() {
 echo "1..5"
 
 public=$(cd libcore && ls core_*.h | grep -v '_private\.h$')
-fe_headers=$(cd tools/fe && ls *.h)
+fe_headers=$(cd fe && ls *.h)
 
-# 1. libcore includes nothing from tools/.
+# 1. libcore includes nothing from fe/ or tools/.
 bad=$(includes libcore/*.c libcore/*.h | while IFS=: read -r f l h; do
 	case " $(echo $fe_headers) " in *" $h "*)
-		echo "$f:$l: includes $h from tools/fe" ;;
+		echo "$f:$l: includes $h from fe/" ;;
 	esac
 	case $h in */*) echo "$f:$l: includes $h by path" ;; esac
 done)
-check "libcore includes no header of tools/" "$bad"
+check "libcore includes no header of fe/ or tools/" "$bad"
 
-# 2. tools/fe includes only libcore's public headers and its own.
-bad=$(includes tools/fe/*.c tools/fe/*.h | while IFS=: read -r f l h; do
+# 2. fe/ includes only libcore's public headers and its own.
+bad=$(includes fe/*.c fe/*.h | while IFS=: read -r f l h; do
 	case " $(echo $public $fe_headers) " in
 	*" $h "*) ;;
 	*) echo "$f:$l: includes $h" ;;
 	esac
 done)
-check "tools/fe includes only libcore's public headers and its own" "$bad"
+check "fe/ includes only libcore's public headers and its own" "$bad"
 
 # 3. A tool includes only fe.h and libcore's public headers.
 bad=$(for d in tools/*/; do
-	t=$(basename "$d")
-	[ "$t" = fe ] && continue
 	includes "$d"*.c | while IFS=: read -r f l h; do
 		case " $(echo $public) fe.h " in
 		*" $h "*) ;;

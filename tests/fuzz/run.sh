@@ -23,7 +23,7 @@ flags=${FUZZ_FLAGS:--rss_limit_mb=1536 -malloc_limit_mb=512 -timeout=10}
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 cflags="-std=c17 -D_GNU_SOURCE -pthread -g -O1 -fno-omit-frame-pointer \
 -DCORE_DEBUG -DCORE_LIBFUZZER -DCOLPIPE_VERSION=\"fuzz\" \
--DCOLPIPE_BUILD=\"fuzz\" -DCOLPIPE_MODE=\"fuzz\" -Ilibcore -Itools/fe"
+-DCOLPIPE_BUILD=\"fuzz\" -DCOLPIPE_MODE=\"fuzz\" -Ilibcore -Ife"
 libs="-larchive -lzstd -lxxhash -lsnappy -llz4 -lbrotlidec -lz -lm"
 
 if [ $# -gt 0 ]; then
@@ -36,10 +36,10 @@ fi
 # The library and the front end, once, instrumented for coverage.
 mkdir -p "$out/obj"
 objs=""
-for src in libcore/*.c tools/fe/*.c; do
+for src in libcore/*.c fe/*.c; do
 	o="$out/obj/$(echo "${src%.c}" | tr / _).o"
 	if [ ! -f "$o" ] || [ "$src" -nt "$o" ] ||
-	    [ -n "$(find libcore tools/fe -name '*.h' -newer "$o")" ]; then
+	    [ -n "$(find libcore fe -name '*.h' -newer "$o")" ]; then
 		echo "  CC     $src"
 		# shellcheck disable=SC2086
 		$cc $cflags $san -fsanitize=fuzzer-no-link -c -o "$o" "$src"

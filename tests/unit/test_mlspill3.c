@@ -125,6 +125,25 @@ memfile(const void *p, size_t len)
 	return fd;
 }
 
+/* Releases batches b[0..n). */
+static void
+release_batches(struct core_batch *b, int n)
+{
+	for (int f = 0; f < n; f++)
+		core_batch_release(&b[f]);
+}
+
+/* want[] for streams a (na frames) then b (nb) read as one input. */
+static void
+want_both(const struct core_batch **want, struct core_batch *a, int na,
+    struct core_batch *b, int nb)
+{
+	for (int f = 0; f < na; f++)
+		want[f] = &a[f];
+	for (int f = 0; f < nb; f++)
+		want[na + f] = &b[f];
+}
+
 static char *
 slurp(int fd, size_t *len)
 {
@@ -281,8 +300,7 @@ test_async_writer(void)
 	CHECK_EQ_INT(core_mlspill3_write_batch(w, &b[2], &err), 0);
 	core_mlspill3_writer_free(w);
 	close(fd[0]);
-	for (f = 0; f < 12; f++)
-		core_batch_release(&b[f]);
+	release_batches(b, 12);
 	core_pool_free(pair);
 	core_schema_free(s);
 }
@@ -596,7 +614,7 @@ test_concatenated_streams(void)
 	size_t la, lb;
 	char *pa, *pb, *both;
 	uint64_t rows;
-	int fa, fb, fd, f;
+	int fa, fb, fd;
 
 	fa = write_stream(s, 0, a, 2, 10, 2);
 	fb = write_stream(s, 2, b, 3, 20, 0);
@@ -618,10 +636,8 @@ test_concatenated_streams(void)
 	free(both);
 	close(fa);
 	close(fb);
-	for (f = 0; f < 2; f++)
-		core_batch_release(&a[f]);
-	for (f = 0; f < 3; f++)
-		core_batch_release(&b[f]);
+	release_batches(a, 2);
+	release_batches(b, 3);
 	core_schema_free(s);
 }
 
@@ -727,10 +743,8 @@ test_tee(void)
 	free(both);
 	free(pa_b);
 	free(pb_b);
-	for (f = 0; f < 2; f++)
-		core_batch_release(&a[f]);
-	for (f = 0; f < 3; f++)
-		core_batch_release(&b[f]);
+	release_batches(a, 2);
+	release_batches(b, 3);
 	core_schema_free(s);
 }
 
@@ -765,10 +779,7 @@ test_keep_last(void)
 
 	fa = write_stream(s, 0, a, NA, 1500, 3);
 	fb = write_stream(s, 1, b, NB, 700, 0);
-	for (f = 0; f < NA; f++)
-		want[f] = &a[f];
-	for (f = 0; f < NB; f++)
-		want[NA + f] = &b[f];
+	want_both(want, a, NA, b, NB);
 	pa = slurp(fa, &la);
 	pb = slurp(fb, &lb);
 	both = core_xmalloc(la + lb);
@@ -799,10 +810,8 @@ test_keep_last(void)
 	free(pa);
 	free(pb);
 	free(both);
-	for (f = 0; f < NA; f++)
-		core_batch_release(&a[f]);
-	for (f = 0; f < NB; f++)
-		core_batch_release(&b[f]);
+	release_batches(a, NA);
+	release_batches(b, NB);
 	core_schema_free(s);
 }
 
@@ -830,10 +839,7 @@ test_read_ahead(void)
 
 	fa = write_stream(s, 0, a, NA, 900, 4);
 	fb = write_stream(s, 1, b, NB, 400, 0);
-	for (f = 0; f < NA; f++)
-		want[f] = &a[f];
-	for (f = 0; f < NB; f++)
-		want[NA + f] = &b[f];
+	want_both(want, a, NA, b, NB);
 	ta = mkstemp(pa);
 	tb = mkstemp(pb);
 	{
@@ -880,10 +886,8 @@ test_read_ahead(void)
 	unlink(pb);
 	close(fa);
 	close(fb);
-	for (f = 0; f < NA; f++)
-		core_batch_release(&a[f]);
-	for (f = 0; f < NB; f++)
-		core_batch_release(&b[f]);
+	release_batches(a, NA);
+	release_batches(b, NB);
 	core_schema_free(s);
 }
 

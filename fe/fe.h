@@ -11,7 +11,7 @@
  * refused from a terminal, progress on stderr, and the exit path.
  *
  * Layers: tools/<tool>/ include fe.h and libcore's public headers;
- * tools/fe/ includes libcore's public headers; libcore includes neither
+ * fe/ includes libcore's public headers; libcore includes neither
  * (tests/layers.sh checks it).
  */
 #ifndef FE_H
