@@ -15,7 +15,8 @@
  *
  * Per column chunk the encoding goes through at most these states:
  *   TRIAL  (dictionary auto) the first page keeps both the PLAIN values and
- *          dictionary indices; when it ends, the smaller wins: DICT, or
+ *          dictionary indices; when it ends, the smaller wins (as
+ *          compressed too, when pages are: trial_dict_wins): DICT, or
  *          PLAIN with the dictionary dropped;
  *   DICT   indices only; when the dictionary would outgrow dict_bytes the
  *          open page is written and the rest of the chunk is PLAIN (the
@@ -1154,6 +1155,81 @@ page_record(struct col *c, bool as_dict)
 	return pg;
 }
 
+/*
+ * Bytes of the trial page's PLAIN values that stand for the page when
+ * its two encodings are compared compressed: enough for the codec to
+ * find what it would in the page, a few percent of the work of
+ * compressing the page once more.
+ */
+#define TRIAL_SAMPLE ((size_t)32 << 10)
+
+/* The compressed length of n bytes at src (in e->comp, scratch here). */
+static int
+trial_compressed(struct core_parquet_writer *w, struct enc *e,
+    const uint8_t *src, size_t n, uint64_t *len, struct core_err *err)
+{
+	size_t clen = 0;
+	int rc;
+
+	if ((rc = compress_page(w, e, src, n, &clen, err)) != 0)
+		return rc;
+	*len = clen;
+	return 0;
+}
+
+/*
+ * Whether the trial page's dictionary encoding (the dictionary, and the
+ * indices at bw bits) is smaller than its PLAIN values.  Uncompressed
+ * first: dict_cost against the PLAIN bytes.  When pages are compressed,
+ * the dictionary must also win compressed: a sorted or clustered column
+ * (a table's key in key order) compresses PLAIN to a fraction of what
+ * its indices do, whose dictionary is then nearly as long as the values.
+ * The PLAIN values and the indices of a sample of TRIAL_SAMPLE bytes of
+ * values (the page's first) are compressed for the page, scaled to its
+ * values, and the dictionary as a whole.  Compressed sizes depend on
+ * nothing but bytes and level, so the choice is the same on any thread.
+ */
+static int
+trial_dict_wins(struct core_parquet_writer *w, struct enc *e, struct col *c,
+    int bw, uint64_t dict_cost, bool *wins, struct core_err *err)
+{
+	struct core_parquet_rle *ir = &e->ienc;
+	uint64_t pc, ic, dc;
+	size_t sb = 0;
+	uint32_t sn = 0, n32;
+	double plain_est, dict_est;
+	int rc;
+
+	*wins = dict_cost < c->plain.len;
+	if (!*wins || w->o.codec == CORE_PARQUET_UNCOMPRESSED ||
+	    c->nidx == 0)
+		return 0;
+	if (c->kind == K_STR) {
+		while (sn < c->nidx && sb < TRIAL_SAMPLE) {
+			memcpy(&n32, c->plain.p + sb, 4);
+			sb += 4 + (size_t)n32;
+			sn++;
+		}
+	} else {
+		sn = c->nidx < TRIAL_SAMPLE / c->width ? c->nidx :
+		    (uint32_t)(TRIAL_SAMPLE / c->width);
+		sb = (size_t)sn * c->width;
+	}
+	if ((rc = trial_compressed(w, e, c->plain.p, sb, &pc, err)) != 0)
+		return rc;
+	core_parquet_rle_reset(ir, bw);
+	core_parquet_rle_put_array(ir, c->idx, sn);
+	core_parquet_rle_finish(ir);
+	if ((rc = trial_compressed(w, e, ir->buf, ir->len, &ic, err)) != 0 ||
+	    (rc = trial_compressed(w, e, c->dict.p, c->dict.len, &dc,
+	    err)) != 0)
+		return rc;
+	plain_est = (double)pc * (double)c->plain.len / (double)sb;
+	dict_est = (double)dc + (double)ic * (double)c->nidx / (double)sn;
+	*wins = dict_est < plain_est;
+	return 0;
+}
+
 /* Writes the open page (if it has any level) into the chunk buffer. */
 static int
 flush_page(struct core_parquet_writer *w, struct enc *e, struct col *c,
@@ -1174,9 +1250,14 @@ flush_page(struct core_parquet_writer *w, struct enc *e, struct col *c,
 	if (c->mode == M_TRIAL && nvalid > 0) {
 		/* The first page with values decides the chunk: a
 		 * dictionary only where it is smaller than PLAIN. */
+		bool wins;
+
 		bw = core_parquet_bit_width(c->ndict > 0 ? c->ndict - 1 : 0);
 		dict_cost = c->dict.len + 1 + ((uint64_t)c->nidx * bw + 7) / 8;
-		if (dict_cost < c->plain.len) {
+		if ((rc = trial_dict_wins(w, e, c, bw, dict_cost, &wins,
+		    err)) != 0)
+			return rc;
+		if (wins) {
 			c->mode = M_DICT;
 			as_dict = true;
 		} else {

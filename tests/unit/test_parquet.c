@@ -2287,6 +2287,65 @@ test_decimal_precision(void)
 	core_schema_free(s);
 }
 
+/*
+ * Dictionary auto decides by compressed sizes too: a key in key order
+ * (runs of a few equal values, each key one more than the last) is
+ * smaller as a dictionary uncompressed, but far smaller PLAIN once
+ * compressed; a low-cardinality column in random order stays a
+ * dictionary either way.  Counted by the writer's dictionary chunks.
+ */
+static uint64_t
+trial_dict_chunks(enum core_parquet_codec codec, bool sorted)
+{
+	struct core_schema *s = core_schema_new(1);
+	struct core_parquet_options o;
+	struct core_parquet_writer *w = NULL;
+	struct core_parquet_stats st;
+	struct core_output out;
+	struct core_batch b;
+	struct core_err err = { 0, "" };
+	const uint32_t n = 60000;
+	int fd = memfd_create("pq", 0);
+	int64_t *v;
+	uint32_t r;
+
+	core_schema_set(s, 0, "k", (struct core_coltype){ .id = CORE_TYPE_INT64 });
+	core_parquet_options_init(&o);
+	o.codec = codec;
+	o.level = codec == CORE_PARQUET_ZSTD ? 3 : 0;
+	o.row_group_rows = 20000;
+	core_output_init(&out, fd, "memfd", 0);
+	core_batch_init(&b, s);
+	core_batch_reserve(&b, n, 0);
+	v = b.cols[0].values;
+	for (r = 0; r < n; r++)
+		v[r] = sorted ? 1000000 + (int64_t)r / 4 :
+		    (int64_t)(unit_rand() % 50) * 7919;
+	b.nrows = n;
+	CHECK_EQ_INT(core_parquet_writer_new(&out, s, &o, &w, &err), 0);
+	CHECK_EQ_INT(core_parquet_write_batch(w, &b, &err), 0);
+	CHECK_EQ_INT(core_parquet_writer_finish(w, &err), 0);
+	core_parquet_writer_stats(w, &st);
+	CHECK_EQ_INT(st.row_groups, 3);
+	core_parquet_writer_free(w);
+	core_output_release(&out);
+	core_batch_release(&b);
+	core_schema_free(s);
+	close(fd);
+	return st.dict_chunks;
+}
+
+static void
+test_trial_compressed(void)
+{
+	CHECK_EQ_INT(trial_dict_chunks(CORE_PARQUET_UNCOMPRESSED, true), 3);
+	CHECK_EQ_INT(trial_dict_chunks(CORE_PARQUET_SNAPPY, true), 0);
+	CHECK_EQ_INT(trial_dict_chunks(CORE_PARQUET_ZSTD, true), 0);
+	CHECK_EQ_INT(trial_dict_chunks(CORE_PARQUET_UNCOMPRESSED, false), 3);
+	CHECK_EQ_INT(trial_dict_chunks(CORE_PARQUET_SNAPPY, false), 3);
+	CHECK_EQ_INT(trial_dict_chunks(CORE_PARQUET_ZSTD, false), 3);
+}
+
 int
 main(void)
 {
@@ -2305,5 +2364,6 @@ main(void)
 	RUN(test_stats_bounds_random);
 	RUN(test_stats_long_strings);
 	RUN(test_decimal_precision);
+	RUN(test_trial_compressed);
 	return unit_done();
 }
