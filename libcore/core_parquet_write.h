@@ -73,7 +73,7 @@ enum core_parquet_dict {
 #define CORE_PARQUET_DEFAULT_ROW_GROUP_BYTES (32u << 20)
 #define CORE_PARQUET_DEFAULT_PAGE_BYTES (1u << 20)
 #define CORE_PARQUET_DEFAULT_DICT_BYTES (1u << 20)
-#define CORE_PARQUET_DEFAULT_ZSTD_LEVEL 3
+#define CORE_PARQUET_DEFAULT_ZSTD_LEVEL 1
 #define CORE_PARQUET_DEFAULT_GZIP_LEVEL 6
 /* A data page also ends after this many values (NULLs included), so a
  * column of NULLs cannot grow one page without bound. */

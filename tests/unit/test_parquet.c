@@ -2207,7 +2207,7 @@ test_codec_parse(void)
 	CHECK_EQ_INT(o.codec, CORE_PARQUET_SNAPPY);
 	CHECK_EQ_INT(core_parquet_codec_parse("zstd", &o, &err), 0);
 	CHECK_EQ_INT(o.codec, CORE_PARQUET_ZSTD);
-	CHECK_EQ_INT(o.level, 3);
+	CHECK_EQ_INT(o.level, 1);
 	CHECK_EQ_INT(core_parquet_codec_parse("zstd:19", &o, &err), 0);
 	CHECK_EQ_INT(o.level, 19);
 	CHECK_EQ_INT(core_parquet_codec_parse("gzip", &o, &err), 0);

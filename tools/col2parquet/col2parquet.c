@@ -66,7 +66,7 @@ usage(FILE *fp)
 	    "stdin) as one\nParquet file.\n"
 	    "\n"
 	    "  -c, --compression C      none, snappy (default), zstd[:LEVEL] "
-	    "(default 3),\n"
+	    "(default 1),\n"
 	    "                           gzip[:LEVEL] (default 6)\n"
 	    "      --row-group-rows N   rows per row group (default "
 	    "262144)\n"
