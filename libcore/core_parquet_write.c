@@ -1851,6 +1851,12 @@ write_str_block(struct core_parquet_writer *w, struct col *c,
 	const int32_t *so = col->offsets + r;
 	const uint8_t *sb = col->values;
 	uint32_t j, ent;
+	/* The bounds' keys in locals: a value whose key is strictly
+	 * between them changes neither bound (nearly every value, once a
+	 * few have come), and is not handed to stat_str at all. */
+	bool stats = w->o.statistics;
+	uint64_t kmin = c->has_minmax ? c->smin_key : UINT64_MAX;
+	uint64_t kmax = c->has_minmax ? c->smax_key : 0;
 
 	for (j = 0; j < k; j++) {
 		const uint8_t *p = sb + so[j];
@@ -1862,8 +1868,15 @@ write_str_block(struct core_parquet_writer *w, struct col *c,
 			idx_push(c, ent);
 		} else {
 			plain_put(c, p, n);
-			if (w->o.statistics)
-				stat_str(c, p, n);
+			if (stats) {
+				uint64_t key = str_key(p, n);
+
+				if (key <= kmin || key >= kmax) {
+					stat_str(c, p, n);
+					kmin = c->smin_key;
+					kmax = c->smax_key;
+				}
+			}
 		}
 		c->page_plain += 4 + n;
 		c->page_nvals++;
