@@ -168,10 +168,15 @@ struct col {
 	struct pgrec *pg;	/* owned, npg of pg_cap */
 	size_t npg, pg_cap;
 
-	/* Statistics of the chunk. */
+	/* Statistics of the chunk.  Integers (and bools) are counted into
+	 * the open page's bounds (pg_has, pg_imin, pg_imax), which go into
+	 * the chunk's as the page is written: a page's ColumnIndex bounds
+	 * then cost no second pass over its values. */
 	uint64_t nulls, nans;
 	bool has_minmax;
 	int64_t imin, imax;
+	bool pg_has;
+	int64_t pg_imin, pg_imax;
 	core_i128 wmin, wmax, wlimit;	/* K_W16; wlimit = 10^precision */
 	double dmin, dmax;
 	struct buf smin, smax;
@@ -1091,50 +1096,42 @@ page_minmax_kind(const struct col *c)
 }
 
 /*
- * The min and max of n >= 1 integers of width w (4, else 8) at base,
- * the k-th at index idx[k] (idx NULL: k).  In locals, a loop per width
- * and addressing: no bound kept in memory, no branch per value.
+ * The min and max of n >= 1 integers of width w (4, else 8) at base.  In
+ * locals, a loop per width: no bound kept in memory, no branch per
+ * value.
  */
 static void
-int_range(const uint8_t *base, size_t w, const uint32_t *idx, uint32_t n,
-    int64_t *min, int64_t *max)
+int_range(const uint8_t *base, size_t w, uint32_t n, int64_t *min,
+    int64_t *max)
 {
 	uint32_t k;
 
-#define INT_RANGE(T, AT) do {						\
+#define INT_RANGE(T) do {						\
 	T lo, hi, x;							\
 									\
-	memcpy(&lo, base + (AT(0)) * sizeof(T), sizeof(T));		\
+	memcpy(&lo, base, sizeof(T));					\
 	hi = lo;							\
 	for (k = 1; k < n; k++) {					\
-		memcpy(&x, base + (AT(k)) * sizeof(T), sizeof(T));	\
+		memcpy(&x, base + (size_t)k * sizeof(T), sizeof(T));	\
 		lo = x < lo ? x : lo;					\
 		hi = x > hi ? x : hi;					\
 	}								\
 	*min = lo;							\
 	*max = hi;							\
 } while (0)
-#define AT_IDX(k) (size_t)idx[k]
-#define AT_SEQ(k) (size_t)(k)
-	if (w == 4 && idx != NULL)
-		INT_RANGE(int32_t, AT_IDX);
-	else if (w == 4)
-		INT_RANGE(int32_t, AT_SEQ);
-	else if (idx != NULL)
-		INT_RANGE(int64_t, AT_IDX);
+	if (w == 4)
+		INT_RANGE(int32_t);
 	else
-		INT_RANGE(int64_t, AT_SEQ);
-#undef AT_SEQ
-#undef AT_IDX
+		INT_RANGE(int64_t);
 #undef INT_RANGE
 }
 
 /* Appends the record of the open page, about to be put at the end of the
- * chunk buffer, with its min and max read from its values (from the
- * dictionary entries its indices name, or from its PLAIN values): one
- * pass over a page already built, not a compare per value put. */
+ * chunk buffer, with its integer bounds (counted as its values were put,
+ * by stat_int, and a block's at once by write_fixed_block), and takes
+ * those into the chunk's. */
 static struct pgrec *
-page_record(struct col *c, bool as_dict)
+page_record(struct col *c)
 {
 	struct pgrec *pg;
 	uint32_t nvalid = c->page_nvals - c->page_nnulls;
@@ -1148,10 +1145,21 @@ page_record(struct col *c, bool as_dict)
 	pg->first_row = c->nvalues;
 	pg->nulls = c->page_nnulls;
 	pg->all_null = nvalid == 0;
-	if (!page_minmax_kind(c) || nvalid == 0)
+	if (!c->pg_has)
 		return pg;
-	int_range(as_dict ? c->dict.p : c->plain.p, c->width,
-	    as_dict ? c->idx : NULL, nvalid, &pg->imin, &pg->imax);
+	c->pg_has = false;
+	if (page_minmax_kind(c)) {
+		pg->imin = c->pg_imin;
+		pg->imax = c->pg_imax;
+	}
+	if (!c->has_minmax) {
+		c->imin = c->pg_imin;
+		c->imax = c->pg_imax;
+		c->has_minmax = true;
+		return pg;
+	}
+	c->imin = c->pg_imin < c->imin ? c->pg_imin : c->imin;
+	c->imax = c->pg_imax > c->imax ? c->pg_imax : c->imax;
 	return pg;
 }
 
@@ -1282,7 +1290,7 @@ flush_page(struct core_parquet_writer *w, struct enc *e, struct col *c,
 	} else {
 		buf_put(b, c->plain.p, c->plain.len);
 	}
-	pg = page_record(c, as_dict);
+	pg = page_record(c);
 	rc = put_page(w, e, c, PAGE_DATA, c->page_nvals,
 	    as_dict ? ENC_RLE_DICTIONARY : ENC_PLAIN, b->p, b->len, false,
 	    err);
@@ -1436,16 +1444,18 @@ put_value(struct core_parquet_writer *w, struct enc *e, struct col *c,
 	return 0;
 }
 
+/* One integer into the open page's bounds (page_record takes them into
+ * the chunk's). */
 static inline void
 stat_int(struct col *c, int64_t v)
 {
-	if (!c->has_minmax) {
-		c->imin = c->imax = v;
-		c->has_minmax = true;
-	} else if (v < c->imin) {
-		c->imin = v;
-	} else if (v > c->imax) {
-		c->imax = v;
+	if (!c->pg_has) {
+		c->pg_imin = c->pg_imax = v;
+		c->pg_has = true;
+	} else if (v < c->pg_imin) {
+		c->pg_imin = v;
+	} else if (v > c->pg_imax) {
+		c->pg_imax = v;
 	}
 }
 
@@ -1728,7 +1738,7 @@ write_fixed_block(struct core_parquet_writer *w, struct col *c,
 		if (*done > 0) {
 			int64_t lo, hi;
 
-			int_range(v, wd, NULL, *done, &lo, &hi);
+			int_range(v, wd, *done, &lo, &hi);
 			stat_int(c, lo);
 			stat_int(c, hi);
 		}
@@ -2194,6 +2204,7 @@ chunk_reset(struct col *c)
 	c->npages_dict = c->npages_plain = 0;
 	c->nulls = c->nans = 0;
 	c->has_minmax = false;
+	c->pg_has = false;
 }
 
 /*
