@@ -1023,6 +1023,7 @@ dict_lookup(struct col *c, uint64_t limit, const uint8_t *p, size_t n,
 /* ---- pages ---- */
 
 static void page_trim(struct col *c);
+static void stat_dict(struct col *c);
 static void page_prealloc(struct core_parquet_writer *w, struct col *c);
 
 static void
@@ -1270,6 +1271,7 @@ flush_page(struct core_parquet_writer *w, struct enc *e, struct col *c,
 			as_dict = true;
 		} else {
 			c->mode = M_PLAIN;
+			stat_dict(c);
 			dict_clear(c);
 		}
 	}
@@ -1387,6 +1389,7 @@ trial_lose(struct col *c)
 {
 	c->mode = M_PLAIN;
 	page_trim(c);
+	stat_dict(c);
 	dict_clear(c);
 }
 
@@ -1541,11 +1544,11 @@ stat_str(struct col *c, const uint8_t *p, size_t n)
 
 /*
  * A string chunk's statistics take the values its dictionary took from
- * its entries, at the end of the chunk: every entry is one of the
- * chunk's values, and every value put while the chunk was DICT is an
- * entry, so the min and max are those of every value at one compare an
- * entry instead of two a value.  Values put PLAIN, or during the trial
- * (whose dictionary a lost trial drops), were counted as they came.
+ * its entries, at the end of the chunk, or when a lost trial drops the
+ * dictionary: every entry is one of the chunk's values, and every value
+ * put while the chunk was TRIAL or DICT is an entry, so the min and max
+ * are those of every value at one compare an entry instead of two a
+ * value.  Values put PLAIN are counted as they come.
  */
 static void
 stat_dict(struct col *c)
@@ -1823,10 +1826,11 @@ write_row(struct core_parquet_writer *w, struct enc *e, struct col *c,
 	case K_STR:
 		rc = put_value(w, e, c, sb + so[r], (size_t)(so[r + 1] -
 		    so[r]), err);
-		/* Still DICT after put_value (which never enters DICT),
-		 * the dictionary took the value: it counts once the chunk
-		 * ends, as one of the entries (stat_dict). */
-		if (w->o.statistics && c->mode != M_DICT)
+		/* Still DICT or TRIAL after put_value (which never enters
+		 * DICT), the dictionary took the value: it counts as one
+		 * of the entries (stat_dict), once the chunk ends or the
+		 * trial is lost. */
+		if (w->o.statistics && c->mode == M_PLAIN)
 			stat_str(c, sb + so[r], (size_t)(so[r + 1] - so[r]));
 		break;
 	}

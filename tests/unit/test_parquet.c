@@ -2335,6 +2335,45 @@ trial_dict_chunks(enum core_parquet_codec codec, bool sorted)
 	return st.dict_chunks;
 }
 
+/*
+ * A string column the trial gives to PLAIN only once compressed (keys
+ * in key order, each four times): its values went into the dictionary,
+ * not the statistics, while the trial lasted, so its min and max must
+ * come from the dictionary the decision drops.
+ */
+static void
+trial_string_stats(void)
+{
+	enum { N = 20000 };
+	char (*txt)[16] = core_xmalloc(N * sizeof(*txt));
+	const char **v = core_xmalloc(N * sizeof(*v));
+	size_t *len = core_xmalloc(N * sizeof(*len));
+	const struct tnode *mn, *mx, *meta;
+	struct tnode fm = { 0 };
+	struct file f;
+	int mne, mxe;
+	uint32_t i;
+
+	for (i = 0; i < N; i++) {
+		len[i] = (size_t)snprintf(txt[i], sizeof(txt[i]), "key%07u",
+		    100000 + i / 4);
+		v[i] = txt[i];
+	}
+	string_stats(v, len, N, &f, &fm, &mn, &mx, &mne, &mxe);
+	meta = tget(&fm, 4);	/* row_groups */
+	meta = meta && meta->nkids ? tget(&meta->kids[0], 1) : NULL;
+	meta = meta && meta->nkids ? tget(&meta->kids[0], 3) : NULL;
+	CHECK(meta != NULL && tget(meta, 11) == NULL);	/* no dictionary */
+	CHECK(mn && mn->len == len[0] && memcmp(mn->bin, v[0], len[0]) == 0);
+	CHECK(mx && mx->len == len[N - 1] &&
+	    memcmp(mx->bin, v[N - 1], len[N - 1]) == 0);
+	tfree(&fm);
+	free(f.p);
+	free(txt);
+	free(v);
+	free(len);
+}
+
 static void
 test_trial_compressed(void)
 {
@@ -2344,6 +2383,7 @@ test_trial_compressed(void)
 	CHECK_EQ_INT(trial_dict_chunks(CORE_PARQUET_UNCOMPRESSED, false), 3);
 	CHECK_EQ_INT(trial_dict_chunks(CORE_PARQUET_SNAPPY, false), 3);
 	CHECK_EQ_INT(trial_dict_chunks(CORE_PARQUET_ZSTD, false), 3);
+	trial_string_stats();
 }
 
 int
