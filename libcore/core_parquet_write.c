@@ -1617,6 +1617,20 @@ stat_w16(struct col *c, core_i128 v)
 /* How far ahead the fast path asks for a hash table slot. */
 #define FAST_AHEAD 16
 
+/* At most k values, and in a trial no more than reach its next window
+ * count (trial_hopeless takes them between blocks). */
+static uint32_t
+trial_room(const struct col *c, uint64_t k)
+{
+	if (c->mode == M_TRIAL && c->nidx < TRIAL_WINDOW_START &&
+	    k > TRIAL_WINDOW_START - c->nidx)
+		k = TRIAL_WINDOW_START - c->nidx;
+	else if (c->mode == M_TRIAL && c->nidx < TRIAL_WINDOW_END &&
+	    k > TRIAL_WINDOW_END - c->nidx)
+		k = TRIAL_WINDOW_END - c->nidx;
+	return (uint32_t)k;
+}
+
 /*
  * Values of rows [r, end) that the fixed-width fast path may take as one
  * block: 0 unless the column is numeric, past its dictionary trial and
@@ -1634,13 +1648,7 @@ fast_room(const struct core_parquet_writer *w, const struct col *c,
 	room = (w->o.page_bytes - c->page_plain + c->width - 1) / c->width;
 	if (k > room)
 		k = room;
-	/* A trial's window counts are taken between blocks. */
-	if (c->mode == M_TRIAL && c->nidx < TRIAL_WINDOW_START &&
-	    k > TRIAL_WINDOW_START - c->nidx)
-		k = TRIAL_WINDOW_START - c->nidx;
-	else if (c->mode == M_TRIAL && c->nidx < TRIAL_WINDOW_END &&
-	    k > TRIAL_WINDOW_END - c->nidx)
-		k = TRIAL_WINDOW_END - c->nidx;
+	k = trial_room(c, k);
 	if (k > CORE_PARQUET_PAGE_MAX_VALUES - c->page_nvals)
 		k = CORE_PARQUET_PAGE_MAX_VALUES - c->page_nvals;
 	return k > FAST_BLOCK ? FAST_BLOCK : (uint32_t)k;
@@ -1851,11 +1859,11 @@ page_full(const struct core_parquet_writer *w, const struct col *c)
 
 /*
  * Adds up to k values of rows [r, r + k) of a string column without
- * NULLs in this batch, DICT or PLAIN (not in its trial, whose window
- * counts go value by value): write_row's result, without its per-value
+ * NULLs in this batch, in any mode (a trial's block never straddles a
+ * window count: trial_room): write_row's result, without its per-value
  * dispatch.  Stops after a value that fills the page, so that the
- * caller ends the page where the row path would, and before a value
- * the dictionary has no room for, which the row path then takes.
+ * caller ends the page where the row path would, and (DICT) before a
+ * value the dictionary has no room for, which the row path then takes.
  * Returns the values taken.
  */
 static uint32_t
@@ -1872,6 +1880,8 @@ write_str_block(struct core_parquet_writer *w, struct col *c,
 	uint64_t kmin = c->has_minmax ? c->smin_key : UINT64_MAX;
 	uint64_t kmax = c->has_minmax ? c->smax_key : 0;
 
+	if (c->mode == M_TRIAL && trial_hopeless(c))
+		trial_lose(c);
 	for (j = 0; j < k; j++) {
 		const uint8_t *p = sb + so[j];
 		size_t n = (size_t)(so[j + 1] - so[j]);
@@ -1880,7 +1890,19 @@ write_str_block(struct core_parquet_writer *w, struct col *c,
 			if (!dict_lookup(c, w->o.dict_bytes, p, n, &ent))
 				break;
 			idx_push(c, ent);
+		} else if (c->mode == M_TRIAL &&
+		    dict_lookup(c, w->o.dict_bytes, p, n, &ent)) {
+			/* An entry: counted by stat_dict. */
+			idx_push(c, ent);
+			plain_put(c, p, n);
 		} else {
+			if (c->mode == M_TRIAL) {
+				/* The dictionary is full: PLAIN from here,
+				 * the bounds now the entries'. */
+				trial_lose(c);
+				kmin = c->has_minmax ? c->smin_key : UINT64_MAX;
+				kmax = c->has_minmax ? c->smax_key : 0;
+			}
 			plain_put(c, p, n);
 			if (stats) {
 				uint64_t key = str_key(p, n);
@@ -1922,9 +1944,8 @@ write_slice(struct core_parquet_writer *w, struct enc *e, struct col *c,
 			    err)) != 0)
 				return rc;
 			r += done;
-		} else if (c->kind == K_STR && col->validity == NULL &&
-		    c->mode != M_TRIAL) {
-			k = end - r;
+		} else if (c->kind == K_STR && col->validity == NULL) {
+			k = trial_room(c, end - r);
 			r += (done = write_str_block(w, c, col, r, k));
 			/* All taken, or the page is full: no row here. */
 			if (done == k || page_full(w, c))
