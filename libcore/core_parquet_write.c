@@ -97,9 +97,15 @@ enum mode { M_PLAIN, M_TRIAL, M_DICT };
 #define COL_FIRST 256
 #define DICT_SLOTS_FIRST 64
 
+/* The room a column's PLAIN values keep before them: a page without
+ * NULLs has 4 + at most 4 bytes of definition levels. */
+#define PLAIN_HEAD 32
+
 struct buf {
-	uint8_t *p;		/* owned */
+	uint8_t *p;		/* owned, with head bytes before it */
 	size_t len, cap;
+	size_t head;		/* room kept before p (a column's PLAIN
+				   values: their page's levels go there) */
 };
 
 /* A data page of the open chunk, as its OffsetIndex and ColumnIndex
@@ -249,7 +255,8 @@ buf_reserve(struct buf *b, size_t n)
 	while (cap - b->len < n)
 		cap = cap < ((size_t)4 << 20) ? core_mul_size(cap, 2) :
 		    cap + cap / 2;
-	b->p = core_xrealloc(b->p, cap);
+	b->p = (uint8_t *)core_xrealloc(b->p ? b->p - b->head : NULL,
+	    cap + b->head) + b->head;
 	b->cap = cap;
 }
 
@@ -271,8 +278,11 @@ buf_put32(struct buf *b, uint32_t v)
 static void
 buf_free(struct buf *b)
 {
-	free(b->p);
+	size_t head = b->head;
+
+	free(b->p ? b->p - head : NULL);
 	memset(b, 0, sizeof(*b));
+	b->head = head;
 }
 
 /* ---- RLE / bit-packing hybrid ---- */
@@ -1250,6 +1260,8 @@ flush_page(struct core_parquet_writer *w, struct enc *e, struct col *c,
 	bool as_dict;
 	uint64_t dict_cost;
 	struct pgrec *pg;
+	uint8_t *body;
+	size_t levels, blen;
 	int bw, rc;
 
 	if (c->page_nvals == 0)
@@ -1279,22 +1291,34 @@ flush_page(struct core_parquet_writer *w, struct enc *e, struct col *c,
 		page_trim(c);
 
 	core_parquet_rle_finish(&c->def);
-	b->len = 0;
-	buf_put32(b, (uint32_t)c->def.len);
-	buf_put(b, c->def.buf, c->def.len);
-	if (as_dict) {
-		bw = core_parquet_bit_width(c->ndict - 1);
-		buf_put(b, &(uint8_t){ (uint8_t)bw }, 1);
-		core_parquet_rle_reset(ir, bw);
-		core_parquet_rle_put_array(ir, c->idx, c->nidx);
-		core_parquet_rle_finish(ir);
-		buf_put(b, ir->buf, ir->len);
+	levels = 4 + c->def.len;
+	if (!as_dict && c->plain.p != NULL && levels <= c->plain.head) {
+		/* The levels go in the room before the values: the body
+		 * is compressed where it lies. */
+		body = c->plain.p - levels;
+		memcpy(body, &(uint32_t){ (uint32_t)c->def.len }, 4);
+		memcpy(body + 4, c->def.buf, c->def.len);
+		blen = levels + c->plain.len;
 	} else {
-		buf_put(b, c->plain.p, c->plain.len);
+		b->len = 0;
+		buf_put32(b, (uint32_t)c->def.len);
+		buf_put(b, c->def.buf, c->def.len);
+		if (as_dict) {
+			bw = core_parquet_bit_width(c->ndict - 1);
+			buf_put(b, &(uint8_t){ (uint8_t)bw }, 1);
+			core_parquet_rle_reset(ir, bw);
+			core_parquet_rle_put_array(ir, c->idx, c->nidx);
+			core_parquet_rle_finish(ir);
+			buf_put(b, ir->buf, ir->len);
+		} else {
+			buf_put(b, c->plain.p, c->plain.len);
+		}
+		body = b->p;
+		blen = b->len;
 	}
 	pg = page_record(c);
 	rc = put_page(w, e, c, PAGE_DATA, c->page_nvals,
-	    as_dict ? ENC_RLE_DICTIONARY : ENC_PLAIN, b->p, b->len, false,
+	    as_dict ? ENC_RLE_DICTIONARY : ENC_PLAIN, body, blen, false,
 	    err);
 	if (rc != 0)
 		return rc;
@@ -1334,7 +1358,8 @@ page_prealloc(struct core_parquet_writer *w, struct col *c)
 
 	if (c->plain.cap == 0 && c->mode != M_DICT) {
 		c->plain.cap = n + 4096;
-		c->plain.p = core_xmalloc(c->plain.cap);
+		c->plain.p = (uint8_t *)core_xmalloc(c->plain.cap +
+		    c->plain.head) + c->plain.head;
 	}
 	if (c->idx_cap == 0 && c->mode != M_PLAIN) {
 		c->idx_cap = n / 4 + 2;
@@ -2423,6 +2448,7 @@ col_setup(struct col *c, const struct core_field *f,
     enum core_parquet_dict dict)
 {
 	memset(c, 0, sizeof(*c));
+	c->plain.head = PLAIN_HEAD;
 	c->name = f->name;
 	c->type = f->type;
 	switch (f->type.id) {
