@@ -1182,20 +1182,6 @@ page_record(struct col *c)
  */
 #define TRIAL_SAMPLE ((size_t)32 << 10)
 
-/* The compressed length of n bytes at src (in e->comp, scratch here). */
-static int
-trial_compressed(struct core_parquet_writer *w, struct enc *e,
-    const uint8_t *src, size_t n, uint64_t *len, struct core_err *err)
-{
-	size_t clen = 0;
-	int rc;
-
-	if ((rc = compress_page(w, e, src, n, &clen, err)) != 0)
-		return rc;
-	*len = clen;
-	return 0;
-}
-
 /*
  * Whether the trial page's dictionary encoding (the dictionary, and the
  * indices at bw bits) is smaller than its PLAIN values.  Uncompressed
@@ -1213,8 +1199,7 @@ trial_dict_wins(struct core_parquet_writer *w, struct enc *e, struct col *c,
     int bw, uint64_t dict_cost, bool *wins, struct core_err *err)
 {
 	struct core_parquet_rle *ir = &e->ienc;
-	uint64_t pc, ic, dc;
-	size_t sb = 0;
+	size_t pc = 0, ic = 0, dc = 0, sb = 0;
 	uint32_t sn = 0, n32;
 	double plain_est, dict_est;
 	int rc;
@@ -1234,13 +1219,14 @@ trial_dict_wins(struct core_parquet_writer *w, struct enc *e, struct col *c,
 		    (uint32_t)(TRIAL_SAMPLE / c->width);
 		sb = (size_t)sn * c->width;
 	}
-	if ((rc = trial_compressed(w, e, c->plain.p, sb, &pc, err)) != 0)
+	/* Compressed in e->comp, scratch here. */
+	if ((rc = compress_page(w, e, c->plain.p, sb, &pc, err)) != 0)
 		return rc;
 	core_parquet_rle_reset(ir, bw);
 	core_parquet_rle_put_array(ir, c->idx, sn);
 	core_parquet_rle_finish(ir);
-	if ((rc = trial_compressed(w, e, ir->buf, ir->len, &ic, err)) != 0 ||
-	    (rc = trial_compressed(w, e, c->dict.p, c->dict.len, &dc,
+	if ((rc = compress_page(w, e, ir->buf, ir->len, &ic, err)) != 0 ||
+	    (rc = compress_page(w, e, c->dict.p, c->dict.len, &dc,
 	    err)) != 0)
 		return rc;
 	plain_est = (double)pc * (double)c->plain.len / (double)sb;
@@ -1882,6 +1868,15 @@ page_full(const struct core_parquet_writer *w, const struct col *c)
 	    c->page_nvals >= CORE_PARQUET_PAGE_MAX_VALUES;
 }
 
+/* The keys of a string chunk's bounds; none yet: keys every value
+ * passes. */
+static inline void
+str_bound_keys(const struct col *c, uint64_t *kmin, uint64_t *kmax)
+{
+	*kmin = c->has_minmax ? c->smin_key : UINT64_MAX;
+	*kmax = c->has_minmax ? c->smax_key : 0;
+}
+
 /*
  * Adds up to k values of rows [r, r + k) of a string column without
  * NULLs in this batch, in any mode (a trial's block never straddles a
@@ -1902,9 +1897,9 @@ write_str_block(struct core_parquet_writer *w, struct col *c,
 	 * between them changes neither bound (nearly every value, once a
 	 * few have come), and is not handed to stat_str at all. */
 	bool stats = w->o.statistics;
-	uint64_t kmin = c->has_minmax ? c->smin_key : UINT64_MAX;
-	uint64_t kmax = c->has_minmax ? c->smax_key : 0;
+	uint64_t kmin, kmax;
 
+	str_bound_keys(c, &kmin, &kmax);
 	if (c->mode == M_TRIAL && trial_hopeless(c))
 		trial_lose(c);
 	for (j = 0; j < k; j++) {
@@ -1925,8 +1920,7 @@ write_str_block(struct core_parquet_writer *w, struct col *c,
 				/* The dictionary is full: PLAIN from here,
 				 * the bounds now the entries'. */
 				trial_lose(c);
-				kmin = c->has_minmax ? c->smin_key : UINT64_MAX;
-				kmax = c->has_minmax ? c->smax_key : 0;
+				str_bound_keys(c, &kmin, &kmax);
 			}
 			plain_put(c, p, n);
 			if (stats) {
