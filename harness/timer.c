@@ -8,7 +8,10 @@
  * (default /dev/null); standard error is passed through so a failing
  * command can say why.  Wall time is CLOCK_MONOTONIC around spawn and
  * wait4(2); CPU time (user + system) and peak RSS come from the rusage
- * wait4 returns for the child.  On Linux that rusage also covers the
+ * wait4 returns for the child, and the system part of that CPU time on
+ * its own (sys_ms: the kernel's share, e.g. copying output into the page
+ * cache, which on a virtual machine varies from run to run far more than
+ * user time does).  On Linux that rusage also covers the
  * descendants the child itself waited for, so for "sh -c 'a | b'" the CPU
  * is the sum over a, b and the shell, and the peak RSS is that of the
  * largest single process, not the sum.
@@ -24,7 +27,7 @@
  * failed run.  Exit 2 means a usage error.
  *
  * Output (one line on stdout): runs, warmups, per-run arrays wall_ms,
- * cpu_ms and rss_kb in run order, and the summaries best/median/max of
+ * cpu_ms, sys_ms and rss_kb in run order, and the summaries best/median/max of
  * wall, best/median of CPU and the maximum RSS in MiB.
  */
 #define _GNU_SOURCE
@@ -47,6 +50,7 @@ extern char **environ;
 struct sample {
 	double wall_ms;
 	double cpu_ms;
+	double sys_ms;
 	long rss_kb;
 };
 
@@ -105,6 +109,7 @@ run_once(char **argv, const char *out, struct sample *s)
 	}
 	s->wall_ms = t1 - t0;
 	s->cpu_ms = tv_ms(ru.ru_utime) + tv_ms(ru.ru_stime);
+	s->sys_ms = tv_ms(ru.ru_stime);
 	s->rss_kb = ru.ru_maxrss;	/* KiB on Linux */
 	return 0;
 }
@@ -208,6 +213,9 @@ main(int argc, char **argv)
 	printf("],\"cpu_ms\":[");
 	for (i = 0; i < runs; i++)
 		printf("%s%.3f", i ? "," : "", cpu[i]);
+	printf("],\"sys_ms\":[");
+	for (i = 0; i < runs; i++)
+		printf("%s%.3f", i ? "," : "", samples[i].sys_ms);
 	printf("],\"rss_kb\":[");
 	for (i = 0; i < runs; i++)
 		printf("%s%ld", i ? "," : "", samples[i].rss_kb);

@@ -57,6 +57,8 @@ bench() { "$TOP/harness/bench.sh" "$@"; }
 		    "best_cpu_ms", "median_cpu_ms", "peak_rss_mb", "spread"])
 			need(typeof c[k] === "number", c.id + " " + k);
 		need(c.wall_ms.length === 1, c.id + " runs");
+		need(c.sys_ms.length === 1 && c.sys_ms[0] >= 0 &&
+		    c.sys_ms[0] <= c.cpu_ms[0], c.id + " sys_ms");
 	}
 	const t = r.cases.find((c) => c.id === "pipe/three");
 	need(t.peer === "pipe/two" && typeof t.vs_peer.best_wall === "number",
