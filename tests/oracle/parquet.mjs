@@ -14,7 +14,12 @@
 //    exactly (decimals as 128-bit unscaled integers, timestamps in
 //    microseconds, dates in days) and with the Arrow types colpipe's
 //    Parquet types map to.  Point queries on the many-row-group file check
-//    that DuckDB's use of the min/max statistics loses no row.  Zero rows
+//    that DuckDB's use of the min/max statistics loses no row, and in
+//    every file written with statistics each column chunk's min, max and
+//    NULL count, as parquet_metadata() shows them, are those of its row
+//    group's rows in the truth (strings over 4096 bytes: the bounds
+//    the man page defines; a chunk of NULLs only: no min or max); with
+//    --no-statistics no chunk has any.  Zero rows
 //    make a valid file with the schema.  Files with per-column
 //    dictionary modes mixed with the global one read back the same, and
 //    each column chunk is dictionary-encoded or not as its mode says.
@@ -30,12 +35,14 @@
 //    EXCEPT ALL both ways.
 //
 // Environment: COLPIPE_BIN, TPCH_DIR, WORK (scratch, removed by the
-// caller), MODE (asan: smaller tables, TPC-H's two largest skipped).
+// caller), MODE (asan: smaller tables, TPC-H's two largest skipped),
+// PARQUET_SEED (the random table's seed instead of 20261129, for sweeps
+// over other tables; a failure is replayed with the same seed).
 
 import { DuckDBInstance } from '@duckdb/node-api';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Tap, sh, shDiag, parseFlatLine, fileLines, sameValue, prng } from './lib.mjs';
+import { Tap, sh, shDiag, parseFlatLine, fileLines, sameValue, prng, decimalToScaled } from './lib.mjs';
 
 const BIN = process.env.COLPIPE_BIN;
 const TPCH = process.env.TPCH_DIR;
@@ -46,6 +53,12 @@ const env = { ...process.env, PATH: `${BIN}:${process.env.PATH}` };
 const q = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
 const sqlq = (s) => `'${s.replace(/'/g, "''")}'`;
 const run = (cmd) => sh(cmd, { env });
+const SEED = process.env.PARQUET_SEED === undefined || process.env.PARQUET_SEED === '' ?
+	20261129 : Number(process.env.PARQUET_SEED);
+if (!Number.isSafeInteger(SEED)) {
+	console.log(`Bail out! PARQUET_SEED=${process.env.PARQUET_SEED} is not an integer`);
+	process.exit(1);
+}
 
 const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
 const con = await instance.connect();
@@ -202,7 +215,8 @@ async function randomTable() {
 	const csv = join(WORK, 'rand.csv');
 	const col = join(WORK, 'rand.col');
 	const truth = join(WORK, 'rand.jsonl');
-	makeTable(csv, n, 20261129);
+	tap.note(`random table: seed ${SEED}`);
+	makeTable(csv, n, SEED);
 	const spec = SCHEMA.map(([a, t]) => `${a}:${t}`).join(',');
 	let r = run(`csv2col --schema ${q(spec)} ${q(csv)} > ${q(col)} && col2csv --format jsonl ${q(col)} > ${q(truth)}`);
 	if (!tap.ok(r.status === 0, 'random table: csv2col | col2csv --format jsonl (the truth)', shDiag(r)))
@@ -225,6 +239,13 @@ async function randomTable() {
 	for (const [what, g, per, extra] of MIXED)
 		cases.push([what, `${extra} --dictionary ${g} ${Object.entries(per).map(([c, m]) => `--dictionary ${c}=${m}`).join(' ')}`]);
 
+	let keys = null;
+	try {
+		keys = await truthKeys(truth, n);
+	} catch (e) {
+		tap.ok(false, 'random table: the truth read column by column for the statistics', [String(e)]);
+	}
+
 	let many = null;
 	for (const [i, [what, opts]] of cases.entries()) {
 		const pq = join(WORK, `rand-${i}.parquet`);
@@ -240,6 +261,8 @@ async function randomTable() {
 			many = pq;
 		if (i >= mixedStart)
 			await dictModesCheck(pq, MIXED[i - mixedStart], what);
+		if (keys)
+			await statsCheck(pq, keys, n, what, opts.includes('--no-statistics'));
 		if (hyparquet)
 			await hyparquetCheck(pq, truth, n, what);
 		if (pwasm)
@@ -331,6 +354,212 @@ async function dictModesCheck(pq, [, global, per], what) {
 	}
 	tap.ok(bad.length === 0 && md.length === SCHEMA.length * Math.max(1, new Set(md.map((x) => x[0])).size),
 		`random table, ${what}: each column chunk dictionary-encoded as its mode says`, bad.slice(0, 10));
+}
+
+// ---- the statistics of each column chunk ----
+
+// A value's text, from the truth or from parquet_metadata(), as a key of
+// its column type that compares exactly: booleans as 0/1, integers,
+// decimals (unscaled at the column's scale) and timestamps (microseconds)
+// as BigInt, dates as days, floats as the double, strings as their UTF-8
+// bytes.
+function statKey(type, text) {
+	if (type === 'bool') {
+		if (text !== 'true' && text !== 'false')
+			throw new Error(`bool ${text}`);
+		return text === 'true' ? 1 : 0;
+	}
+	if (type === 'int32' || type === 'int64')
+		return BigInt(text);
+	if (type.startsWith('decimal('))
+		return decimalToScaled(text, Number(/,(\d+)\)/.exec(type)[1]));
+	if (type === 'float64') {
+		const d = Number(text);
+		if (Number.isNaN(d))
+			throw new Error(`float64 ${text}`);
+		return d;
+	}
+	if (type === 'date') {
+		if (!/^\d{4}-\d{2}-\d{2}$/.test(text))
+			throw new Error(`date ${text}`);
+		return Date.parse(`${text}T00:00:00Z`) / 86400000;
+	}
+	if (type === 'timestamp') {
+		if (!/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{1,6})?$/.test(text))
+			throw new Error(`timestamp ${text}`);
+		return textMicros(text);
+	}
+	return utf8(text);
+}
+
+// Order of two keys of one type; equal floats include 0 and -0 (the sign
+// of a zero bound is not colpipe's to promise: parquet.thrift asks for
+// -0.0 as a zero minimum and +0.0 as a zero maximum).
+const keyCmp = (type, a, b) => type === 'string' ? Buffer.compare(a, b) : a < b ? -1 : a > b ? 1 : 0;
+
+// The truth as one array of keys per column of SCHEMA, null for NULL.
+// (No NaN or infinity is in the table, nor could the jsonl show one.)
+async function truthKeys(jsonlPath, n) {
+	const keys = SCHEMA.map(() => []);
+	let rows = 0;
+	for await (const l of fileLines(jsonlPath)) {
+		const vals = parseFlatLine(l);
+		if (vals.length !== SCHEMA.length)
+			throw new Error(`row ${rows + 1}: ${vals.length} columns`);
+		for (const [c, cp] of vals.entries()) {
+			const [name, type] = SCHEMA[c];
+			if (cp.key !== name)
+				throw new Error(`row ${rows + 1}: column ${cp.key}, want ${name}`);
+			keys[c].push(cp.kind === 'z' ? null : statKey(type, cp.v));
+		}
+		rows++;
+	}
+	if (rows !== n)
+		throw new Error(`${rows} rows in the truth`);
+	return keys;
+}
+
+const STATS_LIMIT = 4096;
+
+// The lower bound col2parquet documents for a string minimum: itself
+// within the limit, else its first 4096 bytes cut before a character
+// that straddles byte 4096.
+function lowerBound(b) {
+	if (b.length <= STATS_LIMIT)
+		return b;
+	let k = STATS_LIMIT;
+	while (k > 0 && (b[k] & 0xc0) === 0x80)
+		k--;
+	return b.subarray(0, k);
+}
+
+// The upper bound documented for a string maximum: itself within the
+// limit, else that prefix with its last character replaced by the next
+// one in Unicode (U+D7FF's is U+E000) and the rest dropped, walking back
+// past U+10FFFF and past a successor that would not end within 4096
+// bytes; null where no character has one (no maximum).
+function upperBound(b) {
+	if (b.length <= STATS_LIMIT)
+		return b;
+	const cps = [...lowerBound(b).toString('utf8')];
+	for (let i = cps.length - 1; i >= 0; i--) {
+		const cp = cps[i].codePointAt(0);
+		if (cp === 0x10ffff)
+			continue;
+		const head = utf8(cps.slice(0, i).join(''));
+		const next = utf8(String.fromCodePoint(cp === 0xd7ff ? 0xe000 : cp + 1));
+		if (head.length + next.length <= STATS_LIMIT)
+			return Buffer.concat([head, next]);
+	}
+	return null;
+}
+
+// A key (or parquet_metadata()'s text) shown in a diagnostic; long
+// strings by their length and ends.
+function showKey(type, k) {
+	if (k === null || k === undefined)
+		return 'none';
+	if (type !== 'string')
+		return typeof k === 'bigint' ? `${k}` : JSON.stringify(k);
+	const s = k.toString('utf8');
+	return s.length <= 60 ? JSON.stringify(s) :
+		`${k.length} bytes ${JSON.stringify(s.slice(0, 20))}...${JSON.stringify(s.slice(-20))}`;
+}
+
+// Every column chunk of pq against its row group's rows of the truth
+// (keys from truthKeys): the NULL count, and min and max exactly, flagged
+// exact, but for strings over the limit (the documented bounds, flagged
+// inexact); none for a chunk of NULLs only.  Row groups are the truth's
+// rows in order, cut at the cumulative row_group_num_rows.  With
+// noStats, no chunk may have any statistic.
+async function statsCheck(pq, keys, n, what, noStats) {
+	const cols = (await one(`DESCRIBE SELECT * FROM parquet_metadata(${sqlq(pq)})`)).map((c) => c[0]);
+	const hasExact = cols.includes('min_is_exact') && cols.includes('max_is_exact');
+	const md = await one(`SELECT row_group_id, row_group_num_rows, path_in_schema, num_values,
+		stats_null_count, coalesce(stats_min_value, stats_min), coalesce(stats_max_value, stats_max),
+		${hasExact ? 'min_is_exact, max_is_exact' : 'NULL, NULL'}
+		FROM parquet_metadata(${sqlq(pq)}) ORDER BY row_group_id, column_id`);
+	const bad = [];
+	const err = (m) => { if (bad.length < 20) bad.push(m); };
+	if (noStats) {
+		for (const [rg, , col, , nulls, min, max] of md)
+			if (nulls !== null || min !== null || max !== null)
+				err(`row group ${rg} ${col}: null_count ${nulls}, min ${min}, max ${max}, want none`);
+		tap.ok(bad.length === 0 && md.length > 0, `random table, ${what}: no column chunk has statistics`, bad);
+		return;
+	}
+	const groups = new Map();
+	for (const m of md) {
+		if (!groups.has(m[0]))
+			groups.set(m[0], []);
+		groups.get(m[0]).push(m);
+	}
+	let start = 0, checked = 0;
+	for (const [rg, chunks] of groups) {
+		const nrows = Number(chunks[0][1]);
+		if (chunks.length !== SCHEMA.length)
+			err(`row group ${rg}: ${chunks.length} column chunks`);
+		for (const [, , col, nvals, nulls, gmin, gmax, minExact, maxExact] of chunks) {
+			const c = SCHEMA.findIndex(([name]) => name === col);
+			if (c < 0) {
+				err(`row group ${rg}: column ${col} is not in the table`);
+				continue;
+			}
+			const type = SCHEMA[c][1];
+			const where = `row group ${rg} (rows ${start + 1}-${start + nrows}) ${col}`;
+			let tnull = 0, tmin = null, tmax = null;
+			for (let r = start; r < start + nrows && r < n; r++) {
+				const k = keys[c][r];
+				if (k === null) {
+					tnull++;
+				} else {
+					if (tmin === null || keyCmp(type, k, tmin) < 0)
+						tmin = k;
+					if (tmax === null || keyCmp(type, k, tmax) > 0)
+						tmax = k;
+				}
+			}
+			checked++;
+			if (Number(nvals) !== nrows)
+				err(`${where}: num_values ${nvals}, want ${nrows}`);
+			if (nulls === null || Number(nulls) !== tnull)
+				err(`${where}: null_count want ${tnull} got ${nulls ?? 'none'}`);
+			let wmin = tmin, wmax = tmax, wminExact = true, wmaxExact = true;
+			if (type === 'string' && tmin !== null) {
+				wmin = lowerBound(tmin);
+				wminExact = wmin.length === tmin.length;
+				wmax = upperBound(tmax);
+				wmaxExact = tmax.length <= STATS_LIMIT;
+			}
+			for (const [which, want, got, wantExact, gotExact] of [
+				['min', wmin, gmin, wminExact, minExact], ['max', wmax, gmax, wmaxExact, maxExact]]) {
+				let k;
+				try {
+					k = got === null ? null : statKey(type, got);
+				} catch (e) {
+					err(`${where}: ${which} want ${showKey(type, want)} got unreadable ${JSON.stringify(got)}`);
+					continue;
+				}
+				if (want === null || k === null) {
+					if (want !== k)
+						err(`${where}: ${which} want ${showKey(type, want)} got ${showKey(type, k)}`);
+					continue;
+				}
+				if (keyCmp(type, want, k) !== 0)
+					err(`${where}: ${which} want ${showKey(type, want)} got ${showKey(type, k)}`);
+				else if (hasExact && gotExact !== wantExact)
+					err(`${where}: ${which} ${showKey(type, k)} flagged exact ${gotExact}, want ${wantExact}`);
+			}
+		}
+		start += nrows;
+	}
+	if (start !== n)
+		err(`row groups hold ${start} rows, want ${n}`);
+	tap.ok(bad.length === 0 && checked > 0,
+		`random table, ${what}: each column chunk's min, max and NULL count are its row group's (${groups.size} row groups)`,
+		[`seed ${SEED}`, ...bad]);
+	if (!hasExact)
+		tap.note('this DuckDB has no min_is_exact/max_is_exact in parquet_metadata(): flags not checked');
 }
 
 // ---- 1b. strings over the 4096-byte statistics limit ----
