@@ -472,9 +472,14 @@ function showKey(type, k) {
 // inexact); none for a chunk of NULLs only.  Row groups are the truth's
 // rows in order, cut at the cumulative row_group_num_rows.  With
 // noStats, no chunk may have any statistic.
+let metaHasExact = null;	// parquet_metadata() has min/max_is_exact
+
 async function statsCheck(pq, keys, n, what, noStats) {
-	const cols = (await one(`DESCRIBE SELECT * FROM parquet_metadata(${sqlq(pq)})`)).map((c) => c[0]);
-	const hasExact = cols.includes('min_is_exact') && cols.includes('max_is_exact');
+	if (metaHasExact === null) {
+		const cols = (await one(`DESCRIBE SELECT * FROM parquet_metadata(${sqlq(pq)})`)).map((c) => c[0]);
+		metaHasExact = cols.includes('min_is_exact') && cols.includes('max_is_exact');
+	}
+	const hasExact = metaHasExact;
 	const md = await one(`SELECT row_group_id, row_group_num_rows, path_in_schema, num_values,
 		stats_null_count, coalesce(stats_min_value, stats_min), coalesce(stats_max_value, stats_max),
 		${hasExact ? 'min_is_exact, max_is_exact' : 'NULL, NULL'}
